@@ -1,0 +1,69 @@
+/* adjsim io: the run file (one HDF5 file per run, written collectively) and its readers.
+ *
+ * The layout is specified in docs/output-format.md. In short: /provenance, /grid, /fields (time series
+ * of DMDA fields in natural ordering), /gradients, /parameters, /optimization, /restart, plus an XDMF
+ * file beside the run file so ParaView can open it. The file is written as "<path>.partial" and renamed
+ * to <path> only by AdjOutputClose(), so nothing half-written ever carries the final name.
+ */
+#pragma once
+
+#include <adjsim/sys.h>
+#include <petscdmda.h>
+
+/** Writer for one run file. Opaque; create with AdjOutputCreate(), free with AdjOutputDestroy(). */
+typedef struct _p_AdjOutput *AdjOutput;
+
+/** Version of the layout written by this code (root attribute format_version). */
+#define ADJ_OUTPUT_FORMAT_VERSION 1
+
+/* Lifecycle and settings */
+PetscErrorCode AdjOutputCreate(MPI_Comm comm, AdjOutput *out);
+PetscErrorCode AdjOutputSetFromOptions(AdjOutput out);
+PetscErrorCode AdjOutputSetPath(AdjOutput out, const char path[]);
+PetscErrorCode AdjOutputGetPath(AdjOutput out, const char *path[]);
+PetscErrorCode AdjOutputSetRestartPath(AdjOutput out, const char path[]);
+PetscErrorCode AdjOutputGetRestartPath(AdjOutput out, const char *path[]);
+PetscErrorCode AdjOutputSetGrid(AdjOutput out, DM da, const PetscReal lower[], const PetscReal upper[],
+                                const char units[]);
+PetscErrorCode AdjOutputOpen(AdjOutput out);
+PetscErrorCode AdjOutputClose(AdjOutput out);
+PetscErrorCode AdjOutputDestroy(AdjOutput *out);
+
+/* When to write */
+PetscErrorCode AdjOutputIsOutputStep(AdjOutput out, AdjStepIndex step, AdjStepIndex nsteps, PetscBool *yes);
+PetscErrorCode AdjOutputIsRestartStep(AdjOutput out, AdjStepIndex step, PetscBool *yes);
+
+/* Time series of fields */
+PetscErrorCode AdjOutputBeginStep(AdjOutput out, AdjStepIndex step, PetscReal time);
+PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char units[], Vec v);
+
+/* Gradients, parameters, optimization history */
+PetscErrorCode AdjOutputWriteGradientField(AdjOutput out, const char name[], const char units[], Vec v);
+PetscErrorCode AdjOutputWriteGradientArray(AdjOutput out, const char name[], const char units[], PetscInt n,
+                                           const PetscReal values[]);
+PetscErrorCode AdjOutputWriteParameterField(AdjOutput out, const char name[], const char units[], Vec v);
+PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], const char units[], PetscInt n,
+                                            const PetscReal values[]);
+PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
+                                                   Vec design);
+
+/* Restart state */
+PetscErrorCode AdjOutputWriteRestart(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
+                                     PetscInt nfields, const char *const names[], Vec fields[]);
+PetscErrorCode AdjOutputWriteRestartFile(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
+                                         PetscInt nfields, const char *const names[], Vec fields[]);
+
+/* Free-form metadata */
+PetscErrorCode AdjOutputSetAttribute(AdjOutput out, const char group[], const char name[], const char value[]);
+PetscErrorCode AdjOutputSetAttributeReal(AdjOutput out, const char group[], const char name[], PetscReal value);
+
+/* Readers. Every failure is a PETSc error raised on all ranks of comm, naming the file and the problem. */
+PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char solver[], DM da, PetscInt nfields,
+                                   const char *const names[], Vec fields[], AdjStepIndex *step, PetscReal *time);
+PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const char name[], PetscInt *nt,
+                                     AdjStepIndex **steps, PetscReal **times);
+PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const char name[], PetscInt index, DM da,
+                                      Vec v);
+PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v);
+PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n,
+                                 PetscReal **values);

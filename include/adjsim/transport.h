@@ -1,0 +1,18 @@
+/* Scalar transport: 2D advection-diffusion of a passive scalar c (dye, smoke, temperature) in a
+ * prescribed velocity field, on a DMDA grid split across ranks, with its exact discrete adjoint.
+ *
+ *   dc/dt + div(u c) = div(kappa grad c) + s   on [0,Lx] x [0,Ly],   c(0) = c0
+ *
+ * Cell-centred finite volumes, second order in space (centred fluxes, face-averaged diffusivity),
+ * SSP-RK3 in time.  Differentiable parameters: "initial" (c0 field), "kappa" (a constant or a
+ * field, m^2/s) and "source" (s field, 1/s).  Options: adjsim -help, prefix -transport_. */
+#pragma once
+
+#include <adjsim/stepper.h>
+
+/*@ TransportCreate - creates the scalar-transport stepper from the options database (grid,
+    velocity, boundaries, parameters, time step, objective). Collective. @*/
+PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper);
+
+/* Access for tests and tools: the grid the scalar lives on. */
+PetscErrorCode TransportGetDM(AdjStepper stepper, DM *da);

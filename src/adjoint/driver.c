@@ -1,0 +1,243 @@
+/* AdjDriver: forward runs and checkpointed discrete-adjoint gradients for any AdjStepper. */
+#include "driverimpl.h"
+#include <adjsim/io.h>
+
+
+
+static PetscLogEvent ADJ_Forward, ADJ_Gradient, ADJ_ReverseStep;
+
+PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
+{
+  AdjDriver d;
+
+  PetscFunctionBeginUser;
+  if (!ADJ_Forward) {
+    PetscClassId id;
+    PetscCall(PetscClassIdRegister("AdjDriver", &id));
+    PetscCall(PetscLogEventRegister("AdjForwardRun", id, &ADJ_Forward));
+    PetscCall(PetscLogEventRegister("AdjGradient", id, &ADJ_Gradient));
+    PetscCall(PetscLogEventRegister("AdjReverseStep", id, &ADJ_ReverseStep));
+  }
+  PetscCall(PetscNew(&d));
+  d->stepper = stepper;
+  PetscCall(AdjStepperGetComm(stepper, &d->comm));
+  PetscCall(AdjStepperGetOps(stepper, &d->ops));
+  d->progress_interval = 5.0;
+  d->taylor_levels     = 6;
+  d->taylor_h0         = 0;
+  d->fd_h              = 1e-6;
+  PetscCall(d->ops->createstate(stepper, &d->x));
+  PetscCall(VecDuplicate(d->x, &d->y));
+  PetscCall(VecDuplicate(d->x, &d->lam));
+  PetscCall(VecDuplicate(d->x, &d->lamprev));
+  PetscCall(AdjCheckpointCreate(d->comm, &d->ckpt));
+  *drv = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
+{
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(drv->comm, NULL, "Runs, gradients and gradient checks", "AdjDriver");
+  PetscCall(PetscOptionsBool("-quiet", "Suppress progress lines", "", drv->quiet, &drv->quiet, NULL));
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds of wall time between progress lines", "", drv->progress_interval, &drv->progress_interval, NULL));
+  PetscCall(PetscOptionsString("-restart", "Continue a forward run from the last saved state of this HDF5 run or restart file", "", drv->restart, drv->restart, sizeof(drv->restart), NULL));
+  PetscCall(PetscOptionsInt("-adjoint_taylor_levels", "Taylor test: number of step sizes h, halved each time", "", drv->taylor_levels, &drv->taylor_levels, NULL));
+  PetscCall(PetscOptionsReal("-adjoint_taylor_h0", "Taylor test: first step size along the unit-RMS random direction (0: 1e-2 max(1, RMS of p))", "", drv->taylor_h0, &drv->taylor_h0, NULL));
+  PetscCall(PetscOptionsReal("-adjoint_fd_h", "Finite-difference check: relative step", "", drv->fd_h, &drv->fd_h, NULL));
+  PetscOptionsEnd();
+  PetscCheck(drv->taylor_levels >= 2, drv->comm, PETSC_ERR_USER_INPUT, "-adjoint_taylor_levels must be >= 2, got %" PetscInt_FMT, drv->taylor_levels);
+  PetscCheck(drv->fd_h > 0, drv->comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_h must be > 0, got %g", (double)drv->fd_h);
+  PetscCheck(drv->progress_interval >= 0, drv->comm, PETSC_ERR_USER_INPUT, "-progress_interval must be >= 0");
+  PetscCall(AdjCheckpointSetFromOptions(drv->ckpt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverSetOutput(AdjDriver drv, AdjOutput out)
+{
+  PetscFunctionBeginUser;
+  drv->out = out;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverGetCheckpoint(AdjDriver drv, AdjCheckpoint *ckpt)
+{
+  PetscFunctionBeginUser;
+  *ckpt = drv->ckpt;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverIsQuiet(AdjDriver drv, PetscBool *quiet)
+{
+  PetscFunctionBeginUser;
+  *quiet = drv->quiet;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverGetStepper(AdjDriver drv, AdjStepper *stepper)
+{
+  PetscFunctionBeginUser;
+  *stepper = drv->stepper;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverDestroy(AdjDriver *drv)
+{
+  PetscFunctionBeginUser;
+  if (!*drv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDestroy(&(*drv)->x));
+  PetscCall(VecDestroy(&(*drv)->y));
+  PetscCall(VecDestroy(&(*drv)->lam));
+  PetscCall(VecDestroy(&(*drv)->lamprev));
+  PetscCall(AdjCheckpointDestroy(&(*drv)->ckpt));
+  PetscCall(PetscFree(*drv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjProgressStart(AdjProgress *pr, PetscBool quiet, PetscReal interval)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&pr->start));
+  pr->last     = pr->start;
+  pr->interval = interval;
+  pr->quiet    = quiet;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0 decides when to print and broadcasts nothing: the line is printed by PetscPrintf on
+ * rank 0 only, so ranks need not agree on the clock. */
+PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char label[], AdjStepIndex k, AdjStepIndex n, PetscReal t)
+{
+  PetscLogDouble now;
+
+  PetscFunctionBeginUser;
+  if (pr->quiet) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscTime(&now));
+  if (now - pr->last < pr->interval && k != n) PetscFunctionReturn(PETSC_SUCCESS);
+  pr->last = now;
+  PetscCall(PetscPrintf(comm, "%s step %" PetscInt64_FMT "/%" PetscInt64_FMT "  t = %.6g s  wall %.1f s  eta %.1f s\n", label,
+                        (PetscInt64)k, (PetscInt64)n, (double)t, now - pr->start, k > 0 ? (now - pr->start) * (double)(n - k) / (double)k : 0.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Output for step k of a forward run: fields at output steps, a restart file at the restart interval. */
+static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
+{
+  PetscBool yes;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputIsOutputStep(drv->out, k, n, &yes));
+  if (yes) {
+    PetscCall(AdjOutputBeginStep(drv->out, k, k * dt));
+    PetscCall(drv->ops->writefields(drv->stepper, drv->out, drv->x));
+  }
+  PetscCall(AdjOutputIsRestartStep(drv->out, k, &yes));
+  if (yes) PetscCall(drv->ops->writerestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, PetscReal *J)
+{
+  AdjStepIndex n, k0 = 0;
+  PetscReal    dt, Jk, R;
+  AdjProgress  pr;
+  AdjParams    params;
+  const PetscBool out = (PetscBool)(write_output && drv->out);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(ADJ_Forward, 0, 0, 0, 0));
+  PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
+  PetscCall(AdjStepperGetParams(drv->stepper, &params));
+  PetscCall(drv->ops->setparameters(drv->stepper, params, p));
+  PetscCall(drv->ops->initialstate(drv->stepper, drv->x));
+  if (write_output && drv->restart[0]) PetscCall(drv->ops->readrestart(drv->stepper, drv->restart, drv->x, &k0));
+  if (out && k0 == 0) PetscCall(AdjDriverOutputStep(drv, 0, n, dt));
+  *J = 0;
+  PetscCall(AdjProgressStart(&pr, (PetscBool)(drv->quiet || !write_output), drv->progress_interval));
+  for (AdjStepIndex k = k0 + 1; k <= n; k++) {
+    PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
+    PetscCall(drv->ops->checkstate(drv->stepper, k, drv->y));
+    PetscCall(VecSwap(drv->x, drv->y));
+    PetscCall(drv->ops->objective(drv->stepper, k, drv->x, &Jk));
+    *J += Jk;
+    if (out) PetscCall(AdjDriverOutputStep(drv, k, n, dt));
+    PetscCall(AdjProgressUpdate(&pr, drv->comm, "forward", k, n, k * dt));
+  }
+  PetscCall(drv->ops->zerogradient(drv->stepper));
+  PetscCall(drv->ops->regularization(drv->stepper, &R));
+  *J += R;
+  if (out) PetscCall(drv->ops->writerestart(drv->stepper, drv->out, n, drv->x, PETSC_FALSE));
+  PetscCall(PetscLogEventEnd(ADJ_Forward, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* REVERSE of step k, current state x = x_{k-1}: recompute x_k, add its objective term and
+ * dJ_k/dx_k to lambda_k, then lambda_{k-1} = (dPhi_k/dx)^T lambda_k. */
+static PetscErrorCode AdjDriverReverseStep(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal *J)
+{
+  PetscReal Jk;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(ADJ_ReverseStep, 0, 0, 0, 0));
+  PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
+  PetscCall(drv->ops->checkstate(drv->stepper, k, drv->y));
+  PetscCall(drv->ops->objective(drv->stepper, k, drv->y, &Jk));
+  *J += Jk;
+  if (k == n) PetscCall(VecSet(drv->lam, 0.0));
+  PetscCall(drv->ops->objectiveadjoint(drv->stepper, k, drv->y, drv->lam));
+  PetscCall(drv->ops->stepadjoint(drv->stepper, k, drv->x, drv->y, drv->lam, drv->lamprev));
+  PetscCall(VecSwap(drv->lam, drv->lamprev));
+  PetscCall(PetscLogEventEnd(ADJ_ReverseStep, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
+{
+  AdjStepIndex     n;
+  PetscReal        dt, R;
+  AdjParams        params;
+  AdjRevolveAction a;
+  AdjProgress      pr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(ADJ_Gradient, 0, 0, 0, 0));
+  PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
+  PetscCall(AdjStepperGetParams(drv->stepper, &params));
+  PetscCall(drv->ops->setparameters(drv->stepper, params, p));
+  PetscCall(drv->ops->zerogradient(drv->stepper));
+  PetscCall(drv->ops->initialstate(drv->stepper, drv->x));
+  PetscCall(AdjCheckpointSetUp(drv->ckpt, n, drv->x));
+  PetscCall(AdjProgressStart(&pr, drv->quiet, drv->progress_interval));
+  *J = 0;
+  while (PETSC_TRUE) {
+    PetscCall(AdjCheckpointNext(drv->ckpt, &a));
+    if (a.type == ADJ_REVOLVE_TERMINATE) break;
+    switch (a.type) {
+    case ADJ_REVOLVE_TAKESHOT:
+      PetscCall(AdjCheckpointStore(drv->ckpt, &a, drv->x));
+      break;
+    case ADJ_REVOLVE_RESTORE:
+      PetscCall(AdjCheckpointLoad(drv->ckpt, &a, drv->x));
+      break;
+    case ADJ_REVOLVE_ADVANCE:
+      for (AdjStepIndex k = a.from + 1; k <= a.to; k++) {
+        PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
+        PetscCall(drv->ops->checkstate(drv->stepper, k, drv->y));
+        PetscCall(VecSwap(drv->x, drv->y));
+      }
+      break;
+    case ADJ_REVOLVE_REVERSE:
+      PetscCall(AdjDriverReverseStep(drv, a.to, n, J));
+      PetscCall(AdjProgressUpdate(&pr, drv->comm, "adjoint", n - a.to + 1, n, (a.to - 1) * dt));
+      break;
+    default:
+      break;
+    }
+  }
+  PetscCall(drv->ops->initialstateadjoint(drv->stepper, drv->lam));
+  PetscCall(drv->ops->regularization(drv->stepper, &R));
+  *J += R;
+  PetscCall(drv->ops->getgradient(drv->stepper, params, g));
+  PetscCall(PetscLogEventEnd(ADJ_Gradient, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

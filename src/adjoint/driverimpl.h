@@ -1,0 +1,18 @@
+/* Private data of AdjDriver, shared by driver.c and checks.c. */
+#pragma once
+
+#include <adjsim/driver.h>
+
+struct _p_AdjDriver {
+  MPI_Comm             comm;
+  AdjStepper           stepper;
+  const AdjStepperOps *ops;
+  AdjCheckpoint        ckpt;
+  AdjOutput            out;
+  Vec                  x, y, lam, lamprev; /* working state, next state, adjoints */
+  PetscBool            quiet;
+  PetscReal            progress_interval;
+  char                 restart[PETSC_MAX_PATH_LEN];
+  PetscInt             taylor_levels;
+  PetscReal            taylor_h0, fd_h;
+};

@@ -1,0 +1,371 @@
+/* AdjParams: named parameter blocks packed into one design vector (see include/adjsim/params.h). */
+#include <adjsim/params.h>
+
+#define ADJ_PARAMS_MAX 16
+
+typedef struct {
+  char         name[64], units[32];
+  AdjParamKind kind;
+  DM           da;     /* field blocks: the grid the field lives on */
+  Vec          view;   /* field blocks: a DMDA global vector whose array is placed onto the design block */
+  PetscInt     n;      /* global length */
+  PetscInt     nlocal; /* entries this rank holds in the design vector (0 if inactive) */
+  PetscInt     offset; /* start of this block in the local part of the design vector */
+  PetscReal    scale, lower, upper;
+  PetscBool    active;
+} AdjParamBlock;
+
+struct _p_AdjParams {
+  MPI_Comm      comm;
+  PetscMPIInt   rank;
+  PetscInt      nblocks, nlocal;
+  AdjParamBlock block[ADJ_PARAMS_MAX];
+  PetscBool     setup;
+};
+
+static PetscErrorCode AdjParamsFind(AdjParams params, const char name[], AdjParamBlock **blk)
+{
+  PetscFunctionBeginUser;
+  *blk = NULL;
+  for (PetscInt b = 0; b < params->nblocks; b++) {
+    PetscBool match;
+    PetscCall(PetscStrcmp(params->block[b].name, name, &match));
+    if (match) *blk = &params->block[b];
+  }
+  PetscCheck(*blk, params->comm, PETSC_ERR_ARG_WRONG, "No parameter block named '%s'", name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsCreate(MPI_Comm comm, AdjParams *params)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(params));
+  (*params)->comm = comm;
+  PetscCallMPI(MPI_Comm_rank(comm, &(*params)->rank));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsDestroy(AdjParams *params)
+{
+  PetscFunctionBeginUser;
+  if (!*params) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt b = 0; b < (*params)->nblocks; b++) {
+    PetscCall(VecDestroy(&(*params)->block[b].view));
+    PetscCall(DMDestroy(&(*params)->block[b].da));
+  }
+  PetscCall(PetscFree(*params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjParamsAddBlock(AdjParams params, const char name[], const char units[], AdjParamBlock **blk)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(params->nblocks < ADJ_PARAMS_MAX, params->comm, PETSC_ERR_SUP, "At most %d parameter blocks", ADJ_PARAMS_MAX);
+  *blk = &params->block[params->nblocks++];
+  PetscCall(PetscStrncpy((*blk)->name, name, sizeof((*blk)->name)));
+  PetscCall(PetscStrncpy((*blk)->units, units, sizeof((*blk)->units)));
+  (*blk)->scale  = 1.0;
+  (*blk)->lower  = PETSC_NINFINITY;
+  (*blk)->upper  = PETSC_INFINITY;
+  (*blk)->active = PETSC_TRUE;
+  params->setup  = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsAddField - registers a grid-field parameter block living on the DMDA `da`. Collective. @*/
+PetscErrorCode AdjParamsAddField(AdjParams params, const char name[], const char units[], DM da)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsAddBlock(params, name, units, &blk));
+  blk->kind = ADJ_PARAM_FIELD;
+  PetscCall(PetscObjectReference((PetscObject)da));
+  blk->da = da;
+  PetscCall(DMCreateGlobalVector(da, &blk->view));
+  PetscCall(VecGetSize(blk->view, &blk->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsAddArray - registers a block of n reals (e.g. a constant diffusivity). Collective. @*/
+PetscErrorCode AdjParamsAddArray(AdjParams params, const char name[], const char units[], PetscInt n)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsAddBlock(params, name, units, &blk));
+  blk->kind = ADJ_PARAM_ARRAY;
+  blk->n    = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsSetScale(AdjParams params, const char name[], PetscReal scale)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCheck(scale > 0 && PetscIsNormalReal(scale), params->comm, PETSC_ERR_USER_INPUT,
+             "-adjoint_scale_%s must be positive and finite, got %g", name, (double)scale);
+  blk->scale = scale;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsSetBounds(AdjParams params, const char name[], PetscReal lower, PetscReal upper)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCheck(lower <= upper, params->comm, PETSC_ERR_USER_INPUT, "Bounds of parameter '%s': lower %g > upper %g", name,
+             (double)lower, (double)upper);
+  blk->lower = lower;
+  blk->upper = upper;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsSetActive(AdjParams params, const char name[], PetscBool active)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  blk->active   = active;
+  params->setup = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsIsActive(AdjParams params, const char name[], PetscBool *active)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  *active = blk->active;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -adjoint_params a,b selects the active blocks; the per-block scale and bounds options follow. */
+static PetscErrorCode AdjParamsSelectFromOptions(AdjParams params, char names[], PetscBool set)
+{
+  PetscFunctionBeginUser;
+  if (!set) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt b = 0; b < params->nblocks; b++) params->block[b].active = PETSC_FALSE;
+  for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
+    PetscBool      known = PETSC_FALSE;
+    char           valid[512] = "";
+    for (PetscInt b = 0; b < params->nblocks; b++) {
+      PetscBool match;
+      PetscCall(PetscStrcmp(params->block[b].name, tok, &match));
+      if (match) params->block[b].active = PETSC_TRUE;
+      known = (PetscBool)(known || match);
+      PetscCall(PetscStrlcat(valid, " ", sizeof(valid)));
+      PetscCall(PetscStrlcat(valid, params->block[b].name, sizeof(valid)));
+    }
+    PetscCheck(known, params->comm, PETSC_ERR_USER_INPUT, "-adjoint_params: unknown parameter '%s'; valid names:%s", tok,
+               valid);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsSetFromOptions - reads -adjoint_params, -adjoint_scale_<name>, -adjoint_lower_<name>,
+    -adjoint_upper_<name>. Collective. @*/
+PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
+{
+  char      names[512] = "", opt[128], help[256];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(params->comm, NULL, "Parameters of gradient and optimization runs", "AdjParams");
+  PetscCall(PetscOptionsString("-adjoint_params", "Comma-separated parameter blocks to differentiate and optimize (default: all)",
+                               "AdjParamsSetFromOptions", names, names, sizeof(names), &set));
+  PetscCall(AdjParamsSelectFromOptions(params, names, set));
+  for (PetscInt b = 0; b < params->nblocks; b++) {
+    AdjParamBlock *blk = &params->block[b];
+    PetscReal      scale = blk->scale, lower = blk->lower, upper = blk->upper;
+
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_scale_%s", blk->name));
+    PetscCall(PetscSNPrintf(help, sizeof(help), "Scale of parameter '%s' [%s]: design variable = value / scale", blk->name,
+                            blk->units));
+    PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetScale", scale, &scale, &set));
+    if (set) PetscCall(AdjParamsSetScale(params, blk->name, scale));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_lower_%s", blk->name));
+    PetscCall(PetscSNPrintf(help, sizeof(help), "Lower bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
+    PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetBounds", lower, &lower, NULL));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_upper_%s", blk->name));
+    PetscCall(PetscSNPrintf(help, sizeof(help), "Upper bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
+    PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetBounds", upper, &upper, NULL));
+    PetscCall(AdjParamsSetBounds(params, blk->name, lower, upper));
+  }
+  PetscOptionsEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsSetUp - lays out the active blocks in the design vector. Collective. @*/
+PetscErrorCode AdjParamsSetUp(AdjParams params)
+{
+  PetscInt nactive = 0;
+
+  PetscFunctionBeginUser;
+  params->nlocal = 0;
+  for (PetscInt b = 0; b < params->nblocks; b++) {
+    AdjParamBlock *blk = &params->block[b];
+
+    blk->offset = params->nlocal;
+    if (!blk->active) blk->nlocal = 0;
+    else if (blk->kind == ADJ_PARAM_FIELD) PetscCall(VecGetLocalSize(blk->view, &blk->nlocal));
+    else blk->nlocal = params->rank == 0 ? blk->n : 0;
+    params->nlocal += blk->nlocal;
+    nactive += blk->active;
+  }
+  PetscCheck(nactive > 0, params->comm, PETSC_ERR_USER_INPUT, "-adjoint_params selects no parameter");
+  params->setup = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsCreateVector(AdjParams params, Vec *design)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(params->setup, params->comm, PETSC_ERR_ORDER, "Call AdjParamsSetUp() first");
+  PetscCall(VecCreateMPI(params->comm, params->nlocal, PETSC_DETERMINE, design));
+  PetscCall(PetscObjectSetName((PetscObject)*design, "design"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsGetBounds - fills design-space bounds (value bounds divided by the block scale). @*/
+PetscErrorCode AdjParamsGetBounds(AdjParams params, Vec lower, Vec upper)
+{
+  PetscScalar *lo, *hi;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(lower, &lo));
+  PetscCall(VecGetArray(upper, &hi));
+  for (PetscInt b = 0; b < params->nblocks; b++) {
+    const AdjParamBlock *blk = &params->block[b];
+    for (PetscInt i = 0; i < blk->nlocal; i++) {
+      lo[blk->offset + i] = blk->lower <= PETSC_NINFINITY ? PETSC_NINFINITY : blk->lower / blk->scale;
+      hi[blk->offset + i] = blk->upper >= PETSC_INFINITY ? PETSC_INFINITY : blk->upper / blk->scale;
+    }
+  }
+  PetscCall(VecRestoreArray(lower, &lo));
+  PetscCall(VecRestoreArray(upper, &hi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsGetNumBlocks(AdjParams params, PetscInt *nblocks)
+{
+  PetscFunctionBeginUser;
+  *nblocks = params->nblocks;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **name, const char **units,
+                                     AdjParamKind *kind, PetscInt *n, PetscBool *active)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(b >= 0 && b < params->nblocks, params->comm, PETSC_ERR_ARG_OUTOFRANGE, "Block %" PetscInt_FMT " out of range", b);
+  if (name) *name = params->block[b].name;
+  if (units) *units = params->block[b].units;
+  if (kind) *kind = params->block[b].kind;
+  if (n) *n = params->block[b].n;
+  if (active) *active = params->block[b].active;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dst[i] = factor * src[i] between a block of the design vector and the caller's field. */
+static PetscErrorCode AdjParamsCopyField(AdjParams params, const char name[], Vec from, Vec to, PetscBool into_design,
+                                         PetscReal factor)
+{
+  AdjParamBlock     *blk;
+  const PetscScalar *src;
+  PetscScalar       *dst;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCheck(blk->kind == ADJ_PARAM_FIELD, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not a field", name);
+  if (!blk->active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayRead(from, &src));
+  PetscCall(VecGetArray(to, &dst));
+  if (into_design) for (PetscInt i = 0; i < blk->nlocal; i++) dst[blk->offset + i] = factor * src[i];
+  else for (PetscInt i = 0; i < blk->nlocal; i++) dst[i] = factor * src[blk->offset + i];
+  PetscCall(VecRestoreArray(to, &dst));
+  PetscCall(VecRestoreArrayRead(from, &src));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsPackField(AdjParams params, const char name[], Vec value, Vec design)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCall(AdjParamsCopyField(params, name, value, design, PETSC_TRUE, 1.0 / blk->scale));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsUnpackField(AdjParams params, const char name[], Vec design, Vec value)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCall(AdjParamsCopyField(params, name, design, value, PETSC_FALSE, blk->scale));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsPackGradientField(AdjParams params, const char name[], Vec grad, Vec design_grad)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCall(AdjParamsCopyField(params, name, grad, design_grad, PETSC_TRUE, blk->scale));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Array blocks live on rank 0 of the design vector; values are identical on every rank. */
+static PetscErrorCode AdjParamsCopyArrayIn(AdjParams params, const char name[], const PetscReal value[], Vec design,
+                                           PetscBool gradient)
+{
+  AdjParamBlock *blk;
+  PetscScalar   *d;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCheck(blk->kind == ADJ_PARAM_ARRAY, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not an array", name);
+  if (!blk->active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArray(design, &d));
+  for (PetscInt i = 0; i < blk->nlocal; i++) d[blk->offset + i] = gradient ? value[i] * blk->scale : value[i] / blk->scale;
+  PetscCall(VecRestoreArray(design, &d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsPackArray(AdjParams params, const char name[], const PetscReal value[], Vec design)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsCopyArrayIn(params, name, value, design, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsPackGradientArray(AdjParams params, const char name[], const PetscReal grad[], Vec design_grad)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsCopyArrayIn(params, name, grad, design_grad, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsUnpackArray(AdjParams params, const char name[], Vec design, PetscReal value[])
+{
+  AdjParamBlock     *blk;
+  const PetscScalar *d;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCheck(blk->kind == ADJ_PARAM_ARRAY, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not an array", name);
+  if (!blk->active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayRead(design, &d));
+  for (PetscInt i = 0; i < blk->nlocal; i++) value[i] = blk->scale * d[blk->offset + i];
+  PetscCall(VecRestoreArrayRead(design, &d));
+  PetscCallMPI(MPI_Bcast(value, (PetscMPIInt)blk->n, MPIU_REAL, 0, params->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,210 @@
+/* adjsim: differentiable physics at cluster scale.
+ *   mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]
+ * Modes: forward (a run, fields to HDF5), gradient (discrete adjoint under revolve
+ * checkpointing, optional Taylor and finite-difference checks), optimize (TAO). */
+#include <adjsim/driver.h>
+#include <adjsim/io.h>
+#include <adjsim/optim.h>
+#include <adjsim/transport.h>
+
+static const char help[] = "adjsim: differentiable physics with exact discrete adjoints, revolve checkpointing and HDF5 output.\n"
+                           "Usage: mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]\n"
+                           "Every option below is listed with its default; units in brackets.\n\n";
+
+typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_OPTIMIZE } AdjMode;
+static const char *const AdjModes[] = {"forward", "gradient", "optimize", "AdjMode", "MODE_", NULL};
+
+typedef struct {
+  AdjMode   mode;
+  PetscBool taylor;
+  PetscReal taylor_min_rate, fd_tol;
+  PetscInt  fd_components;
+} AdjRunOptions;
+
+static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
+{
+  PetscInt  mode = MODE_FORWARD;
+  char      problem[64] = "transport";
+  PetscBool istransport;
+
+  PetscFunctionBeginUser;
+  ro->taylor_min_rate = 1.9;
+  ro->fd_tol          = 1e-6;
+  ro->fd_components   = 0;
+  ro->taylor          = PETSC_FALSE;
+  PetscOptionsBegin(comm, NULL, "adjsim run", "adjsim");
+  PetscCall(PetscOptionsString("-problem", "Physics: transport (advection-diffusion of a passive scalar)", "", problem, problem, sizeof(problem), NULL));
+  PetscCall(PetscOptionsEList("-mode", "What to run: forward, gradient (adjoint), optimize (TAO)", "", AdjModes, 3, AdjModes[mode], &mode, NULL));
+  PetscCall(PetscOptionsBool("-adjoint_taylor_test", "Gradient mode: Taylor test along a random direction (fails below -adjoint_taylor_min_rate)", "", ro->taylor, &ro->taylor, NULL));
+  PetscCall(PetscOptionsReal("-adjoint_taylor_min_rate", "Smallest accepted second-order Taylor rate", "", ro->taylor_min_rate, &ro->taylor_min_rate, NULL));
+  PetscCall(PetscOptionsInt("-adjoint_fd_check", "Gradient mode: compare this many gradient components with central differences", "", ro->fd_components, &ro->fd_components, NULL));
+  PetscCall(PetscOptionsReal("-adjoint_fd_tol", "Largest accepted finite-difference error relative to max|g|", "", ro->fd_tol, &ro->fd_tol, NULL));
+  PetscOptionsEnd();
+  PetscCall(PetscStrcmp(problem, "transport", &istransport));
+  PetscCheck(istransport, comm, PETSC_ERR_USER_INPUT, "-problem %s: unknown; available: transport", problem);
+  PetscCheck(ro->fd_components >= 0, comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_check must be >= 0");
+  ro->mode = (AdjMode)mode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A misspelt option must not go unnoticed: every option given but never read stops the run
+ * before any work, naming the option. */
+static PetscErrorCode AdjCheckUnusedOptions(MPI_Comm comm)
+{
+  PetscInt n;
+  char   **names, **values;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  for (PetscInt i = 0; i < n; i++)
+    PetscCall(PetscPrintf(comm, "adjsim: option -%s%s%s was given but is not used by this run (misspelt, or not for this problem/mode)\n", names[i],
+                          values[i] ? " " : "", values[i] ? values[i] : ""));
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscCheck(n == 0, comm, PETSC_ERR_USER_INPUT, "%" PetscInt_FMT " unused option(s), listed above; see adjsim -help for the valid ones", n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjStepper st, AdjOutput out, Vec p)
+{
+  Vec           g;
+  PetscReal     J, gnorm;
+  AdjCheckpoint ckpt;
+  const AdjStepperOps *ops;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetOps(st, &ops));
+  PetscCall(VecDuplicate(p, &g));
+  PetscCall(AdjDriverGradient(drv, p, &J, g));
+  PetscCall(VecNorm(g, NORM_2, &gnorm));
+  PetscCall(PetscPrintf(comm, "gradient: J = %.16e  |g| = %.10e (design space)\n", (double)J, (double)gnorm));
+  PetscCall(AdjDriverGetCheckpoint(drv, &ckpt));
+  PetscCall(AdjCheckpointView(ckpt, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(ops->writegradient(st, out));
+  PetscCall(AdjOutputSetAttributeReal(out, "/gradients", "objective", J));
+  if (ro->taylor) {
+    PetscReal rate;
+    PetscCall(AdjDriverTaylorTest(drv, p, &rate));
+    PetscCall(PetscPrintf(comm, "Taylor test: smallest second-order rate %.3f (required >= %.2f): %s\n", (double)rate, (double)ro->taylor_min_rate, rate >= ro->taylor_min_rate ? "PASS" : "FAIL"));
+    PetscCheck(rate >= ro->taylor_min_rate, comm, PETSC_ERR_NOT_CONVERGED, "Taylor test failed: rate %.3f < %.2f", (double)rate, (double)ro->taylor_min_rate);
+  }
+  if (ro->fd_components > 0) {
+    PetscReal err;
+    PetscCall(AdjDriverFDCheck(drv, p, ro->fd_components, &err));
+    PetscCall(PetscPrintf(comm, "Finite-difference check: largest relative error %.3e (accepted <= %.1e): %s\n", (double)err, (double)ro->fd_tol, err <= ro->fd_tol ? "PASS" : "FAIL"));
+    PetscCheck(err <= ro->fd_tol, comm, PETSC_ERR_NOT_CONVERGED, "Finite-difference check failed: %.3e > %.1e", (double)err, (double)ro->fd_tol);
+  }
+  PetscCall(VecDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out, Vec p)
+{
+  PetscReal J;
+  const AdjStepperOps *ops;
+  AdjParams params;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetOps(st, &ops));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjOptimizerSolve(opt, p, out));
+  /* Leave the model at the optimum: its parameters, and a forward run with fields. */
+  PetscCall(AdjDriverForward(drv, p, PETSC_TRUE, &J));
+  PetscCall(PetscPrintf(comm, "optimize: final J = %.16e\n", (double)J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjsimMain(void)
+{
+  MPI_Comm             comm = PETSC_COMM_WORLD;
+  AdjRunOptions        ro;
+  AdjStepper           st;
+  AdjParams            params;
+  AdjDriver            drv;
+  AdjOutput            out;
+  AdjOptimizer         opt;
+  Vec                  p;
+  DM                   da;
+  const PetscReal     *lower, *upper;
+  const AdjStepperOps *ops;
+  PetscBool            help;
+  PetscReal            J;
+  PetscLogDouble       t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
+  PetscCall(AdjRunOptionsRead(comm, &ro));
+  PetscCall(TransportCreate(comm, &st));
+  PetscCall(AdjStepperGetOps(st, &ops));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsSetFromOptions(params));
+  PetscCall(AdjParamsSetUp(params));
+  PetscCall(AdjDriverCreate(st, &drv));
+  PetscCall(AdjDriverSetFromOptions(drv));
+  PetscCall(AdjOutputCreate(comm, &out));
+  PetscCall(AdjOutputSetFromOptions(out));
+  PetscCall(AdjOptimizerCreate(drv, &opt));
+  PetscCall(AdjOptimizerSetFromOptions(opt));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (!help) PetscCall(AdjCheckUnusedOptions(comm));
+  if (!help) {
+    PetscCall(AdjStepperGetGrid(st, &da, &lower, &upper));
+    PetscCall(AdjOutputSetGrid(out, da, lower, upper, "m"));
+    PetscCall(AdjOutputOpen(out));
+    PetscCall(AdjDriverSetOutput(drv, out));
+    PetscCall(AdjParamsCreateVector(params, &p));
+    PetscCall(ops->getparameters(st, params, p));
+    if (ro.mode == MODE_FORWARD) {
+      PetscCall(AdjDriverForward(drv, p, PETSC_TRUE, &J));
+      PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
+    } else if (ro.mode == MODE_GRADIENT) PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
+    else PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p));
+    PetscCall(ops->writeparameters(st, out));
+    PetscCall(AdjOutputClose(out));
+    PetscCall(VecDestroy(&p));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscPrintf(comm, "adjsim: %s run done in %.2f s\n", AdjModes[ro.mode], t1 - t0));
+  }
+  PetscCall(AdjOptimizerDestroy(&opt));
+  PetscCall(AdjOutputDestroy(&out));
+  PetscCall(AdjDriverDestroy(&drv));
+  PetscCall(AdjStepperDestroy(&st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* User mistakes (wrong option, unreadable file, unstable time step) get one line naming the
+ * problem, printed once per communicator; anything else gets PETSc's full traceback. */
+static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n,
+                                      PetscErrorType p, const char *mess, void *ctx)
+{
+  PetscMPIInt rank = 0, size = 1;
+
+  if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ && n != PETSC_ERR_FILE_UNEXPECTED &&
+      n != PETSC_ERR_FP && n != PETSC_ERR_NOT_CONVERGED)
+    return PetscTraceBackErrorHandler(comm, line, func, file, n, p, mess, ctx);
+  if (p != PETSC_ERROR_INITIAL) return n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (rank == 0) {
+    if (size == 1 && comm != PETSC_COMM_WORLD) {
+      PetscMPIInt wrank;
+      MPI_Comm_rank(PETSC_COMM_WORLD, &wrank);
+      fprintf(stderr, "adjsim: error (rank %d): %s\n", wrank, mess ? mess : "");
+    } else fprintf(stderr, "adjsim: error: %s\n", mess ? mess : "");
+    fflush(stderr);
+  }
+  return n;
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscPushErrorHandler(AdjErrorHandler, NULL));
+  ierr = AdjsimMain();
+  /* On error every rank leaves with a nonzero status; Open MPI ends ranks still waiting in a
+   * collective, so no run hangs. Files being written stay under their .partial names. */
+  if (ierr) return (int)ierr;
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,371 @@
+/* Readers of run files, restart files and plain HDF5 field files.
+ *
+ * No-hang rule: whether the file can be used is decided on rank 0 alone (exists, is HDF5, opens, is an
+ * adjsim file) and broadcast before any rank enters a collective HDF5 open. After that every check reads
+ * metadata that all ranks see identically, so every rank raises the same error. */
+#define _POSIX_C_SOURCE 200809L
+#include "ioimpl.h"
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Rank 0's verdict on path; returns a PETSc error code (0 when usable) and a message. Plain C on purpose:
+ * it must always return so the verdict reaches the other ranks. */
+static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[], size_t len)
+{
+  H5E_auto2_t func;
+  void       *data;
+  htri_t      ishdf5;
+  hid_t       file;
+  int         code = 0;
+
+  if (access(path, F_OK)) {
+    snprintf(msg, len, "Cannot read %s: the file does not exist", path);
+    return PETSC_ERR_FILE_OPEN;
+  }
+  if (access(path, R_OK)) {
+    snprintf(msg, len, "Cannot read %s: permission denied", path);
+    return PETSC_ERR_FILE_OPEN;
+  }
+  /* HDF5 would print its own error stack for what we report more clearly below. */
+  H5Eget_auto2(H5E_DEFAULT, &func, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  ishdf5 = H5Fis_hdf5(path);
+  if (ishdf5 <= 0) {
+    snprintf(msg, len, "Cannot read %s: not an HDF5 file", path);
+    code = PETSC_ERR_FILE_READ;
+  } else if ((file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+    snprintf(msg, len, "Cannot read %s: HDF5 cannot open it (the file is truncated or corrupt)", path);
+    code = PETSC_ERR_FILE_READ;
+  } else {
+    if (require_adjsim) {
+      char       format[64] = "";
+      hid_t      root       = H5Gopen2(file, "/", H5P_DEFAULT);
+      hid_t      attr       = root >= 0 && H5Aexists(root, "format") > 0 ? H5Aopen(root, "format", H5P_DEFAULT) : -1;
+      hid_t      mtype      = H5Tcopy(H5T_C_S1);
+      long long  version    = -1;
+      hid_t      vattr;
+
+      H5Tset_size(mtype, sizeof(format));
+      if (attr >= 0) {
+        hid_t ftype = H5Aget_type(attr);
+
+        /* HDF5 refuses to convert between character sets, so read in the file's own. */
+        if (ftype < 0 || H5Tget_class(ftype) != H5T_STRING || H5Tis_variable_str(ftype) > 0 ||
+            H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0 || H5Aread(attr, mtype, format) < 0)
+          format[0] = 0;
+        if (ftype >= 0) H5Tclose(ftype);
+        H5Aclose(attr);
+      }
+      vattr = root >= 0 && H5Aexists(root, "format_version") > 0 ? H5Aopen(root, "format_version", H5P_DEFAULT) : -1;
+      if (vattr >= 0) {
+        if (H5Aread(vattr, H5T_NATIVE_LLONG, &version) < 0) version = -1;
+        H5Aclose(vattr);
+      }
+      H5Tclose(mtype);
+      if (root >= 0) H5Gclose(root);
+      if (strcmp(format, ADJ_IO_FORMAT_NAME)) {
+        snprintf(msg, len, "Cannot read %s: not an adjsim run or restart file (root attribute format is \"%s\", expected \"%s\")",
+                 path, format, ADJ_IO_FORMAT_NAME);
+        code = PETSC_ERR_USER_INPUT;
+      } else if (version < 1 || version > ADJ_OUTPUT_FORMAT_VERSION) {
+        snprintf(msg, len, "Cannot read %s: format_version %lld is not supported (this adjsim reads 1 to %d)", path, version,
+                 ADJ_OUTPUT_FORMAT_VERSION);
+        code = PETSC_ERR_USER_INPUT;
+      }
+    }
+    H5Fclose(file);
+  }
+  H5Eset_auto2(H5E_DEFAULT, func, data);
+  return code;
+}
+
+/* Open path read-only on comm after rank 0 vouched for it. Collective. */
+static PetscErrorCode AdjInputOpen(MPI_Comm comm, const char path[], PetscBool require_adjsim, hid_t *file)
+{
+  PetscMPIInt rank;
+  int         code = 0;
+  char        msg[ADJ_IO_MSG_MAX] = "";
+  hid_t       fapl;
+
+  PetscFunctionBeginUser;
+  PetscCheck(path && path[0], comm, PETSC_ERR_USER_INPUT, "No input file given (empty path)");
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) code = AdjInputProbe(path, require_adjsim, msg, sizeof(msg));
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+  PetscCheck(!code, comm, (PetscErrorCode)code, "%s", msg);
+  PetscCall(AdjH5FileAccess(comm, &fapl));
+  *file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  AdjCallH5(H5Pclose(fapl));
+  PetscCheck(*file >= 0, comm, PETSC_ERR_FILE_OPEN, "Cannot read %s: parallel HDF5 could not open it", path);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Open dataset dset of the file path (for messages) with numeric data. Collective. */
+static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t *d)
+{
+  PetscBool   exists = PETSC_FALSE;
+  hid_t       obj, type;
+  H5I_type_t  kind;
+  H5T_class_t cls;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjH5Exists(file, dset, &exists));
+  PetscCheck(exists, comm, PETSC_ERR_FILE_READ, "Cannot read %s: it has no dataset %s", path, dset);
+  obj = H5Oopen(file, dset, H5P_DEFAULT);
+  AdjCallH5(obj);
+  kind = H5Iget_type(obj);
+  if (kind != H5I_DATASET) AdjCallH5(H5Oclose(obj));
+  PetscCheck(kind == H5I_DATASET, comm, PETSC_ERR_FILE_READ, "Cannot read %s: %s is not a dataset", path, dset);
+  *d   = obj;
+  type = H5Dget_type(*d);
+  AdjCallH5(type);
+  cls = H5Tget_class(type);
+  AdjCallH5(H5Tclose(type));
+  PetscCheck(cls == H5T_FLOAT || cls == H5T_INTEGER, comm, PETSC_ERR_FILE_READ,
+             "Cannot read %s: dataset %s does not hold numbers", path, dset);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Check that dataset d is (lead ? nt x : ) the DMDA's grid; returns nt. Collective. */
+static PetscErrorCode AdjInputCheckShape(MPI_Comm comm, const char path[], const char dset[], hid_t d, PetscBool lead,
+                                         const AdjIOBox *box, hsize_t *nt)
+{
+  hsize_t   dims[8];
+  PetscInt  nd, off = lead ? 1 : 0;
+  PetscBool same;
+  char      file_cells[96] = "?", da_cells[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjH5DatasetDims(d, &nd, dims));
+  same = (PetscBool)(nd == box->dim + off);
+  for (PetscInt i = 0; same && i < box->dim; i++) same = (PetscBool)(dims[off + i] == box->gdims[i]);
+  if (nd >= off) PetscCall(AdjIOFormatCells(nd - off, dims + off, file_cells, sizeof(file_cells)));
+  PetscCall(AdjIOFormatCells(box->dim, box->gdims, da_cells, sizeof(da_cells)));
+  PetscCheck(same, comm, PETSC_ERR_USER_INPUT,
+             "Cannot read %s: grid size mismatch: dataset %s has %s%s cells, the DMDA has %s cells", path, dset,
+             lead ? "time slices of " : "", file_cells, da_cells);
+  if (nt) *nt = lead ? dims[0] : 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The box of v on da, with the local size checked. */
+static PetscErrorCode AdjInputVecBox(DM da, Vec v, AdjIOBox *box)
+{
+  PetscInt n, nbox = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjIODAGetBox(da, box));
+  PetscCall(VecGetLocalSize(v, &n));
+  for (PetscInt i = 0; i < box->dim; i++) nbox *= (PetscInt)box->count[i];
+  PetscCheck(n == nbox, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec local size %" PetscInt_FMT " is not the DMDA's %" PetscInt_FMT,
+             n, nbox);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Read (slice lead of) dataset d into the DMDA global vector v. Collective. */
+static PetscErrorCode AdjInputReadVec(hid_t d, PetscInt lead, const AdjIOBox *box, Vec v)
+{
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayWrite(v, &a));
+  PetscCall(AdjIOReadBox(d, lead, box, a));
+  PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Read the restart state from a run file (its /restart group) or a restart file. Checks the solver name and
+ *  that the grid matches the DMDA; values are restored bit for bit, on any number of ranks. Collective.
+ *  @param[in]  solver  expected solver name (NULL: not checked)
+ *  @param[in]  da      DMDA of the state fields
+ *  @param[in]  nfields number of fields to read; names[] their dataset names
+ *  @param[out] fields  DMDA global vectors of da, filled
+ *  @param[out] step    step of the state (may be NULL)
+ *  @param[out] time    time of the state (may be NULL) */
+PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char solver[], DM da, PetscInt nfields,
+                                   const char *const names[], Vec fields[], AdjStepIndex *step, PetscReal *time)
+{
+  hid_t     file, grp;
+  PetscBool exists, found, same;
+  char      fsolver[ADJ_IO_NAME_MAX];
+  int64_t   s = 0, cells[8];
+  PetscReal t = 0;
+  PetscInt  count;
+  AdjIOBox  box;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
+  PetscCall(AdjH5Exists(file, "/restart", &exists));
+  PetscCheck(exists, comm, PETSC_ERR_USER_INPUT, "Cannot restart from %s: it has no /restart group (no restart state was written)",
+             path);
+  PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_FALSE, &grp));
+  PetscCall(AdjH5ReadAttrString(grp, "solver", sizeof(fsolver), fsolver, &found));
+  PetscCheck(found, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no solver attribute", path);
+  if (solver) {
+    PetscCall(PetscStrcmp(solver, fsolver, &same));
+    PetscCheck(same, comm, PETSC_ERR_USER_INPUT, "Cannot restart from %s: it holds a state of solver \"%s\", not \"%s\"", path,
+               fsolver, solver);
+  }
+  PetscCall(AdjIODAGetBox(da, &box));
+  PetscCall(AdjH5ReadAttr(grp, "cells", H5T_NATIVE_INT64, 8, cells, &count));
+  same = (PetscBool)(count == box.dim);
+  for (PetscInt i = 0; same && i < box.dim; i++) same = (PetscBool)((hsize_t)cells[i] == box.gdims[box.dim - 1 - i]);
+  if (!same) {
+    char fc[96] = "", dc[96];
+
+    for (PetscInt i = 0; i < count && i < 8; i++)
+      PetscCall(PetscSNPrintf(fc + strlen(fc), sizeof(fc) - strlen(fc), "%s%lld", i ? " x " : "", (long long)cells[i]));
+    PetscCall(AdjIOFormatCells(box.dim, box.gdims, dc, sizeof(dc)));
+    SETERRQ(comm, PETSC_ERR_USER_INPUT, "Cannot restart from %s: grid size mismatch: the file has %s cells, the DMDA has %s",
+            path, count > 0 ? fc : "(no cells attribute)", dc);
+  }
+  PetscCall(AdjH5ReadAttr(grp, "step", H5T_NATIVE_INT64, 1, &s, &count));
+  PetscCheck(count == 1, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no step attribute", path);
+  PetscCall(AdjH5ReadAttr(grp, "time", ADJ_H5_REAL_MEM, 1, &t, &count));
+  PetscCheck(count == 1, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no time attribute", path);
+  for (PetscInt f = 0; f < nfields; f++) {
+    char  dset[2 * ADJ_IO_NAME_MAX];
+    hid_t d;
+
+    PetscCall(AdjIOCheckName(comm, "restart field", names[f]));
+    PetscCall(PetscSNPrintf(dset, sizeof(dset), "/restart/%s", names[f]));
+    PetscCall(AdjInputOpenDataset(comm, file, path, dset, &d));
+    PetscCall(AdjInputCheckShape(comm, path, dset, d, PETSC_FALSE, &box, NULL));
+    PetscCall(AdjInputVecBox(da, fields[f], &box));
+    PetscCall(AdjInputReadVec(d, -1, &box, fields[f]));
+    AdjCallH5(H5Dclose(d));
+  }
+  AdjCallH5(H5Gclose(grp));
+  AdjCallH5(H5Fclose(file));
+  if (step) *step = (AdjStepIndex)s;
+  if (time) *time = t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** The output steps and times at which /fields/<name> has slices (name NULL: all output steps).
+ *  Collective; every rank gets the arrays.
+ *  @param[out] nt    number of slices
+ *  @param[out] steps PetscMalloc'd step numbers (may be NULL if not wanted); PetscFree() them
+ *  @param[out] times PetscMalloc'd times (may be NULL if not wanted); PetscFree() them */
+PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const char name[], PetscInt *nt,
+                                     AdjStepIndex **steps, PetscReal **times)
+{
+  hid_t    file, dstep, dtime;
+  hsize_t  dims[8], nsteps, ntimes, n, zero = 0;
+  PetscInt nd;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
+  PetscCall(AdjInputOpenDataset(comm, file, path, "/fields/step", &dstep));
+  PetscCall(AdjInputOpenDataset(comm, file, path, "/fields/time", &dtime));
+  PetscCall(AdjH5DatasetDims(dstep, &nd, dims));
+  nsteps = dims[0];
+  PetscCheck(nd == 1, comm, PETSC_ERR_FILE_READ, "Cannot read %s: /fields/step is not one-dimensional", path);
+  PetscCall(AdjH5DatasetDims(dtime, &nd, dims));
+  ntimes = dims[0];
+  PetscCheck(nd == 1 && ntimes == nsteps, comm, PETSC_ERR_FILE_READ,
+             "Cannot read %s: /fields/time and /fields/step differ in length (corrupt file)", path);
+  n = nsteps;
+  if (name) {
+    char  dset[2 * ADJ_IO_NAME_MAX];
+    hid_t d;
+
+    PetscCall(AdjIOCheckName(comm, "field", name));
+    PetscCall(PetscSNPrintf(dset, sizeof(dset), "/fields/%s", name));
+    PetscCall(AdjInputOpenDataset(comm, file, path, dset, &d));
+    PetscCall(AdjH5DatasetDims(d, &nd, dims));
+    AdjCallH5(H5Dclose(d));
+    PetscCheck(nd >= 2 && dims[0] <= nsteps, comm, PETSC_ERR_FILE_READ,
+               "Cannot read %s: %s is not a time series of the output steps", path, dset);
+    n = dims[0];
+  }
+  *nt = (PetscInt)n;
+  if (steps) {
+    int64_t *s;
+
+    PetscCall(PetscMalloc1(n, &s));
+    PetscCall(AdjH5ReadSelection(dstep, H5T_NATIVE_INT64, 1, &zero, &n, s));
+    PetscCall(PetscMalloc1(n, steps));
+    for (hsize_t i = 0; i < n; i++) (*steps)[i] = (AdjStepIndex)s[i];
+    PetscCall(PetscFree(s));
+  }
+  if (times) {
+    PetscCall(PetscMalloc1(n, times));
+    PetscCall(AdjH5ReadSelection(dtime, ADJ_H5_REAL_MEM, 1, &zero, &n, *times));
+  }
+  AdjCallH5(H5Dclose(dstep));
+  AdjCallH5(H5Dclose(dtime));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Read time slice `index` (0-based, see AdjInputGetFieldTimes()) of /fields/<name> into the DMDA global
+ *  vector v; the file's grid must match da. Collective. */
+PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const char name[], PetscInt index, DM da, Vec v)
+{
+  char     dset[2 * ADJ_IO_NAME_MAX];
+  hid_t    file, d;
+  hsize_t  nt;
+  AdjIOBox box;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjIOCheckName(comm, "field", name));
+  PetscCall(PetscSNPrintf(dset, sizeof(dset), "/fields/%s", name));
+  PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
+  PetscCall(AdjInputOpenDataset(comm, file, path, dset, &d));
+  PetscCall(AdjInputVecBox(da, v, &box));
+  PetscCall(AdjInputCheckShape(comm, path, dset, d, PETSC_TRUE, &box, &nt));
+  PetscCheck(index >= 0 && (hsize_t)index < nt, comm, PETSC_ERR_USER_INPUT,
+             "Cannot read %s: slice %" PetscInt_FMT " of %s does not exist (it has %llu slices)", path, index, dset,
+             (unsigned long long)nt);
+  PetscCall(AdjInputReadVec(d, index, &box, v));
+  AdjCallH5(H5Dclose(d));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Read a dataset shaped like the grid (C order, x fastest), e.g. "/parameters/kappa" of a run file or "/u"
+ *  of any HDF5 file, into the DMDA global vector v. Integer or float data are converted. Collective. */
+PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v)
+{
+  hid_t    file, d;
+  AdjIOBox box;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dataset && dataset[0], comm, PETSC_ERR_USER_INPUT, "AdjInputReadField(%s): no dataset name given", path);
+  PetscCall(AdjInputOpen(comm, path, PETSC_FALSE, &file));
+  PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &d));
+  PetscCall(AdjInputVecBox(da, v, &box));
+  PetscCall(AdjInputCheckShape(comm, path, dataset, d, PETSC_FALSE, &box, NULL));
+  PetscCall(AdjInputReadVec(d, -1, &box, v));
+  AdjCallH5(H5Dclose(d));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Read a scalar or 1-D dataset, e.g. "/gradients/theta", on every rank.
+ *  @param[out] n      number of values
+ *  @param[out] values PetscMalloc'd values; PetscFree() them. Collective. */
+PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n, PetscReal **values)
+{
+  hid_t    file, d;
+  hsize_t  dims[8], count = 1, zero = 0;
+  PetscInt nd;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dataset && dataset[0], comm, PETSC_ERR_USER_INPUT, "AdjInputReadArray(%s): no dataset name given", path);
+  PetscCall(AdjInputOpen(comm, path, PETSC_FALSE, &file));
+  PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &d));
+  PetscCall(AdjH5DatasetDims(d, &nd, dims));
+  PetscCheck(nd <= 1, comm, PETSC_ERR_USER_INPUT, "Cannot read %s: %s has %" PetscInt_FMT " dimensions, expected an array",
+             path, dataset, nd);
+  if (nd == 1) count = dims[0];
+  PetscCall(PetscMalloc1(count, values));
+  PetscCall(AdjH5ReadSelection(d, ADJ_H5_REAL_MEM, nd, &zero, &count, *values));
+  *n = (PetscInt)count;
+  AdjCallH5(H5Dclose(d));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

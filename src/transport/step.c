@@ -1,0 +1,107 @@
+/* SSP-RK3 time step of scalar transport, its adjoint, and its stability limit. */
+#include "transportimpl.h"
+
+/* Shu-Osher SSP-RK3:
+ *   s1 = c + dt R(c)
+ *   s2 = 3/4 c + 1/4 s1 + dt/4 R(s1)
+ *   c' = 1/3 c + 2/3 s2 + 2dt/3 R(s2)
+ * The stages s1, s2 stay in tr->stage[] for the adjoint of this step (AdjStepper contract). */
+PetscErrorCode TransportStepRK3(Transport tr, Vec cin, Vec cout)
+{
+  const PetscReal dt = tr->dt;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(TRANSPORT_Step, 0, 0, 0, 0));
+  PetscCall(TransportRHS(tr, cin, tr->rhs));
+  PetscCall(VecWAXPY(tr->stage[0], dt, tr->rhs, cin));
+  PetscCall(TransportRHS(tr, tr->stage[0], tr->rhs));
+  PetscCall(VecAXPBYPCZ(tr->stage[1], 0.75, 0.25, 0.0, cin, tr->stage[0]));
+  PetscCall(VecAXPY(tr->stage[1], 0.25 * dt, tr->rhs));
+  PetscCall(TransportRHS(tr, tr->stage[1], tr->rhs));
+  PetscCall(VecAXPBYPCZ(cout, 1.0 / 3.0, 2.0 / 3.0, 0.0, cin, tr->stage[1]));
+  PetscCall(VecAXPY(cout, 2.0 * dt / 3.0, tr->rhs));
+  PetscCall(PetscLogEventEnd(TRANSPORT_Step, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reverse of the three stages, with lambda' = lout the adjoint of c' and A^T the RHS adjoint:
+ *   l2 = 2/3 lout + A(s2)^T (2dt/3 lout)
+ *   l1 = 1/4 l2   + A(s1)^T (dt/4 l2)
+ *   lin = 1/3 lout + 3/4 l2 + l1 + A(c)^T (dt l1)
+ * Each A^T application also adds its parameter gradient (kappa, source). */
+PetscErrorCode TransportStepRK3Adjoint(Transport tr, Vec cin, Vec lout, Vec lin)
+{
+  const PetscReal dt = tr->dt;
+  Vec             l1 = tr->lstage[0], l2 = tr->lstage[1];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(TRANSPORT_StepAdj, 0, 0, 0, 0));
+  PetscCall(VecAXPBY(tr->rbar, 2.0 * dt / 3.0, 0.0, lout));
+  PetscCall(VecAXPBY(l2, 2.0 / 3.0, 0.0, lout));
+  PetscCall(TransportRHSAdjoint(tr, tr->stage[1], tr->rbar, l2));
+  PetscCall(VecAXPBY(tr->rbar, 0.25 * dt, 0.0, l2));
+  PetscCall(VecAXPBY(l1, 0.25, 0.0, l2));
+  PetscCall(TransportRHSAdjoint(tr, tr->stage[0], tr->rbar, l1));
+  PetscCall(VecAXPBY(tr->rbar, dt, 0.0, l1));
+  PetscCall(VecAXPBYPCZ(lin, 1.0 / 3.0, 0.75, 0.0, lout, l2));
+  PetscCall(VecAXPY(lin, 1.0, l1));
+  PetscCall(TransportRHSAdjoint(tr, cin, tr->rbar, lin));
+  PetscCall(PetscLogEventEnd(TRANSPORT_StepAdj, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* |R(z)| of SSP-RK3 (the cubic Taylor polynomial of exp). */
+static PetscReal RK3Amplification(PetscReal re, PetscReal im)
+{
+  /* 1 + z + z^2/2 + z^3/6 with z = re + i im */
+  const PetscReal z2r = re * re - im * im, z2i = 2 * re * im;
+  const PetscReal z3r = z2r * re - z2i * im, z3i = z2r * im + z2i * re;
+  const PetscReal pr = 1 + re + 0.5 * z2r + z3r / 6, pi = im + 0.5 * z2i + z3i / 6;
+  return PetscSqrtReal(pr * pr + pi * pi);
+}
+
+/* Largest amplification over the von Neumann symbols of the centred scheme at time step dt. */
+static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, PetscReal dx, PetscReal dy)
+{
+  const PetscInt n = 96;
+  PetscReal      amax = 0;
+
+  for (PetscInt a = 0; a <= n; a++) {
+    for (PetscInt b = 0; b <= n; b++) {
+      const PetscReal tx = PETSC_PI * a / n, ty = PETSC_PI * b / n;
+      const PetscReal re = -dt * (dx * (1 - PetscCosReal(tx)) + dy * (1 - PetscCosReal(ty)));
+      const PetscReal im = dt * (ax * PetscSinReal(tx) + ay * PetscSinReal(ty));
+      amax = PetscMax(amax, RK3Amplification(re, im));
+    }
+  }
+  return amax;
+}
+
+/* Stability limit by von Neumann analysis of the actual scheme with frozen coefficients:
+ * advection symbol i(|u|/hx sin tx + |v|/hy sin ty), diffusion symbol
+ * -2 kmax (1 - cos tx)/hx^2 - 2 kmax (1 - cos ty)/hy^2; dt_max is the largest dt for which the
+ * RK3 amplification stays <= 1 on all symbols, found by bisection. */
+PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
+{
+  PetscReal kmax, ax, ay, dx, dy, lo = 0, hi;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecMax(tr->kappa, NULL, &kmax));
+  kmax = PetscMax(kmax, 0);
+  ax   = tr->vel.umax / tr->grid.hx;
+  ay   = tr->vel.vmax / tr->grid.hy;
+  dx   = 2 * kmax / (tr->grid.hx * tr->grid.hx);
+  dy   = 2 * kmax / (tr->grid.hy * tr->grid.hy);
+  if (ax + ay + dx + dy == 0) {
+    *dtmax = PETSC_MAX_REAL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  hi = 4.0 / (ax + ay + dx + dy); /* beyond the RK3 region for any symbol mix */
+  for (PetscInt it = 0; it < 60; it++) {
+    const PetscReal mid = 0.5 * (lo + hi);
+    if (RK3MaxAmplification(mid, ax, ay, dx, dy) <= 1 + 1e-12) lo = mid;
+    else hi = mid;
+  }
+  *dtmax = lo;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

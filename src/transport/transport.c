@@ -1,0 +1,423 @@
+/* Scalar transport as an AdjStepper: the ops that connect the physics to the adjoint driver. */
+#include "transportimpl.h"
+#include <adjsim/io.h>
+#include <adjsim/regularization.h>
+
+PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
+  TRANSPORT_DiffuseAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
+
+PetscErrorCode TransportRegisterEvents(void)
+{
+  static PetscBool registered = PETSC_FALSE;
+  PetscClassId     id;
+
+  PetscFunctionBeginUser;
+  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
+  registered = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("Transport", &id));
+  PetscCall(PetscLogEventRegister("TrGhosts", id, &TRANSPORT_Ghosts));
+  PetscCall(PetscLogEventRegister("TrGhostsAdj", id, &TRANSPORT_GhostsAdj));
+  PetscCall(PetscLogEventRegister("TrAdvect", id, &TRANSPORT_Advect));
+  PetscCall(PetscLogEventRegister("TrAdvectAdj", id, &TRANSPORT_AdvectAdj));
+  PetscCall(PetscLogEventRegister("TrDiffuse", id, &TRANSPORT_Diffuse));
+  PetscCall(PetscLogEventRegister("TrDiffuseAdj", id, &TRANSPORT_DiffuseAdj));
+  PetscCall(PetscLogEventRegister("TrStep", id, &TRANSPORT_Step));
+  PetscCall(PetscLogEventRegister("TrStepAdj", id, &TRANSPORT_StepAdj));
+  PetscCall(PetscLogEventRegister("TrMisfit", id, &TRANSPORT_Misfit));
+  PetscCall(PetscLogEventRegister("TrMisfitAdj", id, &TRANSPORT_MisfitAdj));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportFromStepper(AdjStepper st, Transport *tr)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, tr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportCreateState(AdjStepper st, Vec *x)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(DMCreateGlobalVector(tr->da, x));
+  PetscCall(PetscObjectSetName((PetscObject)*x, "c"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportGetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  Transport tr;
+  PetscReal kappa;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjParamsPackField(params, "initial", tr->c0, p));
+  PetscCall(AdjParamsPackField(params, "source", tr->source, p));
+  if (tr->kappa_is_field) PetscCall(AdjParamsPackField(params, "kappa", tr->kappa, p));
+  else {
+    PetscCall(VecMax(tr->kappa, NULL, &kappa));
+    PetscCall(AdjParamsPackArray(params, "kappa", &kappa, p));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportSetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  Transport tr;
+  PetscBool active;
+  PetscReal kappa;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjParamsUnpackField(params, "initial", p, tr->c0));
+  PetscCall(AdjParamsUnpackField(params, "source", p, tr->source));
+  PetscCall(AdjParamsIsActive(params, "kappa", &active));
+  if (tr->kappa_is_field) PetscCall(AdjParamsUnpackField(params, "kappa", p, tr->kappa));
+  else if (active) {
+    PetscCall(AdjParamsUnpackArray(params, "kappa", p, &kappa));
+    PetscCall(VecSet(tr->kappa, kappa));
+  }
+  PetscCall(TransportPrepareKappa(tr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportInitialState(AdjStepper st, Vec x0)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(VecCopy(tr->c0, x0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportInitialStateAdjoint(AdjStepper st, Vec lambda0)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(VecAXPY(tr->gc0, 1.0, lambda0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportStepRK3(tr, xin, xout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportStepRK3Adjoint(tr, xin, lout, lin));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportMisfit(tr, k, x, J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportObjectiveAdjoint(AdjStepper st, AdjStepIndex k, Vec x, Vec lambda)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportMisfitAdjoint(tr, k, x, lambda));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Tikhonov terms of the active field parameters. */
+static PetscErrorCode TransportRegularization(AdjStepper st, PetscReal *R)
+{
+  Transport tr;
+  AdjParams params;
+  PetscBool active[3];
+  Vec       value[3], grad[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsIsActive(params, "initial", &active[0]));
+  PetscCall(AdjParamsIsActive(params, "kappa", &active[1]));
+  PetscCall(AdjParamsIsActive(params, "source", &active[2]));
+  active[1] = (PetscBool)(active[1] && tr->kappa_is_field);
+  value[0] = tr->c0, value[1] = tr->kappa, value[2] = tr->source;
+  grad[0] = tr->gc0, grad[1] = tr->gkappa, grad[2] = tr->gsource;
+  *R = 0;
+  for (PetscInt b = 0; b < 3; b++)
+    if (active[b]) PetscCall(AdjTikhonovField(tr->da, tr->grid.hx, tr->grid.hy, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b], R, grad[b]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportZeroGradient(AdjStepper st)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(VecSet(tr->gc0, 0.0));
+  PetscCall(VecSet(tr->gkappa, 0.0));
+  PetscCall(VecSet(tr->gsource, 0.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A constant diffusivity's gradient is the sum of the field gradient over all cells. */
+static PetscErrorCode TransportGetGradient(AdjStepper st, AdjParams params, Vec g)
+{
+  Transport   tr;
+  PetscScalar gk;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjParamsPackGradientField(params, "initial", tr->gc0, g));
+  PetscCall(AdjParamsPackGradientField(params, "source", tr->gsource, g));
+  if (tr->kappa_is_field) PetscCall(AdjParamsPackGradientField(params, "kappa", tr->gkappa, g));
+  else {
+    PetscCall(VecSum(tr->gkappa, &gk));
+    PetscCall(AdjParamsPackGradientArray(params, "kappa", &gk, g));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stops a run whose state holds NaN or Inf, naming the step, time and the first bad cell. */
+static PetscErrorCode TransportCheckState(AdjStepper st, AdjStepIndex k, Vec x)
+{
+  Transport          tr;
+  const PetscScalar *a;
+  PetscInt           n, rstart, bad = PETSC_MAX_INT, gbad;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetOwnershipRange(x, &rstart, NULL));
+  PetscCall(VecGetArrayRead(x, &a));
+  for (PetscInt i = 0; i < n; i++)
+    if (PetscIsInfOrNanScalar(a[i])) {
+      bad = rstart + i;
+      break;
+    }
+  PetscCall(VecRestoreArrayRead(x, &a));
+  PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MIN, tr->comm));
+  if (gbad != PETSC_MAX_INT) {
+    AO       ao;
+    PetscInt nat = gbad;
+    PetscCall(DMDAGetAO(tr->da, &ao));
+    PetscCall(AOPetscToApplication(ao, 1, &nat));
+    SETERRQ(tr->comm, PETSC_ERR_FP, "Scalar field became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at cell (i,j) = (%" PetscInt_FMT ",%" PetscInt_FMT "); check the time step, the diffusivity and the input fields",
+            (PetscInt64)k, (double)(k * tr->dt), nat % tr->grid.Mx, nat / tr->grid.Mx);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportWriteFields(AdjStepper st, AdjOutput out, Vec x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputWriteField(out, "c", "1", x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportWriteParameters(AdjStepper st, AdjOutput out)
+{
+  Transport tr;
+  PetscReal kappa;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjOutputWriteParameterField(out, "initial", "1", tr->c0));
+  PetscCall(AdjOutputWriteParameterField(out, "source", "1/s", tr->source));
+  if (tr->kappa_is_field) PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", tr->kappa));
+  else {
+    PetscCall(VecMax(tr->kappa, NULL, &kappa));
+    PetscCall(AdjOutputWriteParameterArray(out, "kappa", "m^2/s", 1, &kappa));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Gradients dJ/dvalue (physical units, not scaled) of the active parameters. */
+static PetscErrorCode TransportWriteGradient(AdjStepper st, AdjOutput out)
+{
+  Transport   tr;
+  AdjParams   params;
+  PetscBool   active;
+  PetscScalar gk;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsIsActive(params, "initial", &active));
+  if (active) PetscCall(AdjOutputWriteGradientField(out, "initial", "1/1", tr->gc0));
+  PetscCall(AdjParamsIsActive(params, "source", &active));
+  if (active) PetscCall(AdjOutputWriteGradientField(out, "source", "s", tr->gsource));
+  PetscCall(AdjParamsIsActive(params, "kappa", &active));
+  if (active && tr->kappa_is_field) PetscCall(AdjOutputWriteGradientField(out, "kappa", "s/m^2", tr->gkappa));
+  else if (active) {
+    PetscCall(VecSum(tr->gkappa, &gk));
+    PetscCall(AdjOutputWriteGradientArray(out, "kappa", "s/m^2", 1, &gk));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
+{
+  Transport   tr;
+  const char *names[1] = {"c"};
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  if (standalone) PetscCall(AdjOutputWriteRestartFile(out, "transport", k, k * tr->dt, 1, names, &x));
+  else PetscCall(AdjOutputWriteRestart(out, "transport", k, k * tr->dt, 1, names, &x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
+{
+  Transport   tr;
+  const char *names[1] = {"c"};
+  PetscReal   t;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjInputReadRestart(tr->comm, path, "transport", tr->da, 1, names, &x, k, &t));
+  PetscCheck(*k >= 0 && *k <= tr->nsteps, tr->comm, PETSC_ERR_USER_INPUT, "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path, (PetscInt64)*k, (PetscInt64)tr->nsteps);
+  PetscCheck(PetscAbsReal(t - *k * tr->dt) <= 1e-9 * tr->final_time, tr->comm, PETSC_ERR_USER_INPUT,
+             "Restart file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s in this run (time step differs)", path, (PetscInt64)*k, (double)t, (double)(*k * tr->dt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportDestroy(AdjStepper st)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportObjectiveDestroy(tr));
+  PetscCall(PetscFree2(tr->vel.u, tr->vel.v));
+  PetscCall(VecDestroy(&tr->c0));
+  PetscCall(VecDestroy(&tr->kappa));
+  PetscCall(VecDestroy(&tr->source));
+  PetscCall(VecDestroy(&tr->gc0));
+  PetscCall(VecDestroy(&tr->gkappa));
+  PetscCall(VecDestroy(&tr->gsource));
+  PetscCall(VecDestroy(&tr->cloc));
+  PetscCall(VecDestroy(&tr->kloc));
+  PetscCall(VecDestroy(&tr->lloc));
+  PetscCall(VecDestroy(&tr->klloc));
+  PetscCall(VecDestroy(&tr->rhs));
+  PetscCall(VecDestroy(&tr->rbar));
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscCall(VecDestroy(&tr->stage[s]));
+    PetscCall(VecDestroy(&tr->lstage[s]));
+  }
+  PetscCall(DMDestroy(&tr->da));
+  PetscCall(PetscFree(tr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportCreateWork(Transport tr)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateLocalVector(tr->da, &tr->cloc));
+  PetscCall(VecDuplicate(tr->cloc, &tr->kloc));
+  PetscCall(VecDuplicate(tr->cloc, &tr->lloc));
+  PetscCall(VecDuplicate(tr->cloc, &tr->klloc));
+  PetscCall(VecSet(tr->cloc, 0.0)); /* corner ghosts are never read but keep them defined */
+  PetscCall(VecSet(tr->kloc, 0.0));
+  PetscCall(DMCreateGlobalVector(tr->da, &tr->rhs));
+  PetscCall(VecDuplicate(tr->rhs, &tr->rbar));
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscCall(VecDuplicate(tr->rhs, &tr->stage[s]));
+    PetscCall(VecDuplicate(tr->rhs, &tr->lstage[s]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parameter blocks this solver offers; scales default to typical magnitudes so the
+ * optimizer sees design variables of order one. */
+static PetscErrorCode TransportRegisterParameters(Transport tr, AdjStepper st)
+{
+  AdjParams params;
+  PetscReal kmax;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsAddField(params, "initial", "1", tr->da));
+  PetscCall(VecMax(tr->kappa, NULL, &kmax));
+  if (tr->kappa_is_field) PetscCall(AdjParamsAddField(params, "kappa", "m^2/s", tr->da));
+  else PetscCall(AdjParamsAddArray(params, "kappa", "m^2/s", 1));
+  if (kmax > 0) PetscCall(AdjParamsSetScale(params, "kappa", kmax));
+  PetscCall(AdjParamsSetBounds(params, "kappa", 0.0, PETSC_INFINITY));
+  PetscCall(AdjParamsAddField(params, "source", "1/s", tr->da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
+{
+  Transport           tr;
+  const AdjStepperOps ops = {.createstate         = TransportCreateState,
+                             .getparameters       = TransportGetParameters,
+                             .setparameters       = TransportSetParameters,
+                             .initialstate        = TransportInitialState,
+                             .initialstateadjoint = TransportInitialStateAdjoint,
+                             .step                = TransportStep,
+                             .stepadjoint         = TransportStepAdjoint,
+                             .objective           = TransportObjective,
+                             .objectiveadjoint    = TransportObjectiveAdjoint,
+                             .regularization      = TransportRegularization,
+                             .zerogradient        = TransportZeroGradient,
+                             .getgradient         = TransportGetGradient,
+                             .checkstate          = TransportCheckState,
+                             .writefields         = TransportWriteFields,
+                             .writeparameters     = TransportWriteParameters,
+                             .writegradient       = TransportWriteGradient,
+                             .writerestart        = TransportWriteRestart,
+                             .readrestart         = TransportReadRestart,
+                             .destroy             = TransportDestroy};
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportRegisterEvents());
+  PetscCall(PetscNew(&tr));
+  tr->comm = comm;
+  PetscCall(AdjStepperCreate(comm, stepper));
+  PetscCall(AdjStepperSetContext(*stepper, "transport", tr, &ops));
+  PetscCall(TransportSetUpGrid(tr));
+  PetscCall(TransportSetUpVelocity(tr));
+  PetscCall(TransportSetUpParameters(tr));
+  PetscCall(TransportCreateWork(tr));
+  PetscCall(TransportPrepareKappa(tr));
+  PetscCall(TransportSetUpTime(tr));
+  PetscCall(TransportObjectiveSetUp(tr));
+  PetscCall(AdjStepperSetTimes(*stepper, tr->nsteps, tr->dt));
+  {
+    const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.Lx, tr->grid.Ly};
+    PetscCall(AdjStepperSetGrid(*stepper, tr->da, lower, upper));
+  }
+  PetscCall(TransportRegisterParameters(tr, *stepper));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TransportGetDM(AdjStepper stepper, DM *da)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(stepper, &tr));
+  *da = tr->da;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
