@@ -37,7 +37,7 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
 typedef struct {
   PetscLogDouble start, last;
   PetscReal      interval;
-  PetscBool      quiet;
+  PetscBool      quiet, printed;
 } AdjProgress;
 PetscErrorCode AdjProgressStart(AdjProgress *pr, PetscBool quiet, PetscReal interval);
 PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char label[], AdjStepIndex k, AdjStepIndex n,

@@ -31,6 +31,7 @@ typedef struct {
   PetscErrorCode (*objective)(AdjStepper, AdjStepIndex, Vec, PetscReal *);     /* J_k(x_k) */
   PetscErrorCode (*objectiveadjoint)(AdjStepper, AdjStepIndex, Vec, Vec);      /* lambda_k += dJ_k/dx_k, grad += dJ_k/dp */
   PetscErrorCode (*regularization)(AdjStepper, PetscReal *);                   /* R(p), grad += dR/dp */
+  PetscErrorCode (*hasobjective)(AdjStepper, PetscBool *);                     /* any objective term configured? */
   PetscErrorCode (*zerogradient)(AdjStepper);
   PetscErrorCode (*getgradient)(AdjStepper, AdjParams, Vec);
   PetscErrorCode (*checkstate)(AdjStepper, AdjStepIndex, Vec);                 /* NaN/Inf and blow-up guard */

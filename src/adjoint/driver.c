@@ -101,11 +101,12 @@ PetscErrorCode AdjProgressStart(AdjProgress *pr, PetscBool quiet, PetscReal inte
   pr->last     = pr->start;
   pr->interval = interval;
   pr->quiet    = quiet;
+  pr->printed  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Rank 0 decides when to print and broadcasts nothing: the line is printed by PetscPrintf on
- * rank 0 only, so ranks need not agree on the clock. */
+/* A line at most every `interval` seconds, and a closing line at k = n if any was printed (short
+ * work stays silent).  PetscPrintf prints on rank 0 only, so ranks need not agree on the clock. */
 PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char label[], AdjStepIndex k, AdjStepIndex n, PetscReal t)
 {
   PetscLogDouble now;
@@ -113,8 +114,9 @@ PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char labe
   PetscFunctionBeginUser;
   if (pr->quiet) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscTime(&now));
-  if (now - pr->last < pr->interval && k != n) PetscFunctionReturn(PETSC_SUCCESS);
-  pr->last = now;
+  if (now - pr->last < pr->interval && !(k == n && pr->printed)) PetscFunctionReturn(PETSC_SUCCESS);
+  pr->last    = now;
+  pr->printed = PETSC_TRUE;
   PetscCall(PetscPrintf(comm, "%s step %" PetscInt64_FMT "/%" PetscInt64_FMT "  t = %.6g s  wall %.1f s  eta %.1f s\n", label,
                         (PetscInt64)k, (PetscInt64)n, (double)t, now - pr->start, k > 0 ? (now - pr->start) * (double)(n - k) / (double)k : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);

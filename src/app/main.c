@@ -6,6 +6,8 @@
 #include <adjsim/io.h>
 #include <adjsim/optim.h>
 #include <adjsim/transport.h>
+#include <errno.h>
+#include <string.h>
 
 static const char help[] = "adjsim: differentiable physics with exact discrete adjoints, revolve checkpointing and HDF5 output.\n"
                            "Usage: mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]\n"
@@ -55,12 +57,15 @@ static PetscErrorCode AdjCheckUnusedOptions(MPI_Comm comm)
   char   **names, **values;
 
   PetscFunctionBeginUser;
+  PetscInt nleft;
+
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  nleft = n;
   for (PetscInt i = 0; i < n; i++)
     PetscCall(PetscPrintf(comm, "adjsim: option -%s%s%s was given but is not used by this run (misspelt, or not for this problem/mode)\n", names[i],
                           values[i] ? " " : "", values[i] ? values[i] : ""));
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-  PetscCheck(n == 0, comm, PETSC_ERR_USER_INPUT, "%" PetscInt_FMT " unused option(s), listed above; see adjsim -help for the valid ones", n);
+  PetscCheck(nleft == 0, comm, PETSC_ERR_USER_INPUT, "%" PetscInt_FMT " unused option(s), listed above; see adjsim -help for the valid ones", nleft);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -99,17 +104,22 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
 
 static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out, Vec p)
 {
-  PetscReal J;
+  PetscReal            J, gnorm;
   const AdjStepperOps *ops;
-  AdjParams params;
+  Vec                  g;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetOps(st, &ops));
-  PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjOptimizerSolve(opt, p, out));
-  /* Leave the model at the optimum: its parameters, and a forward run with fields. */
+  /* Leave the model at the optimum: the gradient there, and a forward run with fields. */
+  PetscCall(VecDuplicate(p, &g));
+  PetscCall(AdjDriverGradient(drv, p, &J, g));
+  PetscCall(VecNorm(g, NORM_2, &gnorm));
+  PetscCall(ops->writegradient(st, out));
+  PetscCall(AdjOutputSetAttributeReal(out, "/gradients", "objective", J));
   PetscCall(AdjDriverForward(drv, p, PETSC_TRUE, &J));
-  PetscCall(PetscPrintf(comm, "optimize: final J = %.16e\n", (double)J));
+  PetscCall(PetscPrintf(comm, "optimize: final J = %.16e  |g| = %.4e (design space)\n", (double)J, (double)gnorm));
+  PetscCall(VecDestroy(&g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -144,6 +154,11 @@ static PetscErrorCode AdjsimMain(void)
   PetscCall(AdjOutputSetFromOptions(out));
   PetscCall(AdjOptimizerCreate(drv, &opt));
   PetscCall(AdjOptimizerSetFromOptions(opt));
+  if (ro.mode != MODE_FORWARD) {
+    PetscBool has;
+    PetscCall(ops->hasobjective(st, &has));
+    PetscCheck(has, comm, PETSC_ERR_USER_INPUT, "-mode %s needs an objective, but there is no objective: give observations (-transport_obs_file) or a final-time target (-transport_target_file)", AdjModes[ro.mode]);
+  }
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (!help) PetscCall(AdjCheckUnusedOptions(comm));
   if (!help) {
@@ -173,10 +188,18 @@ static PetscErrorCode AdjsimMain(void)
 
 /* User mistakes (wrong option, unreadable file, unstable time step) get one line naming the
  * problem, printed once per communicator; anything else gets PETSc's full traceback. */
+static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was raised on every rank */
+
 static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n,
                                       PetscErrorType p, const char *mess, void *ctx)
 {
-  PetscMPIInt rank = 0, size = 1;
+  PetscMPIInt rank = 0, size = 1, wsize = 1;
+
+  if (p == PETSC_ERROR_INITIAL) {
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_size(PETSC_COMM_WORLD, &wsize);
+    adj_error_collective = (PetscBool)(size == wsize);
+  }
 
   if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ && n != PETSC_ERR_FILE_UNEXPECTED &&
       n != PETSC_ERR_FP && n != PETSC_ERR_NOT_CONVERGED)
@@ -195,16 +218,64 @@ static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func,
   return n;
 }
 
+/* Takes every "-options_file F" out of argv, so that adjsim reads the files itself and can name
+ * a missing or malformed file in one clear message. */
+static void AdjTakeOptionsFiles(int *argc, char **argv, char *files[], int *nfiles, int maxfiles)
+{
+  int kept = 1;
+
+  *nfiles = 0;
+  for (int i = 1; i < *argc; i++) {
+    if (!strcmp(argv[i], "-options_file") && i + 1 < *argc && *nfiles < maxfiles) files[(*nfiles)++] = argv[++i];
+    else argv[kept++] = argv[i];
+  }
+  *argc      = kept;
+  argv[kept] = NULL;
+}
+
+/* Options files first, then the command line again on top (command line wins, as usual). */
+static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc, char ***argv)
+{
+  PetscBool logview;
+
+  PetscFunctionBeginUser;
+  for (int f = 0; f < nfiles; f++) {
+    PetscErrorCode ierr;
+    FILE          *fp = fopen(files[f], "r");
+    PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read options file %s (-options_file): %s", files[f], strerror(errno));
+    fclose(fp);
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, files[f], PETSC_TRUE);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(!ierr, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+               "Cannot parse options file %s (-options_file): not valid YAML (.yaml/.yml) or PETSc option syntax", files[f]);
+  }
+  PetscCall(PetscOptionsInsert(NULL, argc, argv, NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view", &logview));
+  if (logview) PetscCall(PetscLogDefaultBegin());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
+  char          *files[16];
+  int            nfiles;
 
+  AdjTakeOptionsFiles(&argc, argv, files, &nfiles, 16);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscPushErrorHandler(AdjErrorHandler, NULL));
-  ierr = AdjsimMain();
-  /* On error every rank leaves with a nonzero status; Open MPI ends ranks still waiting in a
-   * collective, so no run hangs. Files being written stay under their .partial names. */
-  if (ierr) return (int)ierr;
+  ierr = AdjInsertOptionsFiles(nfiles, files, &argc, &argv);
+  if (!ierr) ierr = AdjsimMain();
+  /* A user error raised on every rank ends the run cleanly with a nonzero status; any other
+   * error aborts all ranks, so no run hangs.  Files being written keep their .partial names. */
+  if (ierr && adj_error_collective) {
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    (void)PetscFinalize();
+    return (int)ierr;
+  }
+  if (ierr) PETSCABORT(PETSC_COMM_WORLD, ierr);
   PetscCall(PetscFinalize());
   return 0;
 }

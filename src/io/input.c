@@ -14,10 +14,10 @@
 static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[], size_t len)
 {
   H5E_auto2_t func;
-  void       *data;
-  htri_t      ishdf5;
-  hid_t       file;
-  int         code = 0;
+  void *data;
+  htri_t ishdf5;
+  hid_t file, fapl;
+  int code = 0;
 
   if (access(path, F_OK)) {
     snprintf(msg, len, "Cannot read %s: the file does not exist", path);
@@ -30,21 +30,26 @@ static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[]
   /* HDF5 would print its own error stack for what we report more clearly below. */
   H5Eget_auto2(H5E_DEFAULT, &func, &data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7) || H5_VERSION_GE(1, 12, 1)
+  /* flock fails on some parallel file systems; that must not be reported as a corrupt file. */
+  H5Pset_file_locking(fapl, 0, 1);
+#endif
   ishdf5 = H5Fis_hdf5(path);
   if (ishdf5 <= 0) {
     snprintf(msg, len, "Cannot read %s: not an HDF5 file", path);
     code = PETSC_ERR_FILE_READ;
-  } else if ((file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+  } else if ((file = H5Fopen(path, H5F_ACC_RDONLY, fapl)) < 0) {
     snprintf(msg, len, "Cannot read %s: HDF5 cannot open it (the file is truncated or corrupt)", path);
     code = PETSC_ERR_FILE_READ;
   } else {
     if (require_adjsim) {
-      char       format[64] = "";
-      hid_t      root       = H5Gopen2(file, "/", H5P_DEFAULT);
-      hid_t      attr       = root >= 0 && H5Aexists(root, "format") > 0 ? H5Aopen(root, "format", H5P_DEFAULT) : -1;
-      hid_t      mtype      = H5Tcopy(H5T_C_S1);
-      long long  version    = -1;
-      hid_t      vattr;
+      char format[64] = "";
+      hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
+      hid_t attr = root >= 0 && H5Aexists(root, "format") > 0 ? H5Aopen(root, "format", H5P_DEFAULT) : -1;
+      hid_t mtype = H5Tcopy(H5T_C_S1);
+      long long version = -1;
+      hid_t vattr;
 
       H5Tset_size(mtype, sizeof(format));
       if (attr >= 0) {
@@ -65,17 +70,19 @@ static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[]
       H5Tclose(mtype);
       if (root >= 0) H5Gclose(root);
       if (strcmp(format, ADJ_IO_FORMAT_NAME)) {
-        snprintf(msg, len, "Cannot read %s: not an adjsim run or restart file (root attribute format is \"%s\", expected \"%s\")",
+        snprintf(msg, len,
+                 "Cannot read %s: not an adjsim run or restart file (root attribute format is \"%s\", expected \"%s\")",
                  path, format, ADJ_IO_FORMAT_NAME);
         code = PETSC_ERR_USER_INPUT;
       } else if (version < 1 || version > ADJ_OUTPUT_FORMAT_VERSION) {
-        snprintf(msg, len, "Cannot read %s: format_version %lld is not supported (this adjsim reads 1 to %d)", path, version,
-                 ADJ_OUTPUT_FORMAT_VERSION);
+        snprintf(msg, len, "Cannot read %s: format_version %lld is not supported (this adjsim reads 1 to %d)", path,
+                 version, ADJ_OUTPUT_FORMAT_VERSION);
         code = PETSC_ERR_USER_INPUT;
       }
     }
     H5Fclose(file);
   }
+  H5Pclose(fapl);
   H5Eset_auto2(H5E_DEFAULT, func, data);
   return code;
 }
@@ -84,9 +91,9 @@ static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[]
 static PetscErrorCode AdjInputOpen(MPI_Comm comm, const char path[], PetscBool require_adjsim, hid_t *file)
 {
   PetscMPIInt rank;
-  int         code = 0;
-  char        msg[ADJ_IO_MSG_MAX] = "";
-  hid_t       fapl;
+  int code = 0;
+  char msg[ADJ_IO_MSG_MAX] = "";
+  hid_t fapl;
 
   PetscFunctionBeginUser;
   PetscCheck(path && path[0], comm, PETSC_ERR_USER_INPUT, "No input file given (empty path)");
@@ -105,9 +112,9 @@ static PetscErrorCode AdjInputOpen(MPI_Comm comm, const char path[], PetscBool r
 /* Open dataset dset of the file path (for messages) with numeric data. Collective. */
 static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t *d)
 {
-  PetscBool   exists = PETSC_FALSE;
-  hid_t       obj, type;
-  H5I_type_t  kind;
+  PetscBool exists = PETSC_FALSE;
+  hid_t obj, type;
+  H5I_type_t kind;
   H5T_class_t cls;
 
   PetscFunctionBeginUser;
@@ -118,7 +125,7 @@ static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char 
   kind = H5Iget_type(obj);
   if (kind != H5I_DATASET) AdjCallH5(H5Oclose(obj));
   PetscCheck(kind == H5I_DATASET, comm, PETSC_ERR_FILE_READ, "Cannot read %s: %s is not a dataset", path, dset);
-  *d   = obj;
+  *d = obj;
   type = H5Dget_type(*d);
   AdjCallH5(type);
   cls = H5Tget_class(type);
@@ -132,10 +139,10 @@ static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char 
 static PetscErrorCode AdjInputCheckShape(MPI_Comm comm, const char path[], const char dset[], hid_t d, PetscBool lead,
                                          const AdjIOBox *box, hsize_t *nt)
 {
-  hsize_t   dims[8];
-  PetscInt  nd, off = lead ? 1 : 0;
+  hsize_t dims[8];
+  PetscInt nd, off = lead ? 1 : 0;
   PetscBool same;
-  char      file_cells[96] = "?", da_cells[96];
+  char file_cells[96] = "?", da_cells[96];
 
   PetscFunctionBeginUser;
   PetscCall(AdjH5DatasetDims(d, &nd, dims));
@@ -159,8 +166,8 @@ static PetscErrorCode AdjInputVecBox(DM da, Vec v, AdjIOBox *box)
   PetscCall(AdjIODAGetBox(da, box));
   PetscCall(VecGetLocalSize(v, &n));
   for (PetscInt i = 0; i < box->dim; i++) nbox *= (PetscInt)box->count[i];
-  PetscCheck(n == nbox, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec local size %" PetscInt_FMT " is not the DMDA's %" PetscInt_FMT,
-             n, nbox);
+  PetscCheck(n == nbox, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "Vec local size %" PetscInt_FMT " is not the DMDA's %" PetscInt_FMT, n, nbox);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,26 +194,26 @@ static PetscErrorCode AdjInputReadVec(hid_t d, PetscInt lead, const AdjIOBox *bo
 PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char solver[], DM da, PetscInt nfields,
                                    const char *const names[], Vec fields[], AdjStepIndex *step, PetscReal *time)
 {
-  hid_t     file, grp;
+  hid_t file, grp;
   PetscBool exists, found, same;
-  char      fsolver[ADJ_IO_NAME_MAX];
-  int64_t   s = 0, cells[8];
+  char fsolver[ADJ_IO_NAME_MAX];
+  int64_t s = 0, cells[8];
   PetscReal t = 0;
-  PetscInt  count;
-  AdjIOBox  box;
+  PetscInt count;
+  AdjIOBox box;
 
   PetscFunctionBeginUser;
   PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
   PetscCall(AdjH5Exists(file, "/restart", &exists));
-  PetscCheck(exists, comm, PETSC_ERR_USER_INPUT, "Cannot restart from %s: it has no /restart group (no restart state was written)",
-             path);
+  PetscCheck(exists, comm, PETSC_ERR_USER_INPUT,
+             "Cannot restart from %s: it has no /restart group (no restart state was written)", path);
   PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_FALSE, &grp));
   PetscCall(AdjH5ReadAttrString(grp, "solver", sizeof(fsolver), fsolver, &found));
   PetscCheck(found, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no solver attribute", path);
   if (solver) {
     PetscCall(PetscStrcmp(solver, fsolver, &same));
-    PetscCheck(same, comm, PETSC_ERR_USER_INPUT, "Cannot restart from %s: it holds a state of solver \"%s\", not \"%s\"", path,
-               fsolver, solver);
+    PetscCheck(same, comm, PETSC_ERR_USER_INPUT,
+               "Cannot restart from %s: it holds a state of solver \"%s\", not \"%s\"", path, fsolver, solver);
   }
   PetscCall(AdjIODAGetBox(da, &box));
   PetscCall(AdjH5ReadAttr(grp, "cells", H5T_NATIVE_INT64, 8, cells, &count));
@@ -218,15 +225,16 @@ PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char 
     for (PetscInt i = 0; i < count && i < 8; i++)
       PetscCall(PetscSNPrintf(fc + strlen(fc), sizeof(fc) - strlen(fc), "%s%lld", i ? " x " : "", (long long)cells[i]));
     PetscCall(AdjIOFormatCells(box.dim, box.gdims, dc, sizeof(dc)));
-    SETERRQ(comm, PETSC_ERR_USER_INPUT, "Cannot restart from %s: grid size mismatch: the file has %s cells, the DMDA has %s",
-            path, count > 0 ? fc : "(no cells attribute)", dc);
+    SETERRQ(comm, PETSC_ERR_USER_INPUT,
+            "Cannot restart from %s: grid size mismatch: the file has %s cells, the DMDA has %s", path,
+            count > 0 ? fc : "(no cells attribute)", dc);
   }
   PetscCall(AdjH5ReadAttr(grp, "step", H5T_NATIVE_INT64, 1, &s, &count));
   PetscCheck(count == 1, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no step attribute", path);
   PetscCall(AdjH5ReadAttr(grp, "time", ADJ_H5_REAL_MEM, 1, &t, &count));
   PetscCheck(count == 1, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no time attribute", path);
   for (PetscInt f = 0; f < nfields; f++) {
-    char  dset[2 * ADJ_IO_NAME_MAX];
+    char dset[2 * ADJ_IO_NAME_MAX];
     hid_t d;
 
     PetscCall(AdjIOCheckName(comm, "restart field", names[f]));
@@ -252,8 +260,8 @@ PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char 
 PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const char name[], PetscInt *nt,
                                      AdjStepIndex **steps, PetscReal **times)
 {
-  hid_t    file, dstep, dtime;
-  hsize_t  dims[8], nsteps, ntimes, n, zero = 0;
+  hid_t file, dstep, dtime;
+  hsize_t dims[8], nsteps, ntimes, n, zero = 0;
   PetscInt nd;
 
   PetscFunctionBeginUser;
@@ -269,7 +277,7 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
              "Cannot read %s: /fields/time and /fields/step differ in length (corrupt file)", path);
   n = nsteps;
   if (name) {
-    char  dset[2 * ADJ_IO_NAME_MAX];
+    char dset[2 * ADJ_IO_NAME_MAX];
     hid_t d;
 
     PetscCall(AdjIOCheckName(comm, "field", name));
@@ -305,9 +313,9 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
  *  vector v; the file's grid must match da. Collective. */
 PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const char name[], PetscInt index, DM da, Vec v)
 {
-  char     dset[2 * ADJ_IO_NAME_MAX];
-  hid_t    file, d;
-  hsize_t  nt;
+  char dset[2 * ADJ_IO_NAME_MAX];
+  hid_t file, d;
+  hsize_t nt;
   AdjIOBox box;
 
   PetscFunctionBeginUser;
@@ -330,7 +338,7 @@ PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const ch
  *  of any HDF5 file, into the DMDA global vector v. Integer or float data are converted. Collective. */
 PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v)
 {
-  hid_t    file, d;
+  hid_t file, d;
   AdjIOBox box;
 
   PetscFunctionBeginUser;
@@ -348,10 +356,11 @@ PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char da
 /** Read a scalar or 1-D dataset, e.g. "/gradients/theta", on every rank.
  *  @param[out] n      number of values
  *  @param[out] values PetscMalloc'd values; PetscFree() them. Collective. */
-PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n, PetscReal **values)
+PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n,
+                                 PetscReal **values)
 {
-  hid_t    file, d;
-  hsize_t  dims[8], count = 1, zero = 0;
+  hid_t file, d;
+  hsize_t dims[8], count = 1, zero = 0;
   PetscInt nd;
 
   PetscFunctionBeginUser;
@@ -359,8 +368,8 @@ PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char da
   PetscCall(AdjInputOpen(comm, path, PETSC_FALSE, &file));
   PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &d));
   PetscCall(AdjH5DatasetDims(d, &nd, dims));
-  PetscCheck(nd <= 1, comm, PETSC_ERR_USER_INPUT, "Cannot read %s: %s has %" PetscInt_FMT " dimensions, expected an array",
-             path, dataset, nd);
+  PetscCheck(nd <= 1, comm, PETSC_ERR_USER_INPUT,
+             "Cannot read %s: %s has %" PetscInt_FMT " dimensions, expected an array", path, dataset, nd);
   if (nd == 1) count = dims[0];
   PetscCall(PetscMalloc1(count, values));
   PetscCall(AdjH5ReadSelection(d, ADJ_H5_REAL_MEM, nd, &zero, &count, *values));

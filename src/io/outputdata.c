@@ -44,7 +44,8 @@ static PetscErrorCode AdjOutputVecBox(AdjOutput out, const char what[], const ch
   PetscCheck(v, out->comm, PETSC_ERR_ARG_NULL, "%s %s: Vec is NULL", what, name);
   PetscCall(AdjIOVecGetBox(v, out->da, box));
   same = (PetscBool)(box->dim == out->dim);
-  for (PetscInt i = 0; same && i < box->dim; i++) same = (PetscBool)(box->gdims[box->dim - 1 - i] == (hsize_t)out->cells[i]);
+  for (PetscInt i = 0; same && i < box->dim; i++)
+    same = (PetscBool)(box->gdims[box->dim - 1 - i] == (hsize_t)out->cells[i]);
   if (!same) {
     char have[64];
 
@@ -90,7 +91,7 @@ static PetscErrorCode AdjOutputCreateSeries(AdjOutput out, const char path[], co
                                             hid_t *dset)
 {
   hsize_t dims[ADJ_IO_MAX_DIM + 1], maxdims[ADJ_IO_MAX_DIM + 1], chunk[ADJ_IO_MAX_DIM + 1], n = 1;
-  hid_t   space, dcpl;
+  hid_t space, dcpl;
 
   PetscFunctionBeginUser;
   dims[0] = 0, maxdims[0] = H5S_UNLIMITED, chunk[0] = 1;
@@ -124,12 +125,12 @@ static PetscErrorCode AdjOutputCreateSeries(AdjOutput out, const char path[], co
  *  @param[in] units physical units (NULL: "1", dimensionless), stored when the series is created */
 PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char units[], Vec v)
 {
-  char               path[2 * ADJ_IO_NAME_MAX];
-  AdjIOBox           box;
-  AdjIOEntry        *e;
-  PetscBool          exists, reserved1, reserved2;
-  hid_t              dset;
-  const PetscInt     k = out->nt - 1;
+  char path[2 * ADJ_IO_NAME_MAX];
+  AdjIOBox box;
+  AdjIOEntry *e;
+  PetscBool exists, reserved1, reserved2;
+  hid_t dset;
+  const PetscInt k = out->nt - 1;
   const PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -139,8 +140,7 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
   PetscCall(PetscStrcmp(name, "time", &reserved2));
   PetscCheck(!reserved1 && !reserved2, out->comm, PETSC_ERR_USER_INPUT,
              "AdjOutputWriteField: \"%s\" is reserved for /fields/%s; choose another field name", name, name);
-  PetscCheck(out->nt > 0, out->comm, PETSC_ERR_ORDER, "AdjOutputWriteField(%s): call AdjOutputBeginStep() first",
-             name);
+  PetscCheck(out->nt > 0, out->comm, PETSC_ERR_ORDER, "AdjOutputWriteField(%s): call AdjOutputBeginStep() first", name);
   PetscCall(AdjOutputVecBox(out, "field", name, v, &box));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/fields/%s", name));
   PetscCall(AdjOutputGetEntry(out, ADJ_IO_ENTRY_FIELD, path, name, &e));
@@ -148,7 +148,8 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
   if (exists) {
     dset = H5Dopen2(out->file, path, H5P_DEFAULT);
     AdjCallH5(dset);
-  } else PetscCall(AdjOutputCreateSeries(out, path, units, &box, &dset));
+  } else
+    PetscCall(AdjOutputCreateSeries(out, path, units, &box, &dset));
 
   if (e->extent < k + 1) {
     hsize_t dims[ADJ_IO_MAX_DIM + 1];
@@ -157,7 +158,7 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
     for (PetscInt i = 0; i < box.dim; i++) dims[i + 1] = box.gdims[i];
     AdjCallH5(H5Dset_extent(dset, dims));
     if (e->extent < k) { /* output steps at which this field was not written read as NaN, not garbage */
-      PetscInt     nloc;
+      PetscInt nloc;
       PetscScalar *nan;
 
       PetscCall(VecGetLocalSize(v, &nloc));
@@ -174,27 +175,27 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
   AdjCallH5(H5Dclose(dset));
 
   if (e->nalloc < out->nt) {
-    PetscInt   nalloc = PetscMax(2 * e->nalloc, out->nt);
+    PetscInt nalloc = PetscMax(2 * e->nalloc, out->nt);
     PetscBool *w;
 
     PetscCall(PetscCalloc1(nalloc, &w));
     if (e->nalloc) PetscCall(PetscArraycpy(w, e->written, e->nalloc));
     PetscCall(PetscFree(e->written));
     e->written = w;
-    e->nalloc  = nalloc;
+    e->nalloc = nalloc;
   }
   e->written[k] = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A DMDA field in group (/gradients, /parameters), replacing an older one of the same name. */
-static PetscErrorCode AdjOutputWriteDataField(AdjOutput out, const char group[], AdjIOEntryKind kind,
-                                              const char name[], const char units[], Vec v)
+static PetscErrorCode AdjOutputWriteDataField(AdjOutput out, const char group[], AdjIOEntryKind kind, const char name[],
+                                              const char units[], Vec v)
 {
-  char        path[2 * ADJ_IO_NAME_MAX];
-  AdjIOBox    box;
+  char path[2 * ADJ_IO_NAME_MAX];
+  AdjIOBox box;
   AdjIOEntry *e;
-  hid_t       dset;
+  hid_t dset;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCheckOpen(out, group));
@@ -211,22 +212,21 @@ static PetscErrorCode AdjOutputWriteDataField(AdjOutput out, const char group[],
 }
 
 /* n reals in group, replacing an older dataset of the same name; rank 0's values are written. */
-static PetscErrorCode AdjOutputWriteDataArray(AdjOutput out, const char group[], AdjIOEntryKind kind,
-                                              const char name[], const char units[], PetscInt n,
-                                              const PetscReal values[])
+static PetscErrorCode AdjOutputWriteDataArray(AdjOutput out, const char group[], AdjIOEntryKind kind, const char name[],
+                                              const char units[], PetscInt n, const PetscReal values[])
 {
-  char        path[2 * ADJ_IO_NAME_MAX];
+  char path[2 * ADJ_IO_NAME_MAX];
   AdjIOEntry *e;
-  hid_t       dset = H5I_INVALID_HID;
-  hsize_t     dims[8], zero = 0, count = (hsize_t)n;
-  PetscInt    nd;
-  PetscBool   exists;
+  hid_t dset = H5I_INVALID_HID;
+  hsize_t dims[8], zero = 0, count = (hsize_t)n;
+  PetscInt nd;
+  PetscBool exists;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCheckOpen(out, group));
   PetscCall(AdjIOCheckName(out->comm, group, name));
-  PetscCheck(n > 0 && values, out->comm, PETSC_ERR_ARG_SIZ, "%s %s: need n > 0 values (got %" PetscInt_FMT "%s)",
-             group, name, n, values ? "" : " and a NULL array");
+  PetscCheck(n > 0 && values, out->comm, PETSC_ERR_ARG_SIZ, "%s %s: need n > 0 values (got %" PetscInt_FMT "%s)", group,
+             name, n, values ? "" : " and a NULL array");
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", group, name));
   PetscCall(AdjH5Exists(out->file, path, &exists));
   if (exists) {
@@ -295,10 +295,10 @@ PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], co
  * not depend on the number of ranks). */
 static PetscErrorCode AdjOutputWriteDesignRow(AdjOutput out, hsize_t row, Vec design)
 {
-  DM                 dm;
-  PetscBool          isda = PETSC_FALSE;
-  Vec                x    = design;
-  PetscInt           rs, re;
+  DM dm;
+  PetscBool isda = PETSC_FALSE;
+  Vec x = design;
+  PetscInt rs, re;
   const PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -329,17 +329,17 @@ static PetscErrorCode AdjOutputWriteDesignRow(AdjOutput out, hsize_t row, Vec de
  * the grid, else a 1-D array in PETSc ordering), with the iteration it belongs to. */
 static PetscErrorCode AdjOutputWriteDesignLast(AdjOutput out, PetscInt it, Vec design)
 {
-  const char   *path = "/optimization/design_last";
-  DM            dm;
-  PetscBool     isda = PETSC_FALSE;
-  hid_t         dset;
+  const char *path = "/optimization/design_last";
+  DM dm;
+  PetscBool isda = PETSC_FALSE;
+  hid_t dset;
   const int64_t it64 = it;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetDM(design, &dm));
   if (dm) PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
   if (isda) {
-    AdjIOBox    box;
+    AdjIOBox box;
     AdjIOEntry *e;
 
     PetscCall(AdjOutputVecBox(out, "design", "design_last", design, &box));
@@ -352,7 +352,7 @@ static PetscErrorCode AdjOutputWriteDesignLast(AdjOutput out, PetscInt it, Vec d
     /* Seen as a 1-D "grid" of N cells owned in PETSc's contiguous ranges, it is just another box. */
     PetscCall(VecGetSize(design, &N));
     PetscCall(VecGetOwnershipRange(design, &rs, &re));
-    box.dim      = 1;
+    box.dim = 1;
     box.gdims[0] = (hsize_t)N;
     box.start[0] = (hsize_t)rs;
     box.count[0] = (hsize_t)(re - rs);
@@ -373,7 +373,7 @@ static PetscErrorCode AdjOutputWriteDesignLast(AdjOutput out, PetscInt it, Vec d
 PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
                                                    Vec design)
 {
-  const hsize_t row  = (hsize_t)out->nopt;
+  const hsize_t row = (hsize_t)out->nopt;
   const int64_t it64 = it;
 
   PetscFunctionBeginUser;
@@ -382,8 +382,8 @@ PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, P
                              (PetscBool)!out->rank, &it64));
   PetscCall(AdjH5AppendWrite(out->file, "/optimization/objective", ADJ_H5_REAL_FILE, ADJ_H5_REAL_MEM, 0, row, 0, 1,
                              (PetscBool)!out->rank, &objective));
-  PetscCall(AdjH5AppendWrite(out->file, "/optimization/gradient_norm", ADJ_H5_REAL_FILE, ADJ_H5_REAL_MEM, 0, row, 0,
-                             1, (PetscBool)!out->rank, &gnorm));
+  PetscCall(AdjH5AppendWrite(out->file, "/optimization/gradient_norm", ADJ_H5_REAL_FILE, ADJ_H5_REAL_MEM, 0, row, 0, 1,
+                             (PetscBool)!out->rank, &gnorm));
   if (design) {
     PetscInt N;
 
@@ -391,10 +391,12 @@ PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, P
     if (out->ndesign < 0) out->ndesign = N <= out->design_max ? N : 0;
     if (out->ndesign > 0) {
       PetscCheck(N == out->ndesign, out->comm, PETSC_ERR_ARG_SIZ,
-                 "AdjOutputWriteOptimizationIteration: design has %" PetscInt_FMT " entries, earlier ones had %" PetscInt_FMT,
+                 "AdjOutputWriteOptimizationIteration: design has %" PetscInt_FMT
+                 " entries, earlier ones had %" PetscInt_FMT,
                  N, out->ndesign);
       PetscCall(AdjOutputWriteDesignRow(out, row, design));
-    } else PetscCall(AdjOutputWriteDesignLast(out, it, design));
+    } else
+      PetscCall(AdjOutputWriteDesignLast(out, it, design));
   }
   out->nopt++;
   PetscFunctionReturn(PETSC_SUCCESS);

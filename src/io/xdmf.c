@@ -37,15 +37,15 @@ static void XdmfPutEscaped(FILE *fp, const char *s)
 static void XdmfPutMesh(FILE *fp, AdjOutput out, const char *indent)
 {
   const PetscInt nd = out->dim == 1 ? 2 : out->dim;
-  long long      points[ADJ_IO_MAX_DIM];
-  double         origin[ADJ_IO_MAX_DIM], spacing[ADJ_IO_MAX_DIM];
+  long long points[ADJ_IO_MAX_DIM];
+  double origin[ADJ_IO_MAX_DIM], spacing[ADJ_IO_MAX_DIM];
 
   for (PetscInt i = 0; i < nd; i++) {
     PetscInt axis = nd - 1 - i; /* x is last */
 
     if (axis < out->dim) {
-      points[i]  = (long long)out->cells[axis] + 1;
-      origin[i]  = (double)out->lower[axis];
+      points[i] = (long long)out->cells[axis] + 1;
+      origin[i] = (double)out->lower[axis];
       spacing[i] = (double)((out->upper[axis] - out->lower[axis]) / (PetscReal)out->cells[axis]);
     } else {
       points[i] = 2, origin[i] = 0.0, spacing[i] = 1.0;
@@ -68,7 +68,8 @@ static void XdmfPutMesh(FILE *fp, AdjOutput out, const char *indent)
 /* C-order grid dimensions as text, e.g. "9 13". */
 static void XdmfPutCellDims(FILE *fp, AdjOutput out)
 {
-  for (PetscInt i = out->dim - 1; i >= 0; i--) fprintf(fp, "%s%lld", i == out->dim - 1 ? "" : " ", (long long)out->cells[i]);
+  for (PetscInt i = out->dim - 1; i >= 0; i--)
+    fprintf(fp, "%s%lld", i == out->dim - 1 ? "" : " ", (long long)out->cells[i]);
 }
 
 static void XdmfPutHeavy(FILE *fp, const char *h5name, const char *path)
@@ -106,18 +107,23 @@ static void XdmfPutSliceAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, 
 static void XdmfPutDataAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, const char *h5name)
 {
   const char *prefix = "";
-  PetscBool   isfield =
-    (PetscBool)(e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_PARAMETER_FIELD || e->kind == ADJ_IO_ENTRY_DESIGN_FIELD);
+  PetscBool isfield = (PetscBool)(e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_PARAMETER_FIELD ||
+                                  e->kind == ADJ_IO_ENTRY_DESIGN_FIELD);
 
-  if (e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_GRADIENT_ARRAY) prefix = "gradient_";
-  else if (e->kind == ADJ_IO_ENTRY_PARAMETER_FIELD || e->kind == ADJ_IO_ENTRY_PARAMETER_ARRAY) prefix = "parameter_";
-  else prefix = "optimization_";
+  if (e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_GRADIENT_ARRAY)
+    prefix = "gradient_";
+  else if (e->kind == ADJ_IO_ENTRY_PARAMETER_FIELD || e->kind == ADJ_IO_ENTRY_PARAMETER_ARRAY)
+    prefix = "parameter_";
+  else
+    prefix = "optimization_";
   fprintf(fp, "      <Attribute Name=\"%s", prefix);
   XdmfPutEscaped(fp, e->name);
   fprintf(fp, "\" AttributeType=\"Scalar\" Center=\"%s\">\n", isfield ? "Cell" : "Grid");
   fprintf(fp, "        <DataItem Dimensions=\"");
-  if (isfield) XdmfPutCellDims(fp, out);
-  else fprintf(fp, "%lld", (long long)e->n);
+  if (isfield)
+    XdmfPutCellDims(fp, out);
+  else
+    fprintf(fp, "%lld", (long long)e->n);
   fprintf(fp, "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">");
   XdmfPutHeavy(fp, h5name, e->path);
   fprintf(fp, "</DataItem>\n      </Attribute>\n");
@@ -127,8 +133,8 @@ static void XdmfPutDataAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, c
  *  Not collective: rank 0 only. */
 PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5name[])
 {
-  FILE     *fp;
-  PetscInt  ndata = 0;
+  FILE *fp;
+  PetscInt ndata = 0;
   PetscBool failed;
 
   PetscFunctionBeginUser;
@@ -146,7 +152,8 @@ PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5
       for (PetscInt i = 0; i < out->nentries; i++) {
         const AdjIOEntry *e = &out->entries[i];
 
-        if (e->kind == ADJ_IO_ENTRY_FIELD && k < e->extent && e->written[k]) XdmfPutSliceAttribute(fp, out, e, k, h5name);
+        if (e->kind == ADJ_IO_ENTRY_FIELD && k < e->extent && e->written[k])
+          XdmfPutSliceAttribute(fp, out, e, k, h5name);
       }
       fprintf(fp, "      </Grid>\n");
     }

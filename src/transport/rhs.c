@@ -27,7 +27,7 @@ static PetscErrorCode TransportGhostState(Transport tr, Vec c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* rhs = R(c) = -div(u c) + div(kappa grad c) + s */
+/* rhs = R(c) = -div(u c) + div(kappa grad c) + s   (without the diffusion term in implicit mode) */
 PetscErrorCode TransportRHS(Transport tr, Vec c, Vec rhs)
 {
   const PetscScalar **cl, **k;
@@ -40,7 +40,7 @@ PetscErrorCode TransportRHS(Transport tr, Vec c, Vec rhs)
   PetscCall(DMDAVecGetArrayRead(tr->da, tr->kloc, &k));
   PetscCall(DMDAVecGetArray(tr->da, rhs, &r));
   PetscCall(TransportAdvection(&tr->grid, &tr->vel, cl, r));
-  PetscCall(TransportDiffusion(&tr->grid, k, cl, r));
+  if (!tr->rhs_without_diffusion) PetscCall(TransportDiffusion(&tr->grid, k, cl, r)); /* implicit mode: CN substeps */
   PetscCall(DMDAVecRestoreArray(tr->da, rhs, &r));
   PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->kloc, &k));
   PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->cloc, &cl));
@@ -65,7 +65,7 @@ PetscErrorCode TransportRHSAdjoint(Transport tr, Vec c, Vec rbar, Vec cbar)
   PetscCall(DMDAVecGetArray(tr->da, tr->lloc, &lb));
   PetscCall(DMDAVecGetArray(tr->da, tr->klloc, &kb));
   PetscCall(TransportAdvectionAdjoint(&tr->grid, &tr->vel, rb, lb));
-  PetscCall(TransportDiffusionAdjoint(&tr->grid, k, cl, rb, lb, kb));
+  if (!tr->rhs_without_diffusion) PetscCall(TransportDiffusionAdjoint(&tr->grid, k, cl, rb, lb, kb));
   PetscCall(TransportFillGhostsAdjoint(&tr->grid, &tr->crule, lb));
   PetscCall(TransportFillGhostsAdjoint(&tr->grid, &tr->krule, kb));
   PetscCall(DMDAVecRestoreArray(tr->da, tr->klloc, &kb));

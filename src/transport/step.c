@@ -1,4 +1,5 @@
-/* SSP-RK3 time step of scalar transport, its adjoint, and its stability limit. */
+/* Time step of scalar transport and its adjoint: SSP-RK3 (explicit diffusion) or the Strang
+ * splitting CN(dt/2) - RK3(dt) - CN(dt/2) (implicit diffusion), and the stability limit. */
 #include "transportimpl.h"
 
 /* Shu-Osher SSP-RK3:
@@ -50,6 +51,52 @@ PetscErrorCode TransportStepRK3Adjoint(Transport tr, Vec cin, Vec lout, Vec lin)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Strang splitting, second order (CN and RK3 are at least second order, the splitting symmetric):
+ *   h1 = CN_{dt/2}(c),   h2 = RK3_dt(h1) of advection + source only,   c' = CN_{dt/2}(h2).
+ * h1, h2, c' and the RK3 stages stay in tr for the adjoint of this step (AdjStepper contract). */
+PetscErrorCode TransportStepStrang(Transport tr, Vec cin, Vec cout)
+{
+  TransportImplicit *im = &tr->impl;
+
+  PetscFunctionBeginUser;
+  PetscCheck(tr->rhs_without_diffusion, tr->comm, PETSC_ERR_PLIB, "Strang step needs the RHS without diffusion");
+  PetscCall(TransportDiffuseCN(tr, 0.5 * tr->dt, cin, im->half));
+  PetscCall(TransportStepRK3(tr, im->half, im->adv));
+  PetscCall(TransportDiffuseCN(tr, 0.5 * tr->dt, im->adv, im->out));
+  PetscCall(VecCopy(im->out, cout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reverse order, each substep's adjoint at the states it was taken from:
+ *   l2 = CN^T(h2 -> c') lout,   l1 = RK3^T(at h1) l2,   lin = CN^T(c -> h1) l1,
+ * each adding its kappa (CN) or source (RK3) gradient. */
+PetscErrorCode TransportStepStrangAdjoint(Transport tr, Vec cin, Vec lout, Vec lin)
+{
+  TransportImplicit *im = &tr->impl;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportDiffuseCNAdjoint(tr, 0.5 * tr->dt, im->adv, im->out, lout, im->ladv));
+  PetscCall(TransportStepRK3Adjoint(tr, im->half, im->ladv, im->lhalf));
+  PetscCall(TransportDiffuseCNAdjoint(tr, 0.5 * tr->dt, cin, im->half, im->lhalf, lin));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TransportStepAdvance(Transport tr, Vec cin, Vec cout)
+{
+  PetscFunctionBeginUser;
+  if (tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT) PetscCall(TransportStepStrang(tr, cin, cout));
+  else PetscCall(TransportStepRK3(tr, cin, cout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec lin)
+{
+  PetscFunctionBeginUser;
+  if (tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT) PetscCall(TransportStepStrangAdjoint(tr, cin, lout, lin));
+  else PetscCall(TransportStepRK3Adjoint(tr, cin, lout, lin));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* |R(z)| of SSP-RK3 (the cubic Taylor polynomial of exp). */
 static PetscReal RK3Amplification(PetscReal re, PetscReal im)
 {
@@ -80,14 +127,16 @@ static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, P
 /* Stability limit by von Neumann analysis of the actual scheme with frozen coefficients:
  * advection symbol i(|u|/hx sin tx + |v|/hy sin ty), diffusion symbol
  * -2 kmax (1 - cos tx)/hx^2 - 2 kmax (1 - cos ty)/hy^2; dt_max is the largest dt for which the
- * RK3 amplification stays <= 1 on all symbols, found by bisection. */
+ * RK3 amplification stays <= 1 on all symbols, found by bisection.  In implicit mode RK3 carries
+ * advection (and source) only and Crank-Nicolson is unconditionally stable, so the diffusion
+ * symbol drops out. */
 PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
 {
   PetscReal kmax, ax, ay, dx, dy, lo = 0, hi;
 
   PetscFunctionBeginUser;
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
-  kmax = PetscMax(kmax, 0);
+  kmax = tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT ? 0 : PetscMax(kmax, 0);
   ax   = tr->vel.umax / tr->grid.hx;
   ay   = tr->vel.vmax / tr->grid.hy;
   dx   = 2 * kmax / (tr->grid.hx * tr->grid.hx);

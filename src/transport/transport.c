@@ -80,6 +80,7 @@ static PetscErrorCode TransportSetParameters(AdjStepper st, AdjParams params, Ve
     PetscCall(VecSet(tr->kappa, kappa));
   }
   PetscCall(TransportPrepareKappa(tr));
+  PetscCall(TransportImplicitUpdateKappa(tr)); /* reassembles the Crank-Nicolson operator */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -109,7 +110,7 @@ static PetscErrorCode TransportStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec 
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
-  PetscCall(TransportStepRK3(tr, xin, xout));
+  PetscCall(TransportStepAdvance(tr, xin, xout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -119,7 +120,7 @@ static PetscErrorCode TransportStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xi
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
-  PetscCall(TransportStepRK3Adjoint(tr, xin, lout, lin));
+  PetscCall(TransportStepAdvanceAdjoint(tr, xin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -163,6 +164,16 @@ static PetscErrorCode TransportRegularization(AdjStepper st, PetscReal *R)
   *R = 0;
   for (PetscInt b = 0; b < 3; b++)
     if (active[b]) PetscCall(AdjTikhonovField(tr->da, tr->grid.hx, tr->grid.hy, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b], R, grad[b]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportHasObjective(AdjStepper st, PetscBool *has)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  *has = (PetscBool)(tr->obj.nobs > 0 || tr->obj.target);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -308,6 +319,7 @@ static PetscErrorCode TransportDestroy(AdjStepper st)
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportObjectiveDestroy(tr));
+  PetscCall(TransportImplicitDestroy(tr));
   PetscCall(PetscFree2(tr->vel.u, tr->vel.v));
   PetscCall(VecDestroy(&tr->c0));
   PetscCall(VecDestroy(&tr->kappa));
@@ -380,6 +392,7 @@ PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
                              .objective           = TransportObjective,
                              .objectiveadjoint    = TransportObjectiveAdjoint,
                              .regularization      = TransportRegularization,
+                             .hasobjective        = TransportHasObjective,
                              .zerogradient        = TransportZeroGradient,
                              .getgradient         = TransportGetGradient,
                              .checkstate          = TransportCheckState,
@@ -401,6 +414,7 @@ PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(TransportSetUpParameters(tr));
   PetscCall(TransportCreateWork(tr));
   PetscCall(TransportPrepareKappa(tr));
+  PetscCall(TransportImplicitSetFromOptions(tr));
   PetscCall(TransportSetUpTime(tr));
   PetscCall(TransportObjectiveSetUp(tr));
   PetscCall(AdjStepperSetTimes(*stepper, tr->nsteps, tr->dt));

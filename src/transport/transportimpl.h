@@ -41,6 +41,55 @@ typedef struct {
 } TransportObjectiveData;
 
 typedef struct _n_Transport *Transport;
+
+/* ---- Implicit diffusion (implicit.c, fftwdiffusion.c, step.c) -------------------------------
+ * -transport_diffusion implicit: Strang splitting of one step of size dt into Crank-Nicolson
+ * diffusion over dt/2, SSP-RK3 of advection + source over dt, Crank-Nicolson over dt/2. */
+#include <petscksp.h>
+
+typedef enum { TRANSPORT_DIFFUSION_EXPLICIT, TRANSPORT_DIFFUSION_IMPLICIT } TransportDiffusionMode;
+typedef enum { TRANSPORT_CN_AUTO, TRANSPORT_CN_FFTW, TRANSPORT_CN_KSP } TransportCNSolverType;
+extern const char *const TransportDiffusionModes[];
+extern const char *const TransportCNSolverTypes[];
+
+/* FFT solver of the Crank-Nicolson system (periodic grid, constant kappa); fftwdiffusion.c. */
+typedef struct _n_TransportFFTW *TransportFFTW;
+
+typedef struct {
+  TransportDiffusionMode mode;
+  TransportCNSolverType  solver;         /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
+  Mat                    A;              /* I - tau/2 D_lin, assembled (ksp) */
+  KSP                    ksp;            /* CG + algebraic multigrid, prefix -transport_ */
+  TransportFFTW          fft;            /* (fftw) */
+  PetscReal              tau;            /* substep the operators are set up for (0: none yet) */
+  Vec                    kappa_setup;    /* the diffusivity they were set up with */
+  PetscReal              kappa_const;    /* (fftw) the constant diffusivity [m^2/s] */
+  PetscBool              kappa_zero;     /* kappa = 0 everywhere: A = I */
+  Vec                    bdry;           /* b(kappa) = D_full(kappa, 0), the affine boundary part */
+  Vec                    half, adv, out; /* states of the last step: after the first CN half, after RK3, c' */
+  Vec                    ladv, lhalf;    /* their adjoints */
+  Vec                    rhs, mu;        /* work: CN right-hand side, A^{-1} lambda' */
+  Vec                    cloc2;          /* a second ghosted state */
+} TransportImplicit;
+
+PetscErrorCode TransportImplicitSetFromOptions(Transport tr);
+PetscErrorCode TransportImplicitUpdateKappa(Transport tr);
+PetscErrorCode TransportImplicitDestroy(Transport tr);
+PetscErrorCode TransportCNSetUp(Transport tr, PetscReal tau);
+PetscErrorCode TransportCNSolve(Transport tr, PetscReal tau, Vec r, Vec x);
+PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout);
+PetscErrorCode TransportDiffuseCNAdjoint(Transport tr, PetscReal tau, Vec c, Vec cout, Vec lout, Vec lin);
+PetscErrorCode TransportStepStrang(Transport tr, Vec cin, Vec cout);
+PetscErrorCode TransportStepStrangAdjoint(Transport tr, Vec cin, Vec lout, Vec lin);
+/* The step of the selected mode (explicit: TransportStepRK3, implicit: TransportStepStrang). */
+PetscErrorCode TransportStepAdvance(Transport tr, Vec cin, Vec cout);
+PetscErrorCode TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec lin);
+PetscErrorCode TransportFFTWCreate(Transport tr, TransportFFTW *fft);
+PetscErrorCode TransportFFTWSolve(TransportFFTW fft, PetscReal s, Vec r, Vec x);
+PetscErrorCode TransportFFTWDestroy(TransportFFTW *fft);
+extern PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
+/* ---- end of implicit diffusion -------------------------------------------------------------- */
+
 struct _n_Transport {
   MPI_Comm           comm;
   DM                 da;
@@ -58,6 +107,10 @@ struct _n_Transport {
   Vec                vel_u, vel_v;         /* cell-centred velocity for output */
   TransportObjectiveData obj;
   PetscBool          quiet;
+  /* implicit diffusion (block above): rhs_without_diffusion makes TransportRHS(Adjoint) skip
+   * the diffusion term, which the Crank-Nicolson substeps then carry */
+  TransportImplicit impl;
+  PetscBool         rhs_without_diffusion;
 };
 
 /* Kernels (kernels.c): pure functions on DMDA arrays, each followed by its adjoint. */

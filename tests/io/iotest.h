@@ -7,12 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A cell-centred DMDA of dof 1 with 13 x 9 (2-D) or 7 x 5 x 4 (3-D) cells: odd sizes so 2 and 4 ranks
- * split unevenly. */
-static inline PetscErrorCode IOTestCreateGrid(MPI_Comm comm, PetscInt dim, PetscInt mx, PetscInt my, PetscInt mz, DM *da)
+/* A cell-centred DMDA of dof 1 and dimension dim with mx [x my [x mz]] cells. */
+static inline PetscErrorCode IOTestCreateGrid(MPI_Comm comm, PetscInt dim, PetscInt mx, PetscInt my, PetscInt mz,
+                                              DM *da)
 {
   PetscFunctionBeginUser;
-  if (dim == 2)
+  if (dim == 1)
+    PetscCall(DMDACreate1d(comm, DM_BOUNDARY_NONE, mx, 1, 1, NULL, da));
+  else if (dim == 2)
     PetscCall(DMDACreate2d(comm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, mx, my, PETSC_DECIDE,
                            PETSC_DECIDE, 1, 1, NULL, NULL, da));
   else
@@ -36,7 +38,7 @@ static inline PetscReal IOTestValue(PetscInt seed, PetscInt i, PetscInt j, Petsc
 /* Fill a DMDA global vector from natural indices: the result does not depend on the number of ranks. */
 static inline PetscErrorCode IOTestFill(DM da, PetscInt seed, Vec v)
 {
-  PetscInt     xs, ys, zs, xm, ym, zm, n = 0;
+  PetscInt xs, ys, zs, xm, ym, zm, n = 0;
   PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -53,10 +55,10 @@ static inline PetscErrorCode IOTestFill(DM da, PetscInt seed, Vec v)
  * difference on every rank. */
 static inline PetscErrorCode IOTestCompare(DM da, PetscInt seed, Vec v, const char what[])
 {
-  PetscInt           xs, ys, zs, xm, ym, zm, n = 0, bad = 0, gbad, fi = -1, fj = -1, fk = -1;
-  PetscReal          got = 0, want = 0;
+  PetscInt xs, ys, zs, xm, ym, zm, n = 0, bad = 0, gbad, fi = -1, fj = -1, fk = -1;
+  PetscReal got = 0, want = 0;
   const PetscScalar *a;
-  MPI_Comm           comm = PetscObjectComm((PetscObject)da);
+  MPI_Comm comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
@@ -64,19 +66,20 @@ static inline PetscErrorCode IOTestCompare(DM da, PetscInt seed, Vec v, const ch
   for (PetscInt k = zs; k < zs + zm; k++)
     for (PetscInt j = ys; j < ys + ym; j++)
       for (PetscInt i = xs; i < xs + xm; i++, n++) {
-        PetscReal w  = seed < 0 ? (PetscReal)NAN : IOTestValue(seed, i, j, k);
+        PetscReal w = seed < 0 ? (PetscReal)NAN : IOTestValue(seed, i, j, k);
         PetscBool ok = seed < 0 ? (PetscBool)isnan(a[n]) : (PetscBool)!memcmp(&w, &a[n], sizeof(w));
 
         if (!ok && !bad++) fi = i, fj = j, fk = k, got = a[n], want = w;
       }
   PetscCall(VecRestoreArrayRead(v, &a));
   if (bad)
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " cells differ; first at (%" PetscInt_FMT ",%" PetscInt_FMT
-                                           ",%" PetscInt_FMT "): got %a want %a\n",
+    PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                          "%s: %" PetscInt_FMT " cells differ; first at (%" PetscInt_FMT ",%" PetscInt_FMT
+                          ",%" PetscInt_FMT "): got %a want %a\n",
                           what, bad, fi, fj, fk, got, want));
   PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, comm));
-  PetscCheck(!gbad, comm, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " cells are not bitwise equal after the round trip", what,
-             gbad);
+  PetscCheck(!gbad, comm, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " cells are not bitwise equal after the round trip",
+             what, gbad);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -84,7 +87,7 @@ static inline PetscErrorCode IOTestCompare(DM da, PetscInt seed, Vec v, const ch
 static inline PetscErrorCode IOTestExists(MPI_Comm comm, const char path[], PetscBool *exists)
 {
   PetscMPIInt rank;
-  int         e = 0;
+  int e = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));

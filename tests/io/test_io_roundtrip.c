@@ -2,7 +2,7 @@
  * group and restart file are written on N ranks and read back bit for bit, on the same or another number
  * of ranks (the values are functions of natural indices, so they do not depend on the decomposition).
  *
- * Options: -output <file> (required), -mode write|read|both (default both), -dim 2|3 (default 2), plus
+ * Options: -output <file> (required), -mode write|read|both (default both), -dim 1|2|3 (default 2), plus
  * the AdjOutput options (-output_interval, -output_design_max, ...). */
 #include "iotest.h"
 #include <hdf5.h>
@@ -19,9 +19,10 @@ static PetscErrorCode FillDesign(Vec design, PetscInt it)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetDM(design, &dm));
-  if (dm) PetscCall(IOTestFill(dm, 100 + it, design));
+  if (dm)
+    PetscCall(IOTestFill(dm, 100 + it, design));
   else {
-    PetscInt     rs, re;
+    PetscInt rs, re;
     PetscScalar *a;
 
     PetscCall(VecGetOwnershipRange(design, &rs, &re));
@@ -34,12 +35,12 @@ static PetscErrorCode FillDesign(Vec design, PetscInt it)
 
 static PetscErrorCode WriteRun(DM da, PetscInt dim)
 {
-  AdjOutput       out;
-  Vec             rho, T, late, g, kappa, design;
+  AdjOutput out;
+  Vec rho, T, late, g, kappa, design;
   const PetscReal lower[3] = {-1.0, 0.5, 0.0}, upper[3] = {2.0, 3.0, 1.5};
   const PetscReal dtheta[3] = {1.0 / 3.0, -0.0, 4.9406564584124654e-324}, theta[3] = {0.1, 0.2, 0.3};
-  MPI_Comm        comm = PetscObjectComm((PetscObject)da);
-  PetscInt        k    = 0;
+  MPI_Comm comm = PetscObjectComm((PetscObject)da);
+  PetscInt k = 0;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCreate(comm, &out));
@@ -76,12 +77,14 @@ static PetscErrorCode WriteRun(DM da, PetscInt dim)
   PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", kappa));
   PetscCall(AdjOutputWriteParameterArray(out, "theta", "1", 3, theta));
 
-  if (dim == 2) PetscCall(VecCreateMPI(comm, PETSC_DECIDE, 5, &design));
-  else PetscCall(VecDuplicate(rho, &design)); /* large: only design_last is kept (-output_design_max 100) */
+  if (dim < 3)
+    PetscCall(VecCreateMPI(comm, PETSC_DECIDE, 5, &design));
+  else
+    PetscCall(VecDuplicate(rho, &design)); /* large: only design_last is kept (-output_design_max 100) */
   for (PetscInt it = 0; it < 3; it++) {
     PetscCall(FillDesign(design, it));
     PetscCall(AdjOutputWriteOptimizationIteration(out, it, 1.0 / (PetscReal)(it + 2), pow(0.5, (PetscReal)it),
-                                                  it == 1 && dim == 2 ? NULL : design));
+                                                  it == 1 && dim < 3 ? NULL : design));
   }
   PetscCall(AdjOutputSetAttribute(out, "/optimization", "objective_description", "L2 misfit of rho at t_end"));
   PetscCall(AdjOutputSetAttributeReal(out, "/", "cfl", 0.5));
@@ -105,28 +108,30 @@ static PetscErrorCode WriteRun(DM da, PetscInt dim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CheckArray(MPI_Comm comm, const char path[], const char dset[], PetscInt n, const PetscReal want[])
+static PetscErrorCode CheckArray(MPI_Comm comm, const char path[], const char dset[], PetscInt n,
+                                 const PetscReal want[])
 {
-  PetscInt   m;
+  PetscInt m;
   PetscReal *got;
 
   PetscFunctionBeginUser;
   PetscCall(AdjInputReadArray(comm, path, dset, &m, &got));
   PetscCheck(m == n, comm, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " values, expected %" PetscInt_FMT, dset, m, n);
-  PetscCheck(!memcmp(got, want, sizeof(PetscReal) * (size_t)n), comm, PETSC_ERR_PLIB, "%s: values differ bitwise", dset);
+  PetscCheck(!memcmp(got, want, sizeof(PetscReal) * (size_t)n), comm, PETSC_ERR_PLIB, "%s: values differ bitwise",
+             dset);
   PetscCall(PetscFree(got));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char restart[])
 {
-  MPI_Comm        comm = PetscObjectComm((PetscObject)da);
-  Vec             v, w;
-  PetscInt        nt;
-  AdjStepIndex   *steps;
-  PetscReal      *times;
+  MPI_Comm comm = PetscObjectComm((PetscObject)da);
+  Vec v, w;
+  PetscInt nt;
+  AdjStepIndex *steps;
+  PetscReal *times;
   const PetscReal dtheta[3] = {1.0 / 3.0, -0.0, 4.9406564584124654e-324}, theta[3] = {0.1, 0.2, 0.3};
-  const char     *files[2]  = {path, restart};
+  const char *files[2] = {path, restart};
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(da, &v));
@@ -160,7 +165,7 @@ static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char
     PetscCall(AdjInputReadField(comm, path, "/optimization/design_last", da, v));
     PetscCall(IOTestCompare(da, 102, v, "design_last"));
   } else { /* the 2-D design rows are checked by check_run.py */
-    PetscInt   n;
+    PetscInt n;
     PetscReal *obj;
 
     PetscCall(AdjInputReadArray(comm, path, "/optimization/objective", &n, &obj));
@@ -169,9 +174,9 @@ static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char
   }
 
   for (PetscInt f = 0; f < 2; f++) {
-    Vec          state[2] = {v, w};
+    Vec state[2] = {v, w};
     AdjStepIndex step;
-    PetscReal    time;
+    PetscReal time;
 
     PetscCall(VecSet(v, -1.0));
     PetscCall(VecSet(w, -1.0));
@@ -189,26 +194,26 @@ static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char
  * readable with AdjInputReadField on any number of ranks. */
 static PetscErrorCode CheckUserFile(DM da, PetscInt dim, const char path[])
 {
-  MPI_Comm    comm = PetscObjectComm((PetscObject)da);
+  MPI_Comm comm = PetscObjectComm((PetscObject)da);
   PetscMPIInt rank;
-  PetscInt    M, N, P;
-  Vec         v;
+  PetscInt M, N, P;
+  Vec v;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(DMDAGetInfo(da, NULL, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   if (!rank) {
-    hsize_t    dims[3] = {(hsize_t)P, (hsize_t)N, (hsize_t)M};
+    hsize_t dims[3] = {(hsize_t)P, (hsize_t)N, (hsize_t)M};
     PetscReal *u;
-    PetscInt   n = 0;
-    hid_t      f, s, d;
+    PetscInt n = 0;
+    hid_t f, s, d;
 
     PetscCall(PetscMalloc1(M * N * P, &u));
     for (PetscInt k = 0; k < P; k++)
       for (PetscInt j = 0; j < N; j++)
         for (PetscInt i = 0; i < M; i++) u[n++] = IOTestValue(7, i, j, k);
     f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    s = dim == 3 ? H5Screate_simple(3, dims, NULL) : H5Screate_simple(2, dims + 1, NULL);
+    s = H5Screate_simple((int)dim, dims + 3 - dim, NULL);
     d = H5Dcreate2(f, "/u", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     AdjCallH5(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, u));
     AdjCallH5(H5Dclose(d));
@@ -226,9 +231,9 @@ static PetscErrorCode CheckUserFile(DM da, PetscInt dim, const char path[])
 
 int main(int argc, char **argv)
 {
-  DM        da;
-  char      path[PETSC_MAX_PATH_LEN] = "", mode[16] = "both", restart[PETSC_MAX_PATH_LEN], user[PETSC_MAX_PATH_LEN];
-  PetscInt  dim = 2;
+  DM da;
+  char path[PETSC_MAX_PATH_LEN] = "", mode[16] = "both", restart[PETSC_MAX_PATH_LEN], user[PETSC_MAX_PATH_LEN];
+  PetscInt dim = 2;
   PetscBool set, write, read;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, "io round trip test"));
@@ -236,12 +241,12 @@ int main(int argc, char **argv)
   PetscCheck(set, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "give -output <file>");
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-dim must be 2 or 3");
+  PetscCheck(dim >= 1 && dim <= 3, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-dim must be 1, 2 or 3");
   PetscCall(PetscStrcmp(mode, "read", &read));
   PetscCall(PetscStrcmp(mode, "write", &write));
   if (!read && !write) read = write = PETSC_TRUE;
   {
-    AdjOutput   out; /* only to learn the default restart file name */
+    AdjOutput out; /* only to learn the default restart file name */
     const char *r;
 
     PetscCall(AdjOutputCreate(PETSC_COMM_WORLD, &out));
@@ -250,7 +255,8 @@ int main(int argc, char **argv)
     PetscCall(PetscStrncpy(restart, r, sizeof(restart)));
     PetscCall(AdjOutputDestroy(&out));
   }
-  PetscCall(IOTestCreateGrid(PETSC_COMM_WORLD, dim, dim == 2 ? 13 : 7, dim == 2 ? 9 : 5, 4, &da));
+  /* odd sizes, so 2 and 4 ranks split the grid unevenly */
+  PetscCall(IOTestCreateGrid(PETSC_COMM_WORLD, dim, dim == 1 ? 29 : (dim == 2 ? 13 : 7), dim == 2 ? 9 : 5, 4, &da));
   if (write) PetscCall(WriteRun(da, dim));
   if (read) {
     PetscCall(ReadRun(da, dim, path, restart));
