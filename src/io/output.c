@@ -450,7 +450,7 @@ PetscErrorCode AdjOutputIsRestartStep(AdjOutput out, AdjStepIndex step, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Open (creating) group and rank 0's copy of the value, for the attribute setters. */
+/* Argument checks shared by the attribute setters, then the group, created if missing. */
 static PetscErrorCode AdjOutputAttributeGroup(AdjOutput out, const char group[], const char name[], hid_t *grp)
 {
   PetscFunctionBeginUser;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Check adjsim run files against docs/output-format.md and their XDMF files for well-formedness.
 
-usage: check_run.py RUN.h5 [RUN.h5 ...]
+usage: adjsim_check_run.py RUN.h5 [RUN.h5 ...]
 
 For each run file: the root, /provenance, /grid, /fields, /gradients, /parameters, /optimization and
 /restart layout; then the <stem>.xmf beside it: it parses, every HDF DataItem names an existing dataset
