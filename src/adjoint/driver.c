@@ -74,6 +74,13 @@ PetscErrorCode AdjDriverIsQuiet(AdjDriver drv, PetscBool *quiet)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjDriverHasRestart(AdjDriver drv, PetscBool *has)
+{
+  PetscFunctionBeginUser;
+  *has = (PetscBool)(drv->restart[0] != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverGetStepper(AdjDriver drv, AdjStepper *stepper)
 {
   PetscFunctionBeginUser;

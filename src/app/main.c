@@ -156,6 +156,8 @@ static PetscErrorCode AdjsimMain(void)
   PetscCall(AdjOptimizerSetFromOptions(opt));
   if (ro.mode != MODE_FORWARD) {
     PetscBool has;
+    PetscCall(AdjDriverHasRestart(drv, &has));
+    PetscCheck(!has, comm, PETSC_ERR_USER_INPUT, "-restart continues forward runs only; it cannot be used with -mode %s", AdjModes[ro.mode]);
     PetscCall(ops->hasobjective(st, &has));
     PetscCheck(has, comm, PETSC_ERR_USER_INPUT, "-mode %s needs an objective, but there is no objective: give observations (-transport_obs_file) or a final-time target (-transport_target_file)", AdjModes[ro.mode]);
   }
