@@ -16,6 +16,8 @@ PetscErrorCode AdjDriverGetCheckpoint(AdjDriver drv, AdjCheckpoint *ckpt);
 PetscErrorCode AdjDriverIsQuiet(AdjDriver drv, PetscBool *quiet);
 PetscErrorCode AdjDriverGetStepper(AdjDriver drv, AdjStepper *stepper);
 PetscErrorCode AdjDriverHasRestart(AdjDriver drv, PetscBool *has);
+PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag);
+PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step);
 
 /*@ AdjDriverForward - runs the model at design p, J = objective. With an output set, writes fields
     at output steps, restart files at the restart interval and the final state; honours -restart.

@@ -1,5 +1,6 @@
 /* AdjDriver: forward runs and checkpointed discrete-adjoint gradients for any AdjStepper. */
 #include "driverimpl.h"
+#include <adjsim/interrupt.h>
 #include <adjsim/io.h>
 
 
@@ -26,6 +27,7 @@ PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
   d->taylor_levels     = 6;
   d->taylor_h0         = 0;
   d->fd_h              = 1e-6;
+  d->interrupted_at    = -1;
   PetscCall(d->ops->createstate(stepper, &d->x));
   PetscCall(VecDuplicate(d->x, &d->y));
   PetscCall(VecDuplicate(d->x, &d->lam));
@@ -71,6 +73,23 @@ PetscErrorCode AdjDriverIsQuiet(AdjDriver drv, PetscBool *quiet)
 {
   PetscFunctionBeginUser;
   *quiet = drv->quiet;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjDriverSetInterruptible - forward runs with output then stop gracefully on SIGUSR1/SIGTERM:
+    they finish the step, write the restart file and return; see AdjDriverGetInterruptedStep. @*/
+PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag)
+{
+  PetscFunctionBeginUser;
+  if (flag && !drv->interruptible) PetscCall(AdjInterruptInstall());
+  drv->interruptible = flag;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step)
+{
+  PetscFunctionBeginUser;
+  *step = drv->interrupted_at;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -159,6 +178,7 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   PetscCall(AdjStepperGetParams(drv->stepper, &params));
   PetscCall(drv->ops->setparameters(drv->stepper, params, p));
   PetscCall(drv->ops->initialstate(drv->stepper, drv->x));
+  drv->interrupted_at = -1;
   if (write_output && drv->restart[0]) PetscCall(drv->ops->readrestart(drv->stepper, drv->restart, drv->x, &k0));
   if (out && k0 == 0) PetscCall(AdjDriverOutputStep(drv, 0, n, dt));
   *J = 0;
@@ -171,6 +191,16 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
     *J += Jk;
     if (out) PetscCall(AdjDriverOutputStep(drv, k, n, dt));
     PetscCall(AdjProgressUpdate(&pr, drv->comm, "forward", k, n, k * dt));
+    if (out && drv->interruptible && k < n) {
+      PetscBool stop;
+      PetscCall(AdjInterruptRequested(drv->comm, &stop));
+      if (stop) {
+        PetscCall(drv->ops->writerestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
+        drv->interrupted_at = k;
+        PetscCall(PetscLogEventEnd(ADJ_Forward, 0, 0, 0, 0));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+    }
   }
   PetscCall(drv->ops->zerogradient(drv->stepper));
   PetscCall(drv->ops->regularization(drv->stepper, &R));

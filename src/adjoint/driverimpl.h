@@ -14,5 +14,7 @@ struct _p_AdjDriver {
   PetscReal            progress_interval;
   char                 restart[PETSC_MAX_PATH_LEN];
   PetscInt             taylor_levels;
+  PetscBool            interruptible;  /* forward runs stop gracefully on SIGUSR1/SIGTERM */
+  AdjStepIndex         interrupted_at; /* step at which a signal stopped the last forward run, or -1 */
   PetscReal            taylor_h0, fd_h;
 };

@@ -6,6 +6,7 @@
 #include <adjsim/io.h>
 #include <adjsim/optim.h>
 #include <adjsim/transport.h>
+#include <adjsim/interrupt.h>
 #include <errno.h>
 #include <string.h>
 
@@ -123,7 +124,7 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjsimMain(void)
+static PetscErrorCode AdjsimMain(int *exit_status)
 {
   MPI_Comm             comm = PETSC_COMM_WORLD;
   AdjRunOptions        ro;
@@ -141,6 +142,7 @@ static PetscErrorCode AdjsimMain(void)
   PetscLogDouble       t0, t1;
 
   PetscFunctionBeginUser;
+  *exit_status = 0;
   PetscCall(PetscTime(&t0));
   PetscCall(AdjRunOptionsRead(comm, &ro));
   PetscCall(TransportCreate(comm, &st));
@@ -171,15 +173,23 @@ static PetscErrorCode AdjsimMain(void)
     PetscCall(AdjParamsCreateVector(params, &p));
     PetscCall(ops->getparameters(st, params, p));
     if (ro.mode == MODE_FORWARD) {
+      AdjStepIndex stopped;
+      PetscCall(AdjDriverSetInterruptible(drv, PETSC_TRUE));
       PetscCall(AdjDriverForward(drv, p, PETSC_TRUE, &J));
-      PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
+      PetscCall(AdjDriverGetInterruptedStep(drv, &stopped));
+      if (stopped >= 0) {
+        const char *rpath;
+        PetscCall(AdjOutputGetRestartPath(out, &rpath));
+        PetscCall(PetscPrintf(comm, "adjsim: stopped by a signal after step %" PetscInt64_FMT "; restart state in %s; continue with -restart %s\n", (PetscInt64)stopped, rpath, rpath));
+        *exit_status = ADJ_EXIT_INTERRUPTED;
+      } else PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
     } else if (ro.mode == MODE_GRADIENT) PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
     else PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p));
     PetscCall(ops->writeparameters(st, out));
-    PetscCall(AdjOutputClose(out));
+    if (*exit_status == 0) PetscCall(AdjOutputClose(out)); /* an interrupted run's file stays .partial */
     PetscCall(VecDestroy(&p));
     PetscCall(PetscTime(&t1));
-    PetscCall(PetscPrintf(comm, "adjsim: %s run done in %.2f s\n", AdjModes[ro.mode], t1 - t0));
+    PetscCall(PetscPrintf(comm, "adjsim: %s run %s in %.2f s\n", AdjModes[ro.mode], *exit_status ? "interrupted" : "done", t1 - t0));
   }
   PetscCall(AdjOptimizerDestroy(&opt));
   PetscCall(AdjOutputDestroy(&out));
@@ -262,13 +272,13 @@ int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
   char          *files[16];
-  int            nfiles;
+  int            nfiles, status = 0;
 
   AdjTakeOptionsFiles(&argc, argv, files, &nfiles, 16);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscPushErrorHandler(AdjErrorHandler, NULL));
   ierr = AdjInsertOptionsFiles(nfiles, files, &argc, &argv);
-  if (!ierr) ierr = AdjsimMain();
+  if (!ierr) ierr = AdjsimMain(&status);
   /* A user error raised on every rank ends the run cleanly with a nonzero status; any other
    * error aborts all ranks, so no run hangs.  Files being written keep their .partial names. */
   if (ierr && adj_error_collective) {
@@ -279,5 +289,5 @@ int main(int argc, char **argv)
   }
   if (ierr) PETSCABORT(PETSC_COMM_WORLD, ierr);
   PetscCall(PetscFinalize());
-  return 0;
+  return status;
 }

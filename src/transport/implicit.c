@@ -12,13 +12,14 @@
 
 PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
 
-const char *const TransportDiffusionModes[] = {"explicit", "implicit", "TransportDiffusionMode", "TRANSPORT_DIFFUSION_", NULL};
-const char *const TransportCNSolverTypes[]  = {"auto", "fftw", "ksp", "TransportCNSolverType", "TRANSPORT_CN_", NULL};
+const char *const TransportDiffusionModes[] = {"explicit", "implicit", "TransportDiffusionMode", "TRANSPORT_DIFFUSION_",
+                                               NULL};
+const char *const TransportCNSolverTypes[] = {"auto", "fftw", "ksp", "TransportCNSolverType", "TRANSPORT_CN_", NULL};
 
 static PetscErrorCode TransportImplicitRegisterEvents(void)
 {
   static PetscBool registered = PETSC_FALSE;
-  PetscClassId     id;
+  PetscClassId id;
 
   PetscFunctionBeginUser;
   if (registered) PetscFunctionReturn(PETSC_SUCCESS);
@@ -38,7 +39,7 @@ static PetscErrorCode TransportImplicitRegisterEvents(void)
 static PetscErrorCode TransportCNCreateKSP(Transport tr)
 {
   TransportImplicit *im = &tr->impl;
-  PC                 pc;
+  PC pc;
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateMatrix(tr->da, &im->A));
@@ -61,44 +62,47 @@ static PetscErrorCode TransportCNCreateKSP(Transport tr)
     parameters and work vectors exist and before the time step is chosen. Collective. @*/
 PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
 {
-  TransportImplicit *im       = &tr->impl;
-  const PetscBool    periodic = (PetscBool)(tr->crule.periodic[0] && tr->crule.periodic[1]);
-  PetscInt           mode = TRANSPORT_DIFFUSION_EXPLICIT, solver = TRANSPORT_CN_AUTO;
+  TransportImplicit *im = &tr->impl;
+  const PetscBool periodic = (PetscBool)(tr->crule.periodic[0] && tr->crule.periodic[1]);
+  PetscInt mode = TRANSPORT_DIFFUSION_EXPLICIT, solver = TRANSPORT_CN_AUTO;
 
   PetscFunctionBeginUser;
   PetscCall(TransportImplicitRegisterEvents());
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: time integration of diffusion", "Transport");
-  PetscCall(PetscOptionsEList("-transport_diffusion",
-                              "explicit: SSP-RK3 of advection + diffusion + source (time step limited by diffusion too); "
-                              "implicit: second-order Strang splitting, Crank-Nicolson diffusion over dt/2, SSP-RK3 of "
-                              "advection + source over dt, Crank-Nicolson over dt/2 (time step limited by advection only; "
-                              "linear solver -transport_implicit_solver)",
-                              "", TransportDiffusionModes, 2, TransportDiffusionModes[mode], &mode, NULL));
+  PetscCall(
+      PetscOptionsEList("-transport_diffusion",
+                        "explicit: SSP-RK3 of advection + diffusion + source (time step limited by diffusion too); "
+                        "implicit: second-order Strang splitting, Crank-Nicolson diffusion over dt/2, SSP-RK3 of "
+                        "advection + source over dt, Crank-Nicolson over dt/2 (time step limited by advection only; "
+                        "linear solver -transport_implicit_solver)",
+                        "", TransportDiffusionModes, 2, TransportDiffusionModes[mode], &mode, NULL));
   if (mode == TRANSPORT_DIFFUSION_IMPLICIT)
-    PetscCall(PetscOptionsEList("-transport_implicit_solver",
-                                "Solver of the Crank-Nicolson systems: auto (fftw when x and y are periodic and kappa is a "
-                                "constant, else ksp), fftw (FFT diagonalisation, exact to round-off), ksp (CG + algebraic "
-                                "multigrid, options -transport_ksp_*, -transport_pc_*; default -transport_ksp_rtol 1e-13 on "
-                                "the true residual: states and gradients are exact to this solver tolerance, not to round-off)",
-                                "", TransportCNSolverTypes, 3, TransportCNSolverTypes[solver], &solver, NULL));
+    PetscCall(PetscOptionsEList(
+        "-transport_implicit_solver",
+        "Solver of the Crank-Nicolson systems: auto (fftw when x and y are periodic and kappa is a "
+        "constant, else ksp), fftw (FFT diagonalisation, exact to round-off), ksp (CG + algebraic "
+        "multigrid, options -transport_ksp_*, -transport_pc_*; default -transport_ksp_rtol 1e-13 on "
+        "the true residual: states and gradients are exact to this solver tolerance, not to round-off)",
+        "", TransportCNSolverTypes, 3, TransportCNSolverTypes[solver], &solver, NULL));
   PetscOptionsEnd();
-  im->mode                  = (TransportDiffusionMode)mode;
-  im->solver                = TRANSPORT_CN_AUTO;
-  im->A                     = NULL;
-  im->ksp                   = NULL;
-  im->fft                   = NULL;
-  im->tau                   = 0; /* nothing set up yet */
-  im->kappa_const           = 0;
-  im->kappa_zero            = PETSC_FALSE;
+  im->mode = (TransportDiffusionMode)mode;
+  im->solver = TRANSPORT_CN_AUTO;
+  im->A = NULL;
+  im->ksp = NULL;
+  im->fft = NULL;
+  im->tau = 0; /* nothing set up yet */
+  im->kappa_const = 0;
+  im->kappa_zero = PETSC_FALSE;
   tr->rhs_without_diffusion = (PetscBool)(im->mode == TRANSPORT_DIFFUSION_IMPLICIT);
   if (im->mode == TRANSPORT_DIFFUSION_EXPLICIT) PetscFunctionReturn(PETSC_SUCCESS);
 
   if (solver == TRANSPORT_CN_AUTO) solver = periodic && !tr->kappa_is_field ? TRANSPORT_CN_FFTW : TRANSPORT_CN_KSP;
-  PetscCheck(solver != TRANSPORT_CN_FFTW || (periodic && !tr->kappa_is_field), tr->comm, PETSC_ERR_USER_INPUT,
-             "-transport_implicit_solver fftw needs periodic boundaries in x and y and a constant diffusivity, but "
-             "-transport_bc_x is %s, -transport_bc_y is %s and kappa is %s; use -transport_implicit_solver ksp (or auto)",
-             tr->crule.periodic[0] ? "periodic" : "not periodic", tr->crule.periodic[1] ? "periodic" : "not periodic",
-             tr->kappa_is_field ? "a field (-transport_kappa_file)" : "a constant");
+  PetscCheck(
+      solver != TRANSPORT_CN_FFTW || (periodic && !tr->kappa_is_field), tr->comm, PETSC_ERR_USER_INPUT,
+      "-transport_implicit_solver fftw needs periodic boundaries in x and y and a constant diffusivity, but "
+      "-transport_bc_x is %s, -transport_bc_y is %s and kappa is %s; use -transport_implicit_solver ksp (or auto)",
+      tr->crule.periodic[0] ? "periodic" : "not periodic", tr->crule.periodic[1] ? "periodic" : "not periodic",
+      tr->kappa_is_field ? "a field (-transport_kappa_file)" : "a constant");
   im->solver = (TransportCNSolverType)solver;
   PetscCall(VecDuplicate(tr->rhs, &im->bdry));
   PetscCall(VecDuplicate(tr->rhs, &im->kappa_setup));
@@ -111,8 +115,10 @@ PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
   PetscCall(VecDuplicate(tr->rhs, &im->mu));
   PetscCall(VecDuplicate(tr->cloc, &im->cloc2));
   PetscCall(VecSet(im->cloc2, 0.0)); /* corner ghosts are never read but keep them defined */
-  if (im->solver == TRANSPORT_CN_FFTW) PetscCall(TransportFFTWCreate(tr, &im->fft));
-  else PetscCall(TransportCNCreateKSP(tr));
+  if (im->solver == TRANSPORT_CN_FFTW)
+    PetscCall(TransportFFTWCreate(tr, &im->fft));
+  else
+    PetscCall(TransportCNCreateKSP(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,7 +158,7 @@ PetscErrorCode TransportImplicitDestroy(Transport tr)
 static PetscErrorCode TransportCNBoundaryPart(Transport tr)
 {
   const PetscScalar **k, **cl;
-  PetscScalar       **zero, **b;
+  PetscScalar **zero, **b;
 
   PetscFunctionBeginUser;
   PetscCall(VecSet(tr->cloc, 0.0));
@@ -177,39 +183,39 @@ static PetscErrorCode TransportCNBoundaryPart(Transport tr)
 static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
 {
   const TransportGrid *g = &tr->grid;
-  const PetscReal      bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy), h = 0.5 * tau;
-  const PetscScalar  **k;
-  Mat                  A = tr->impl.A;
+  const PetscReal bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy), h = 0.5 * tau;
+  const PetscScalar **k;
+  Mat A = tr->impl.A;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(tr->da, tr->kloc, &k));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       /* neighbours e, w, n, s: offset, weight, whether it is a physical ghost and its sigma */
-      const PetscInt  di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
-      const PetscBool ghost[4] = {(PetscBool)(!tr->crule.periodic[0] && i == g->Mx - 1),
-                                  (PetscBool)(!tr->crule.periodic[0] && i == 0),
-                                  (PetscBool)(!tr->crule.periodic[1] && j == g->My - 1),
-                                  (PetscBool)(!tr->crule.periodic[1] && j == 0)};
+      const PetscInt di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+      const PetscBool ghost[4] = {
+          (PetscBool)(!tr->crule.periodic[0] && i == g->Mx - 1), (PetscBool)(!tr->crule.periodic[0] && i == 0),
+          (PetscBool)(!tr->crule.periodic[1] && j == g->My - 1), (PetscBool)(!tr->crule.periodic[1] && j == 0)};
       const PetscReal sigma[4] = {tr->crule.sigma[0][1], tr->crule.sigma[0][0], tr->crule.sigma[1][1],
                                   tr->crule.sigma[1][0]};
-      MatStencil      row = {.i = i, .j = j}, col[5];
-      PetscScalar     v[5], diag = 1;
-      PetscInt        n = 0;
+      MatStencil row = {.i = i, .j = j}, col[5];
+      PetscScalar v[5], diag = 1;
+      PetscInt n = 0;
 
       for (PetscInt d = 0; d < 4; d++) {
         const PetscScalar w = (d < 2 ? bx : by) * (k[j][i] + k[j + dj[d]][i + di[d]]);
         diag += h * w;
-        if (ghost[d]) diag -= h * w * sigma[d];
+        if (ghost[d])
+          diag -= h * w * sigma[d];
         else {
           col[n].i = i + di[d];
           col[n].j = j + dj[d];
-          v[n++]   = -h * w;
+          v[n++] = -h * w;
         }
       }
       col[n].i = i;
       col[n].j = j;
-      v[n++]   = diag;
+      v[n++] = diag;
       PetscCall(MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES));
     }
   }
@@ -229,8 +235,8 @@ static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
 PetscErrorCode TransportCNSetUp(Transport tr, PetscReal tau)
 {
   TransportImplicit *im = &tr->impl;
-  PetscBool          same = PETSC_FALSE;
-  PetscReal          kmin, kmax;
+  PetscBool same = PETSC_FALSE;
+  PetscReal kmin, kmax;
 
   PetscFunctionBeginUser;
   if (tau == im->tau) PetscCall(VecEqual(tr->kappa, im->kappa_setup, &same));
@@ -242,12 +248,14 @@ PetscErrorCode TransportCNSetUp(Transport tr, PetscReal tau)
   im->kappa_zero = (PetscBool)(kmin == 0 && kmax == 0);
   PetscCall(TransportCNBoundaryPart(tr));
   if (im->solver == TRANSPORT_CN_FFTW) {
-    PetscCheck(kmax - kmin <= 1e-14 * kmax, tr->comm, PETSC_ERR_USER_INPUT,
-               "-transport_implicit_solver fftw needs a constant diffusivity, but kappa ranges over [%g, %g] m^2/s; use "
-               "-transport_implicit_solver ksp",
-               (double)kmin, (double)kmax);
+    PetscCheck(
+        kmax - kmin <= 1e-14 * kmax, tr->comm, PETSC_ERR_USER_INPUT,
+        "-transport_implicit_solver fftw needs a constant diffusivity, but kappa ranges over [%g, %g] m^2/s; use "
+        "-transport_implicit_solver ksp",
+        (double)kmin, (double)kmax);
     im->kappa_const = kmax;
-  } else if (!im->kappa_zero) PetscCall(TransportCNAssemble(tr, tau));
+  } else if (!im->kappa_zero)
+    PetscCall(TransportCNAssemble(tr, tau));
   im->tau = tau;
   PetscCall(VecCopy(tr->kappa, im->kappa_setup));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -261,12 +269,14 @@ PetscErrorCode TransportCNSolve(Transport tr, PetscReal tau, Vec r, Vec x)
 
   PetscFunctionBeginUser;
   PetscCall(TransportCNSetUp(tr, tau));
-  if (im->kappa_zero) PetscCall(VecCopy(r, x));
-  else if (im->solver == TRANSPORT_CN_FFTW) PetscCall(TransportFFTWSolve(im->fft, 0.5 * tau * im->kappa_const, r, x));
+  if (im->kappa_zero)
+    PetscCall(VecCopy(r, x));
+  else if (im->solver == TRANSPORT_CN_FFTW)
+    PetscCall(TransportFFTWSolve(im->fft, 0.5 * tau * im->kappa_const, r, x));
   else {
     KSPConvergedReason reason;
-    PetscInt           its;
-    PetscReal          rnorm;
+    PetscInt its;
+    PetscReal rnorm;
 
     PetscCall(KSPSolve(im->ksp, r, x));
     PetscCall(KSPGetConvergedReason(im->ksp, &reason));
@@ -300,9 +310,9 @@ static PetscErrorCode TransportCNGhost(Transport tr, Vec c, Vec cl)
     cout may be c. Collective. @*/
 PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout)
 {
-  TransportImplicit  *im = &tr->impl;
+  TransportImplicit *im = &tr->impl;
   const PetscScalar **k, **cl;
-  PetscScalar       **r;
+  PetscScalar **r;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_DiffuseCN, 0, 0, 0, 0));
@@ -316,9 +326,9 @@ PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout)
   PetscCall(DMDAVecRestoreArray(tr->da, im->rhs, &r));
   PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->kloc, &k));
   PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->cloc, &cl));
-  PetscCall(VecAYPX(im->rhs, 0.5 * tau, c));           /* c + tau/2 D_full(kappa, c) */
+  PetscCall(VecAYPX(im->rhs, 0.5 * tau, c));        /* c + tau/2 D_full(kappa, c) */
   PetscCall(VecAXPY(im->rhs, 0.5 * tau, im->bdry)); /*   + tau/2 b(kappa)          */
-  PetscCall(VecCopy(c, cout));                       /* initial guess */
+  PetscCall(VecCopy(c, cout));                      /* initial guess */
   PetscCall(TransportCNSolve(tr, tau, im->rhs, cout));
   PetscCall(PetscLogEventEnd(TRANSPORT_DiffuseCN, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -335,9 +345,9 @@ PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout)
     ghost-rule adjoint) does not depend on the state.  lin may be lout. Collective. @*/
 PetscErrorCode TransportDiffuseCNAdjoint(Transport tr, PetscReal tau, Vec c, Vec cout, Vec lout, Vec lin)
 {
-  TransportImplicit  *im = &tr->impl;
+  TransportImplicit *im = &tr->impl;
   const PetscScalar **k, **cl, **rb;
-  PetscScalar       **lb, **kb;
+  PetscScalar **lb, **kb;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_DiffuseCNAdj, 0, 0, 0, 0));

@@ -275,9 +275,12 @@ PetscErrorCode TransportSetUpTime(Transport tr)
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   if (nsteps > 0) dt = tr->final_time / nsteps;
   PetscCheck(dt <= tr->dt_limit, tr->comm, PETSC_ERR_USER_INPUT,
-             "Time step %g s (-transport_dt/-transport_steps) exceeds the stability limit %g s of SSP-RK3 with centred fluxes in -transport_diffusion %s mode (%s; max |u| %g, max |v| %g m/s, max kappa %g m^2/s, h %g x %g m)",
+             "Time step %g s (-transport_dt/-transport_steps) exceeds the stability limit %g s of SSP-RK3 with centred "
+             "fluxes in -transport_diffusion %s mode (%s; max |u| %g, max |v| %g m/s, max kappa %g m^2/s, h %g x %g m)",
              (double)dt, (double)tr->dt_limit, TransportDiffusionModes[tr->impl.mode],
-             tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT ? "advection only: diffusion is implicit" : "advection and diffusion; -transport_diffusion implicit removes the diffusion limit",
+             tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT
+                 ? "advection only: diffusion is implicit"
+                 : "advection and diffusion; -transport_diffusion implicit removes the diffusion limit",
              (double)tr->vel.umax, (double)tr->vel.vmax, (double)kmax, (double)tr->grid.hx, (double)tr->grid.hy);
   if (dt == 0) dt = tr->cfl * tr->dt_limit;
   if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(tr->final_time / dt * (1 - 1e-12));

@@ -33,7 +33,7 @@ PetscErrorCode TransportStepRK3(Transport tr, Vec cin, Vec cout)
 PetscErrorCode TransportStepRK3Adjoint(Transport tr, Vec cin, Vec lout, Vec lin)
 {
   const PetscReal dt = tr->dt;
-  Vec             l1 = tr->lstage[0], l2 = tr->lstage[1];
+  Vec l1 = tr->lstage[0], l2 = tr->lstage[1];
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_StepAdj, 0, 0, 0, 0));
@@ -84,16 +84,20 @@ PetscErrorCode TransportStepStrangAdjoint(Transport tr, Vec cin, Vec lout, Vec l
 PetscErrorCode TransportStepAdvance(Transport tr, Vec cin, Vec cout)
 {
   PetscFunctionBeginUser;
-  if (tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT) PetscCall(TransportStepStrang(tr, cin, cout));
-  else PetscCall(TransportStepRK3(tr, cin, cout));
+  if (tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT)
+    PetscCall(TransportStepStrang(tr, cin, cout));
+  else
+    PetscCall(TransportStepRK3(tr, cin, cout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec lin)
 {
   PetscFunctionBeginUser;
-  if (tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT) PetscCall(TransportStepStrangAdjoint(tr, cin, lout, lin));
-  else PetscCall(TransportStepRK3Adjoint(tr, cin, lout, lin));
+  if (tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT)
+    PetscCall(TransportStepStrangAdjoint(tr, cin, lout, lin));
+  else
+    PetscCall(TransportStepRK3Adjoint(tr, cin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -111,7 +115,7 @@ static PetscReal RK3Amplification(PetscReal re, PetscReal im)
 static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, PetscReal dx, PetscReal dy)
 {
   const PetscInt n = 96;
-  PetscReal      amax = 0;
+  PetscReal amax = 0;
 
   for (PetscInt a = 0; a <= n; a++) {
     for (PetscInt b = 0; b <= n; b++) {
@@ -137,10 +141,10 @@ PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
   PetscFunctionBeginUser;
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   kmax = tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT ? 0 : PetscMax(kmax, 0);
-  ax   = tr->vel.umax / tr->grid.hx;
-  ay   = tr->vel.vmax / tr->grid.hy;
-  dx   = 2 * kmax / (tr->grid.hx * tr->grid.hx);
-  dy   = 2 * kmax / (tr->grid.hy * tr->grid.hy);
+  ax = tr->vel.umax / tr->grid.hx;
+  ay = tr->vel.vmax / tr->grid.hy;
+  dx = 2 * kmax / (tr->grid.hx * tr->grid.hx);
+  dy = 2 * kmax / (tr->grid.hy * tr->grid.hy);
   if (ax + ay + dx + dy == 0) {
     *dtmax = PETSC_MAX_REAL;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -148,8 +152,10 @@ PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
   hi = 4.0 / (ax + ay + dx + dy); /* beyond the RK3 region for any symbol mix */
   for (PetscInt it = 0; it < 60; it++) {
     const PetscReal mid = 0.5 * (lo + hi);
-    if (RK3MaxAmplification(mid, ax, ay, dx, dy) <= 1 + 1e-12) lo = mid;
-    else hi = mid;
+    if (RK3MaxAmplification(mid, ax, ay, dx, dy) <= 1 + 1e-12)
+      lo = mid;
+    else
+      hi = mid;
   }
   *dtmax = lo;
   PetscFunctionReturn(PETSC_SUCCESS);

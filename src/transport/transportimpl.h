@@ -57,19 +57,19 @@ typedef struct _n_TransportFFTW *TransportFFTW;
 
 typedef struct {
   TransportDiffusionMode mode;
-  TransportCNSolverType  solver;         /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
-  Mat                    A;              /* I - tau/2 D_lin, assembled (ksp) */
-  KSP                    ksp;            /* CG + algebraic multigrid, prefix -transport_ */
-  TransportFFTW          fft;            /* (fftw) */
-  PetscReal              tau;            /* substep the operators are set up for (0: none yet) */
-  Vec                    kappa_setup;    /* the diffusivity they were set up with */
-  PetscReal              kappa_const;    /* (fftw) the constant diffusivity [m^2/s] */
-  PetscBool              kappa_zero;     /* kappa = 0 everywhere: A = I */
-  Vec                    bdry;           /* b(kappa) = D_full(kappa, 0), the affine boundary part */
-  Vec                    half, adv, out; /* states of the last step: after the first CN half, after RK3, c' */
-  Vec                    ladv, lhalf;    /* their adjoints */
-  Vec                    rhs, mu;        /* work: CN right-hand side, A^{-1} lambda' */
-  Vec                    cloc2;          /* a second ghosted state */
+  TransportCNSolverType solver; /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
+  Mat A;                        /* I - tau/2 D_lin, assembled (ksp) */
+  KSP ksp;                      /* CG + algebraic multigrid, prefix -transport_ */
+  TransportFFTW fft;            /* (fftw) */
+  PetscReal tau;                /* substep the operators are set up for (0: none yet) */
+  Vec kappa_setup;              /* the diffusivity they were set up with */
+  PetscReal kappa_const;        /* (fftw) the constant diffusivity [m^2/s] */
+  PetscBool kappa_zero;         /* kappa = 0 everywhere: A = I */
+  Vec bdry;                     /* b(kappa) = D_full(kappa, 0), the affine boundary part */
+  Vec half, adv, out;           /* states of the last step: after the first CN half, after RK3, c' */
+  Vec ladv, lhalf;              /* their adjoints */
+  Vec rhs, mu;                  /* work: CN right-hand side, A^{-1} lambda' */
+  Vec cloc2;                    /* a second ghosted state */
 } TransportImplicit;
 
 PetscErrorCode TransportImplicitSetFromOptions(Transport tr);
@@ -110,7 +110,7 @@ struct _n_Transport {
   /* implicit diffusion (block above): rhs_without_diffusion makes TransportRHS(Adjoint) skip
    * the diffusion term, which the Crank-Nicolson substeps then carry */
   TransportImplicit impl;
-  PetscBool         rhs_without_diffusion;
+  PetscBool rhs_without_diffusion;
 };
 
 /* Kernels (kernels.c): pure functions on DMDA arrays, each followed by its adjoint. */

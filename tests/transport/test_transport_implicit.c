@@ -36,7 +36,8 @@ static PetscErrorCode CreateCase(const ImplicitCase *c, AdjStepper *st, Transpor
   for (PetscInt s = 0; s < 4; s++) PetscCall(PetscOptionsSetValue(NULL, side[s], c->bval[s]));
   PetscCall(TransportCreate(PETSC_COMM_WORLD, st));
   PetscCall(AdjStepperGetContext(*st, tr));
-  PetscCheck((*tr)->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "not in implicit mode");
+  PetscCheck((*tr)->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "not in implicit mode");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -69,7 +70,7 @@ static PetscErrorCode Ghost(Transport tr, const TransportGhostRule *rule, PetscB
 static PetscErrorCode ApplyDiffusion(Transport tr, Vec kl, Vec cl, Vec out)
 {
   const PetscScalar **k, **c;
-  PetscScalar       **o;
+  PetscScalar **o;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(tr->da, kl, &k));
@@ -94,7 +95,7 @@ static PetscErrorCode ReportClose(const char name[], PetscReal err, PetscReal bo
 /* |a - b| / max(|a|, |b|) in the 2-norm. */
 static PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
 {
-  Vec       d;
+  Vec d;
   PetscReal na, nb, nd;
 
   PetscFunctionBeginUser;
@@ -112,8 +113,8 @@ static PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
  * -adjoint_taylor_test the smallest observed rate must be >= 1.9 (a wrong gradient gives 1; rates
  * a little above 2 are third-order terms at the larger eps), and every remainder must stay well
  * above the solver noise. */
-static PetscErrorCode TaylorReport(const char name[], PetscInt n, const PetscReal eps[], const PetscReal f[], PetscReal f0,
-                                   PetscReal g, PetscInt *fail)
+static PetscErrorCode TaylorReport(const char name[], PetscInt n, const PetscReal eps[], const PetscReal f[],
+                                   PetscReal f0, PetscReal g, PetscInt *fail)
 {
   PetscReal rmin = PETSC_MAX_REAL, rmax = 0, r2prev = 0;
   PetscBool ok = PETSC_TRUE;
@@ -124,8 +125,8 @@ static PetscErrorCode TaylorReport(const char name[], PetscInt n, const PetscRea
     if (r2 < 1e-9 * PetscAbsReal(f0)) ok = PETSC_FALSE; /* too close to the solver's noise to judge */
     if (l > 0) {
       const PetscReal rate = PetscLog2Real(r2prev / r2);
-      rmin                 = PetscMin(rmin, rate);
-      rmax                 = PetscMax(rmax, rate);
+      rmin = PetscMin(rmin, rate);
+      rmax = PetscMax(rmax, rate);
     }
     r2prev = r2;
   }
@@ -140,7 +141,7 @@ static PetscErrorCode TaylorReport(const char name[], PetscInt n, const PetscRea
  * in [kbar, 2 kbar]. */
 static PetscErrorCode CheckCNMatrix(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec       x, ax, ref, xl, kappa_saved;
+  Vec x, ax, ref, xl, kappa_saved;
   PetscReal rel, kbar;
 
   PetscFunctionBeginUser;
@@ -192,7 +193,7 @@ static PetscErrorCode AlignWith(Vec y0, Vec jd, Vec y)
 /* CN substep in c: J dx = CN(dx) - CN(0). */
 static PetscErrorCode DotCNState(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec       dx, y0, y, out, out0, zero, lin;
+  Vec dx, y0, y, out, out0, zero, lin;
   PetscReal lhs, rhs;
 
   PetscFunctionBeginUser;
@@ -257,8 +258,8 @@ static PetscErrorCode SetKappa(Transport tr, Vec kappa0, PetscReal eps, Vec dk)
 /* CN substep in kappa: tangent-vs-adjoint dot test and Taylor test (see the file header). */
 static PetscErrorCode CheckCNKappa(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec            c, y0, y, out, lin, kappa0, kappa_saved, dk, dkl, cl, r, t;
-  PetscReal      lhs, rhs, f0, f[5], eps[5];
+  Vec c, y0, y, out, lin, kappa0, kappa_saved, dk, dkl, cl, r, t;
+  PetscReal lhs, rhs, f0, f[5], eps[5];
   const PetscInt nlev = 5;
 
   PetscFunctionBeginUser;
@@ -333,9 +334,9 @@ typedef PetscErrorCode (*StepAdjointFn)(Transport, Vec, Vec, Vec);
 /* An affine step F in c and in the source: dot tests with differences from the zero state. */
 static PetscErrorCode DotAffineStep(Transport tr, const char name[], StepFn step, StepAdjointFn adjoint, PetscInt *fail)
 {
-  Vec       dx, y0, y, out, out0, zero, lin, source;
+  Vec dx, y0, y, out, out0, zero, lin, source;
   PetscReal lhs, rhs;
-  char      label[64];
+  char label[64];
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(tr->da, &dx));
@@ -391,7 +392,7 @@ static PetscErrorCode DotAffineStep(Transport tr, const char name[], StepFn step
  * with kappa = 0. */
 static PetscErrorCode CheckAdvectionOnly(Transport tr, PetscInt *fail)
 {
-  Vec       c, a, b, kappa_saved;
+  Vec c, a, b, kappa_saved;
   PetscReal gk, rel;
 
   PetscFunctionBeginUser;
@@ -424,8 +425,8 @@ static PetscErrorCode CheckAdvectionOnly(Transport tr, PetscInt *fail)
 /* Whole step in kappa: Taylor test along dk with the adjoint gradient. */
 static PetscErrorCode TaylorStepKappa(Transport tr, PetscInt *fail)
 {
-  Vec            c, y, out, lin, kappa0, kappa_saved, dk;
-  PetscReal      f0, f[5], eps[5], g;
+  Vec c, y, out, lin, kappa0, kappa_saved, dk;
+  PetscReal f0, f[5], eps[5], g;
   const PetscInt nlev = 5;
 
   PetscFunctionBeginUser;
@@ -468,12 +469,12 @@ static PetscErrorCode TaylorStepKappa(Transport tr, PetscInt *fail)
 static PetscErrorCode RunDotCase(const ImplicitCase *ic, PetscInt *fail)
 {
   AdjStepper st;
-  Transport  tr;
-  PetscReal  tau = 0;
+  Transport tr;
+  PetscReal tau = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- bc_x %s, bc_y %s (data %s %s %s %s), velocity %s, solver %s\n", ic->bcx, ic->bcy,
-                        ic->bval[0], ic->bval[1], ic->bval[2], ic->bval[3], ic->velocity, ic->solver));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- bc_x %s, bc_y %s (data %s %s %s %s), velocity %s, solver %s\n", ic->bcx,
+                        ic->bcy, ic->bval[0], ic->bval[1], ic->bval[2], ic->bval[3], ic->velocity, ic->solver));
   PetscCall(CreateCase(ic, &st, &tr));
   PetscCall(AdjTestRandom(tr->source, 71)); /* a source field, so RK3 substeps carry one */
   PetscCall(StiffTau(tr, &tau));
@@ -493,10 +494,10 @@ static PetscErrorCode CompareSolvers(PetscInt *fail)
 {
   ImplicitCase ic[2] = {{"periodic", "periodic", "rotation", "fftw", {"0", "0", "0", "0"}},
                         {"periodic", "periodic", "rotation", "ksp", {"0", "0", "0", "0"}}};
-  AdjStepper   st[2];
-  Transport    tr[2];
-  Vec          c, y, out[2], lin[2];
-  PetscReal    tau = 0, rel, gk[2];
+  AdjStepper st[2];
+  Transport tr[2];
+  Vec c, y, out[2], lin[2];
+  PetscReal tau = 0, rel, gk[2];
 
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- fftw vs ksp: periodic, rotation, constant kappa\n"));
@@ -561,17 +562,17 @@ static PetscErrorCode SolveToFinalTime(Transport tr, PetscReal T, PetscInt n, Ve
  * observed orders within 1.8 .. 2.2. */
 static PetscErrorCode TimeConvergence(const ImplicitCase *ic, PetscInt *fail)
 {
-  const PetscInt  nref = 640, nlev = 4, n0 = 5;
-  const PetscReal T    = 0.4;
-  AdjStepper      st;
-  Transport       tr;
-  Vec             ref, c;
-  PetscReal       err[4], omin = PETSC_MAX_REAL, omax = 0;
-  PetscBool       ok;
+  const PetscInt nref = 640, nlev = 4, n0 = 5;
+  const PetscReal T = 0.4;
+  AdjStepper st;
+  Transport tr;
+  Vec ref, c;
+  PetscReal err[4], omin = PETSC_MAX_REAL, omax = 0;
+  PetscBool ok;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- time convergence: bc_x %s, bc_y %s, velocity %s, solver %s\n", ic->bcx, ic->bcy,
-                        ic->velocity, ic->solver));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- time convergence: bc_x %s, bc_y %s, velocity %s, solver %s\n", ic->bcx,
+                        ic->bcy, ic->velocity, ic->solver));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_grid", "16,16"));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_domain", "1,1"));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_kappa", "1e-2"));
@@ -588,15 +589,17 @@ static PetscErrorCode TimeConvergence(const ImplicitCase *ic, PetscInt *fail)
     PetscCall(VecNorm(c, NORM_INFINITY, &err[l]));
     if (l > 0) {
       const PetscReal order = PetscLog2Real(err[l - 1] / err[l]);
-      omin                  = PetscMin(omin, order);
-      omax                  = PetscMax(omax, order);
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   steps %3" PetscInt_FMT " -> %3" PetscInt_FMT ": max error %.3e -> %.3e, ratio %.2f, order %.3f\n",
-                            n0 << (l - 1), n0 << l, (double)err[l - 1], (double)err[l], (double)(err[l - 1] / err[l]), (double)order));
+      omin = PetscMin(omin, order);
+      omax = PetscMax(omax, order);
+      PetscCall(PetscPrintf(
+          PETSC_COMM_WORLD,
+          "   steps %3" PetscInt_FMT " -> %3" PetscInt_FMT ": max error %.3e -> %.3e, ratio %.2f, order %.3f\n",
+          n0 << (l - 1), n0 << l, (double)err[l - 1], (double)err[l], (double)(err[l - 1] / err[l]), (double)order));
     }
   }
   ok = (PetscBool)(omin >= 1.8 && omax <= 2.2);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s observed orders %.3f .. %.3f (accepted 1.8 .. 2.2)  %s\n", "time convergence", (double)omin,
-                        (double)omax, ok ? "ok" : "FAIL"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s observed orders %.3f .. %.3f (accepted 1.8 .. 2.2)  %s\n",
+                        "time convergence", (double)omin, (double)omax, ok ? "ok" : "FAIL"));
   if (!ok) (*fail)++;
   PetscCall(VecDestroy(&ref));
   PetscCall(VecDestroy(&c));
@@ -606,17 +609,17 @@ static PetscErrorCode TimeConvergence(const ImplicitCase *ic, PetscInt *fail)
 
 int main(int argc, char **argv)
 {
-  PetscInt           fail    = 0;
+  PetscInt fail = 0;
   const ImplicitCase cases[] = {
-    {"periodic",  "periodic", "uniform",  "fftw", {"0", "0", "0", "0"}       },
-    {"periodic",  "periodic", "uniform",  "ksp",  {"0", "0", "0", "0"}       },
-    {"dirichlet", "neumann",  "rotation", "ksp",  {"0.3", "-0.2", "0.5", "1"}},
-    {"neumann",   "periodic", "rotation", "auto", {"0.4", "-1", "0", "0"}    },
-    {"dirichlet", "dirichlet", "uniform", "auto", {"1", "0.5", "-0.5", "0.2"}},
+      {"periodic", "periodic", "uniform", "fftw", {"0", "0", "0", "0"}},
+      {"periodic", "periodic", "uniform", "ksp", {"0", "0", "0", "0"}},
+      {"dirichlet", "neumann", "rotation", "ksp", {"0.3", "-0.2", "0.5", "1"}},
+      {"neumann", "periodic", "rotation", "auto", {"0.4", "-1", "0", "0"}},
+      {"dirichlet", "dirichlet", "uniform", "auto", {"1", "0.5", "-0.5", "0.2"}},
   };
   const ImplicitCase convergence[] = {
-    {"periodic",  "periodic", "rotation", "fftw", {"0", "0", "0", "0"}    },
-    {"dirichlet", "neumann",  "rotation", "ksp",  {"0.5", "0", "0", "0.3"}},
+      {"periodic", "periodic", "rotation", "fftw", {"0", "0", "0", "0"}},
+      {"dirichlet", "neumann", "rotation", "ksp", {"0.5", "0", "0", "0.3"}},
   };
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -628,7 +631,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsSetValue(NULL, "-transport_velocity_uniform", "0.7,-0.4"));
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) PetscCall(RunDotCase(&cases[i], &fail));
   PetscCall(CompareSolvers(&fail));
-  for (size_t i = 0; i < sizeof(convergence) / sizeof(convergence[0]); i++) PetscCall(TimeConvergence(&convergence[i], &fail));
+  for (size_t i = 0; i < sizeof(convergence) / sizeof(convergence[0]); i++)
+    PetscCall(TimeConvergence(&convergence[i], &fail));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " implicit-diffusion test(s) failed\n", fail));
   PetscCall(PetscFinalize());
   return fail ? 1 : 0;
