@@ -94,6 +94,28 @@ static PetscErrorCode TransportFacesFromCells(Transport tr, Vec ucell, Vec vcell
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Cell-centred velocity (mean of the two faces) for output, so a later run can read it back. */
+static PetscErrorCode TransportCellsFromFaces(Transport tr)
+{
+  TransportGrid *g = &tr->grid;
+  PetscScalar  **u, **v;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(tr->da, &tr->vel_u));
+  PetscCall(DMCreateGlobalVector(tr->da, &tr->vel_v));
+  PetscCall(DMDAVecGetArray(tr->da, tr->vel_u, &u));
+  PetscCall(DMDAVecGetArray(tr->da, tr->vel_v, &v));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      const PetscInt fu = (j - g->ys) * (g->xm + 1) + i - g->xs, fv = (j - g->ys) * g->xm + i - g->xs;
+      u[j][i] = 0.5 * (tr->vel.u[fu] + tr->vel.u[fu + 1]);
+      v[j][i] = 0.5 * (tr->vel.v[fv] + tr->vel.v[fv + g->xm]);
+    }
+  PetscCall(DMDAVecRestoreArray(tr->da, tr->vel_u, &u));
+  PetscCall(DMDAVecRestoreArray(tr->da, tr->vel_v, &v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef enum { VELOCITY_UNIFORM, VELOCITY_ROTATION, VELOCITY_FILE } TransportVelocityType;
 static const char *const TransportVelocityTypes[] = {"uniform", "rotation", "file", "TransportVelocityType", "VELOCITY_", NULL};
 
@@ -124,7 +146,7 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
   TransportGrid *g = &tr->grid;
   PetscInt       type = VELOCITY_UNIFORM, n = 2;
   PetscReal      uni[2] = {1.0, 0.0}, omega = 2 * PETSC_PI, ctr[2] = {0.5 * g->Lx, 0.5 * g->Ly}, lmax[2] = {0, 0};
-  char           file[PETSC_MAX_PATH_LEN] = "";
+  char           file[PETSC_MAX_PATH_LEN] = "", dset[2][256] = {"/parameters/velocity_u", "/parameters/velocity_v"};
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: prescribed velocity", "Transport");
@@ -135,8 +157,10 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
   n = 2;
   PetscCall(PetscOptionsRealArray("-transport_rotation_center", "Centre of rotation x,y [m]", "", ctr, &n, NULL));
   PetscCall(PetscOptionsString("-transport_velocity_file",
-                               "HDF5 file with cell-centred datasets /velocity/u and /velocity/v [m/s] on the run's grid",
+                               "HDF5 file with cell-centred velocity components [m/s] on the run's grid (e.g. a run file of an earlier run)",
                                "", file, file, sizeof(file), NULL));
+  PetscCall(PetscOptionsString("-transport_velocity_u_dataset", "Dataset of the x velocity in that file", "", dset[0], dset[0], sizeof(dset[0]), NULL));
+  PetscCall(PetscOptionsString("-transport_velocity_v_dataset", "Dataset of the y velocity in that file", "", dset[1], dset[1], sizeof(dset[1]), NULL));
   PetscOptionsEnd();
   PetscCall(PetscMalloc2((g->xm + 1) * g->ym, &tr->vel.u, g->xm * (g->ym + 1), &tr->vel.v));
   if (type == VELOCITY_FILE) {
@@ -144,14 +168,15 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
     PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT, "-transport_velocity file needs -transport_velocity_file <path>");
     PetscCall(DMCreateGlobalVector(tr->da, &ucell));
     PetscCall(DMCreateGlobalVector(tr->da, &vcell));
-    PetscCall(AdjInputReadField(tr->comm, file, "/velocity/u", tr->da, ucell));
-    PetscCall(AdjInputReadField(tr->comm, file, "/velocity/v", tr->da, vcell));
+    PetscCall(AdjInputReadField(tr->comm, file, dset[0], tr->da, ucell));
+    PetscCall(AdjInputReadField(tr->comm, file, dset[1], tr->da, vcell));
     PetscCall(TransportFacesFromCells(tr, ucell, vcell));
     PetscCall(VecDestroy(&ucell));
     PetscCall(VecDestroy(&vcell));
   } else PetscCall(TransportAnalyticFaces(tr, type, uni, omega, ctr));
   for (PetscInt f = 0; f < (g->xm + 1) * g->ym; f++) lmax[0] = PetscMax(lmax[0], PetscAbsReal(tr->vel.u[f]));
   for (PetscInt f = 0; f < g->xm * (g->ym + 1); f++) lmax[1] = PetscMax(lmax[1], PetscAbsReal(tr->vel.v[f]));
+  PetscCall(TransportCellsFromFaces(tr));
   PetscCallMPI(MPI_Allreduce(lmax, &tr->vel.umax, 1, MPIU_REAL, MPIU_MAX, tr->comm));
   PetscCallMPI(MPI_Allreduce(&lmax[1], &tr->vel.vmax, 1, MPIU_REAL, MPIU_MAX, tr->comm));
   PetscCheck(PetscIsNormalReal(tr->vel.umax + tr->vel.vmax) || tr->vel.umax + tr->vel.vmax == 0, tr->comm,

@@ -253,6 +253,8 @@ static PetscErrorCode TransportWriteParameters(AdjStepper st, AdjOutput out)
   PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjOutputWriteParameterField(out, "initial", "1", tr->c0));
   PetscCall(AdjOutputWriteParameterField(out, "source", "1/s", tr->source));
+  PetscCall(AdjOutputWriteParameterField(out, "velocity_u", "m/s", tr->vel_u));
+  PetscCall(AdjOutputWriteParameterField(out, "velocity_v", "m/s", tr->vel_v));
   if (tr->kappa_is_field) PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", tr->kappa));
   else {
     PetscCall(VecMax(tr->kappa, NULL, &kappa));
@@ -327,6 +329,8 @@ static PetscErrorCode TransportDestroy(AdjStepper st)
   PetscCall(VecDestroy(&tr->gc0));
   PetscCall(VecDestroy(&tr->gkappa));
   PetscCall(VecDestroy(&tr->gsource));
+  PetscCall(VecDestroy(&tr->vel_u));
+  PetscCall(VecDestroy(&tr->vel_v));
   PetscCall(VecDestroy(&tr->cloc));
   PetscCall(VecDestroy(&tr->kloc));
   PetscCall(VecDestroy(&tr->lloc));

@@ -104,7 +104,7 @@ struct _n_Transport {
   Vec                gc0, gkappa, gsource; /* their gradients dJ/dvalue */
   Vec                cloc, kloc, lloc, klloc; /* ghosted work vectors */
   Vec                rhs, stage[2], rbar, lstage[2];
-  Vec                vel_u, vel_v;         /* cell-centred velocity for output */
+  Vec                vel_u, vel_v;         /* cell-centred velocity (mean of faces), written with the parameters */
   TransportObjectiveData obj;
   PetscBool          quiet;
   /* implicit diffusion (block above): rhs_without_diffusion makes TransportRHS(Adjoint) skip
