@@ -462,9 +462,62 @@ def new_figure(size_px, dpi):
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     w, h = size_px
     # Agg truncates width*dpi to an integer: a quarter-pixel margin keeps w x h exact.
-    return Figure(figsize=((w + 0.25) / dpi, (h + 0.25) / dpi), dpi=dpi, layout="constrained")
+    fig = Figure(figsize=((w + 0.25) / dpi, (h + 0.25) / dpi), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def fitted_figure(build, size_px, autosize):
+    """Build a figure of equal-aspect image panels, fit the colour bars to the panels, and (autosize)
+    trim the space that the panels' aspect ratio leaves unused.
+
+    build(size) returns (fig, image_axes, colorbars) where colorbars is a list of (colorbar, axes it
+    belongs to). Constrained layout makes a colour bar as tall as the space allotted to its panels;
+    here it is made exactly as tall as the panels. With autosize, size_px is a first guess and the
+    figure is rebuilt without the unused margins; the suptitle goes just above the content.
+    """
+    from matplotlib.transforms import Bbox
+    w, h = size_px
+    for attempt in range(4 if autosize else 1):
+        fig, axes, bars = build((w, h))
+        fig.canvas.draw()
+        given, used = axes[0].get_position(original=True), axes[0].get_position(original=False)
+        height_limited = (given.width - used.width) * w > 1.0  # else the panels fill their width
+        _fit_colorbars(fig, axes, bars)
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        content = Bbox.union([a.get_tightbbox(r) for a in axes] + [cb.ax.get_tightbbox(r) for cb, _ in bars])
+        pad = 0.08 * fig.dpi
+        title_h = fig._suptitle.get_window_extent(r).height + pad if fig._suptitle is not None else 0.0
+        # Trim only the dimension the panels do not fill: trimming the other one would shrink them.
+        nw = min(int(round(content.width + 2 * pad)), w) if height_limited else w
+        nh = h if height_limited else min(int(round(content.height + title_h + 2 * pad)), h)
+        if not autosize or (w - nw < 3 and h - nh < 3):
+            break
+        w, h = nw, nh
+    if fig._suptitle is not None:
+        top = content.y1 + 0.06 * fig.dpi
+        fig._suptitle.set_va("bottom")
+        fig._suptitle.set_y(min(top / fig.bbox.height, 0.99))
+    return fig
+
+
+def _fit_colorbars(fig, axes, bars):
+    """Freeze the constrained layout, then give each colour bar exactly its panels' height."""
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
+    for cb, owners in bars:
+        boxes = [a.get_position(original=False) for a in owners]
+        y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+        x1 = max(b.x1 for b in boxes)
+        pos = cb.ax.get_position(original=False)
+        cb.ax.set_box_aspect(None)
+        cb.ax.set_aspect("auto")
+        x0 = x1 + min(max(pos.x0 - x1, 0.0), 0.1 * fig.dpi / fig.bbox.width)
+        cb.ax.set_position([x0, y0, pos.width, y1 - y0])
 
 
 def save_figure(fig, path):
@@ -535,8 +588,23 @@ def draw_field(ax, grid, data, cmap, vmin, vmax):
     return im
 
 
-def colorbar(fig, im, axes, label, symmetric):
-    cb = fig.colorbar(im, ax=axes, label=label, shrink=0.9, pad=0.02, aspect=25)
+def panel_axes(fig, nrows, ncols, n, separate_bars, bar_ratio=0.055):
+    """Grid of n image panels with colour-bar axes in their own gridspec columns (so constrained layout
+    sizes their ticks and labels): one bar right of each panel (separate_bars) or one at the right
+    spanning all rows. Returns (panels, bar axes: a list with one entry per panel, or [one axis])."""
+    if separate_bars:
+        gs = fig.add_gridspec(nrows, 2 * ncols, width_ratios=[1.0, bar_ratio] * ncols)
+        panels = [fig.add_subplot(gs[i // ncols, 2 * (i % ncols)]) for i in range(n)]
+        bars = [fig.add_subplot(gs[i // ncols, 2 * (i % ncols) + 1]) for i in range(n)]
+    else:
+        gs = fig.add_gridspec(nrows, ncols + 1, width_ratios=[1.0] * ncols + [bar_ratio])
+        panels = [fig.add_subplot(gs[i // ncols, i % ncols]) for i in range(n)]
+        bars = [fig.add_subplot(gs[:, ncols])]
+    return panels, bars
+
+
+def colorbar(fig, im, cax, label, symmetric):
+    cb = fig.colorbar(im, cax=cax, label=label)
     cb.formatter.set_powerlimits((-3, 4))
     cb.formatter.set_useMathText(True)
     cb.update_ticks()

@@ -76,15 +76,16 @@ def plot_curves(fig, q, slices, data, args):
         ax.legend(frameon=False)
 
 
-def plot_panels(fig, q, slices, data, note, args):
+def plot_panels(fig, q, slices, data, args, ncols):
+    """2-D planes: one equal-aspect panel per output step; returns (image axes, colour bars)."""
     n = len(slices)
-    ncols = args.columns or min(n, 4)
     nrows = (n + ncols - 1) // ncols
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False).ravel())
+    axes, caxes = ah.panel_axes(fig, nrows, ncols, n, args.separate_scales)
     grid = q.grid().plane()
     zero_floor = q.name == "speed"
     label = ah.with_units(q.label, q.units)
     shared = ah.color_scale(q.signed, data, args.cmap, args.vmin, args.vmax, args.symmetric, zero_floor)
+    bars = []
     for i, (ax, k, d) in enumerate(zip(axes, slices, data)):
         cmap, lo, hi, sym = shared if not args.separate_scales else ah.color_scale(
             q.signed, [d], args.cmap, args.vmin, args.vmax, args.symmetric, zero_floor)
@@ -95,12 +96,43 @@ def plot_panels(fig, q, slices, data, note, args):
         ax.set_title(title, fontsize="medium")
         if i % ncols:
             ax.set_ylabel("")
+        if i + ncols < n:
+            ax.set_xlabel("")
         if args.separate_scales:
-            ah.colorbar(fig, im, ax, label if i % ncols == ncols - 1 or i == n - 1 else None, sym)
-    for ax in axes[n:]:
-        ax.set_visible(False)
+            last_in_row = i % ncols == ncols - 1 or i == n - 1
+            bars.append((ah.colorbar(fig, im, caxes[i], label if last_in_row else None, sym), [ax]))
     if not args.separate_scales:
-        ah.colorbar(fig, im, list(axes[:n]), label, shared[3])
+        bars.append((ah.colorbar(fig, im, caxes[0], label, shared[3]), axes))
+    return axes, bars
+
+
+def title_of(q, note, args):
+    if args.title is not None:
+        return args.title
+    return f"{q.label}" + (f" at {note}" if note else "") + f"  ({ah.run_label(args.run)})"
+
+
+def make_figure(q, slices, data, note, args):
+    grid = q.grid()
+    if grid.dim == 1:
+        fig = ah.new_figure(ah.parse_size(args.size) if args.size else (1200, 720), args.dpi)
+        plot_curves(fig, q, slices, data, args)
+        fig.suptitle(title_of(q, note, args))
+        return fig
+    ncols = args.columns or min(len(slices), 4)
+    nrows = (len(slices) + ncols - 1) // ncols
+    extra_w = 1.3 + (0.9 * ncols if args.separate_scales else 0.0)
+    w, h = ah.default_panel_size(grid.plane(), ncols, args.dpi, extra_w=extra_w)
+    guess = (w, (h - int(1.25 * args.dpi)) * nrows + int(1.25 * args.dpi) + int(0.35 * args.dpi) * (nrows - 1))
+
+    def build(size):
+        fig = ah.new_figure(size, args.dpi)
+        axes, bars = plot_panels(fig, q, slices, data, args, ncols)
+        title = title_of(q, note, args)
+        if title:
+            fig.suptitle(title)
+        return fig, axes, bars
+    return ah.fitted_figure(build, ah.parse_size(args.size) if args.size else guess, not args.size)
 
 
 def main(argv=None):
@@ -120,26 +152,7 @@ def main(argv=None):
             for k in slices:
                 d, note = ah.plane_of(q, q.read(k), args.z_index)
                 data.append(d)
-            grid = q.grid()
-            if grid.dim == 1:
-                size = ah.parse_size(args.size) if args.size else (1200, 720)
-            else:
-                ncols = args.columns or min(len(slices), 4)
-                nrows = (len(slices) + ncols - 1) // ncols
-                w, h = ah.default_panel_size(grid.plane(), ncols, args.dpi,
-                                             extra_w=1.3 + (0.9 * ncols if args.separate_scales else 0))
-                hpanel = h - int(1.25 * args.dpi)
-                size = ah.parse_size(args.size) if args.size else (w, hpanel * nrows + int(1.25 * args.dpi)
-                                                                    + int(0.35 * args.dpi) * (nrows - 1))
-            fig = ah.new_figure(size, args.dpi)
-            if grid.dim == 1:
-                plot_curves(fig, q, slices, data, args)
-            else:
-                plot_panels(fig, q, slices, data, note, args)
-            title = args.title if args.title is not None else (
-                f"{q.label}" + (f" at {note}" if note else "") + f"  ({ah.run_label(args.run)})")
-            if title:
-                fig.suptitle(title)
+            fig = make_figure(q, slices, data, note, args)
             ah.save_figure(fig, args.output)
     except ah.RunFileError as e:
         return ah.fail(e)

@@ -1,0 +1,30 @@
+/* Incompressible Navier-Stokes on a staggered (MAC) grid: the "fluid" AdjStepper.
+ *
+ *   du/dt + div(u u) = -grad p + nu lap u,   div u = 0   on [0,Lx] x [0,Ly]
+ *
+ * u on x-faces, v on y-faces, p at cell centres, held by a PETSc DMDA split across ranks;
+ * centred (energy-conserving) advection and explicit diffusion, SSP-RK3 with a projection at
+ * every stage; pressure Poisson by KSP (any boundaries) or FFTW-MPI (periodic box).  Boundaries
+ * per side: periodic, wall (no-slip, optionally moving: a lid), slip, inflow (uniform or
+ * parabolic), outflow.  Options: prefix -fluid_ (adjsim -help); docs/fluid.md.
+ *
+ * Increment 1: the forward solver.  The adjoint ops of the stepper are NULL for now; every
+ * kernel is a pure function of its inputs so its adjoint can sit next to it. */
+#pragma once
+
+#include <adjsim/stepper.h>
+
+/*@ FluidCreate - creates the fluid stepper from the options database (grid, viscosity,
+    boundaries, initial condition, time step, pressure solver). Collective.
+
+    Input: comm - communicator of the run
+    Output: stepper - the AdjStepper named "fluid" @*/
+PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper);
+
+/*@ FluidGetDM - the cell-centred dof-1 DMDA the output fields live on (the run's grid).
+    Not collective. @*/
+PetscErrorCode FluidGetDM(AdjStepper stepper, DM *da);
+
+/*@ FluidGetStateDM - the dof-3 DMDA of the state: per cell (u of its left x-face, v of its
+    bottom y-face, p at its centre). Same ownership as FluidGetDM(). Not collective. @*/
+PetscErrorCode FluidGetStateDM(AdjStepper stepper, DM *da);

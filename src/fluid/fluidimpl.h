@@ -1,0 +1,119 @@
+/* Private data of the incompressible fluid solver (see include/adjsim/fluid.h, docs/fluid.md). */
+#pragma once
+
+#include <adjsim/fluid.h>
+#include <adjsim/stepper.h>
+#include <petscdmda.h>
+#include <petscksp.h>
+
+/* Space dimension of the data structures; the kernels are 2D for now (3D later). */
+#define FLUID_DIM 2
+
+typedef enum { FLUID_BC_PERIODIC, FLUID_BC_WALL, FLUID_BC_SLIP, FLUID_BC_INFLOW, FLUID_BC_OUTFLOW } FluidBCType;
+typedef enum { FLUID_PROFILE_UNIFORM, FLUID_PROFILE_PARABOLIC } FluidProfile;
+typedef enum { FLUID_POISSON_AUTO, FLUID_POISSON_KSP, FLUID_POISSON_FFTW } FluidPoissonType;
+typedef enum { FLUID_INITIAL_ZERO, FLUID_INITIAL_TAYLOR_GREEN, FLUID_INITIAL_FILE } FluidInitialType;
+extern const char *const FluidBCTypes[];
+extern const char *const FluidProfiles[];
+extern const char *const FluidPoissonTypes[];
+extern const char *const FluidInitialTypes[];
+
+/* One side of the box.  wall: velocity = tangential wall speed [m/s] (a moving lid);
+ * inflow: velocity = inward normal speed [m/s] (mean of the parabolic profile's peak 3/2). */
+typedef struct {
+  FluidBCType  type;
+  PetscReal    velocity;
+  FluidProfile profile;
+} FluidBC;
+
+/* Uniform MAC grid of M[0] x M[1] cells, h = L / M.  This rank owns cells [xs, xs+xm) x [ys, ys+ym)
+ * and its local (ghosted) arrays span [gxs, gxs+gxm) x [gys, gys+gym). */
+typedef struct {
+  PetscInt  M[FLUID_DIM];
+  PetscReal L[FLUID_DIM], h[FLUID_DIM];
+  PetscInt  xs, ys, xm, ym, gxs, gys, gxm, gym;
+  FluidBC   bc[FLUID_DIM][2]; /* [direction][low, high side] */
+} FluidGrid;
+
+/* The state per cell (DMDA dof 3): u on the cell's left x-face, v on its bottom y-face, p at its
+ * centre.  The faces on the high sides of a non-periodic box are not stored: they are boundary
+ * values given by the boundary rule (FluidFillBoundary). */
+typedef struct {
+  PetscScalar u, v, p;
+} FluidCell;
+
+/* Is the x-face left of cell i (d = 0) / the y-face below cell j (d = 1) a boundary face? */
+static inline PetscBool FluidIsBoundaryFace(const FluidGrid *g, PetscInt d, PetscInt idx)
+{
+  return (PetscBool)(g->bc[d][0].type != FLUID_BC_PERIODIC && (idx == 0 || idx == g->M[d]));
+}
+
+/* FFT Poisson solver of a periodic box (fftwpoisson.c). */
+typedef struct _n_FluidFFTW *FluidFFTW;
+
+typedef struct _n_Fluid *Fluid;
+struct _n_Fluid {
+  MPI_Comm         comm;
+  DM               da;  /* dof 3: the state */
+  DM               pda; /* dof 1, same ownership: pressure Poisson, output fields, the run's grid */
+  FluidGrid        grid;
+  PetscReal        nu;                /* kinematic viscosity [m^2/s] */
+  PetscReal        final_time, dt, cfl, dt_limit, uscale, blowup_cfl;
+  AdjStepIndex     nsteps;
+  FluidInitialType initial;
+  PetscReal        tg_amplitude;
+  char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
+  /* pressure projection */
+  FluidPoissonType poisson;  /* resolved: KSP or FFTW */
+  PetscBool        singular; /* no Dirichlet pressure anywhere: constant null space */
+  Mat              A;        /* -D G, SPD (semi-definite when singular) */
+  KSP              ksp;      /* prefix -fluid_ */
+  MatNullSpace     nullsp;
+  FluidFFTW        fft;
+  PetscInt         ksp_its; /* iterations of the last solve */
+  /* work */
+  Vec xloc;                    /* ghosted state */
+  Vec stage[2], rhs, combo;    /* RK3 stages s1, s2, F(.), pre-projection combination */
+  Vec div, phi, philoc;        /* Poisson right-hand side and solution (pda) */
+  Vec out[4];                  /* output fields on pda */
+  PetscBool quiet;
+};
+
+/* Kernels (boundary.c, momentum.c, projection.c): pure functions of DMDA arrays.  Forward
+ * kernels read a ghosted local array and write owned entries; their adjoints will sit next to them. */
+PetscErrorCode FluidFillBoundary(const FluidGrid *g, FluidCell **x);
+PetscErrorCode FluidFillPressureGhosts(const FluidGrid *g, PetscScalar **phi);
+PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCell *const *x, FluidCell **r);
+PetscErrorCode FluidDivergence(const FluidGrid *g, const FluidCell *const *x, PetscScalar **div);
+PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const FluidCell *const *x,
+                                    const PetscScalar *const *phi, FluidCell **y);
+PetscErrorCode FluidCellCentre(const FluidGrid *g, const FluidCell *const *x, PetscScalar **uc, PetscScalar **vc,
+                               PetscScalar **pc, PetscScalar **wc);
+PetscReal      FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal tangential);
+
+/* Vec-level operations (projection.c, step.c). */
+PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc);
+PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
+PetscErrorCode FluidPoissonSetUp(Fluid fl);
+PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
+PetscErrorCode FluidPoissonDestroy(Fluid fl);
+PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r);
+PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout);
+PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax);
+PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax);
+PetscErrorCode FluidFillInitial(Fluid fl, Vec x);
+PetscErrorCode FluidExactTaylorGreen(Fluid fl, PetscReal t, Vec x);
+
+/* FFTW-MPI Poisson solver of a periodic box (fftwpoisson.c). */
+PetscErrorCode FluidFFTWCreate(Fluid fl, FluidFFTW *fft);
+PetscErrorCode FluidFFTWSolve(FluidFFTW fft, Vec b, Vec phi);
+PetscErrorCode FluidFFTWDestroy(FluidFFTW *fft);
+
+/* Set-up from options (setup.c). */
+PetscErrorCode FluidSetUpGrid(Fluid fl);
+PetscErrorCode FluidSetUpPhysics(Fluid fl);
+PetscErrorCode FluidSetUpTime(Fluid fl);
+
+/* Log events, one per kernel. */
+extern PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
+PetscErrorCode FluidRegisterEvents(void);
