@@ -163,7 +163,8 @@ def unit_ratio(num, den):
         return "1/" + num[len(den) + 1:]
     if num == den:
         return "1"
-    return f"({num})/({den})" if num != "1" else f"1/({den})"
+    wrap = lambda u: f"({u})" if re.search(r"[/* ]", u) else u  # noqa: E731
+    return f"{wrap(num)}/{wrap(den)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,14 +193,22 @@ class Quantity:
     def read(self, k=None):
         return np.asarray(self._reader(k), dtype=float)
 
+    def read_raw(self, k=None):
+        """As stored (int64 stays integer), for exact export."""
+        return np.asarray(self._reader(k))
+
     def grid(self):
         return grid_of(self.file, self.shape)
 
     def is_field(self):
         """Shaped like the run's grid (or, in a file without /grid, at least 1-D)."""
+        if self.group == "optimization" and self.name != "design_last":
+            return False  # histories, even when their length happens to match a 1-D grid
+        if self.group == "fields" and self.name in ("step", "time"):
+            return False
         if "grid" in self.file:
             return self.shape == grid_of(self.file).shape
-        return len(self.shape) >= 1 and self.group not in ("optimization",)
+        return len(self.shape) >= 2
 
     def step_and_time(self, k):
         """(step, time) of slice k of a time series, or (None, None)."""
@@ -220,7 +229,7 @@ def _dataset_quantity(f, path):
     grid = grid_of(f)
     gshape = grid.shape if grid else None
     series = group == "fields" and name not in ("step", "time") and ds.ndim >= 1 and (
-        ds.shape[1:] == gshape if gshape else ds.ndim >= 2)
+        ds.shape[1:] == gshape if gshape else ds.ndim >= 3)
     shape = ds.shape[1:] if series else ds.shape
     signed = group == "gradients" or bool(SIGNED_NAMES.search(name))
     if group == "gradients":
@@ -603,11 +612,27 @@ def panel_axes(fig, nrows, ncols, n, separate_bars, bar_ratio=0.055):
     return panels, bars
 
 
-def colorbar(fig, im, cax, label, symmetric):
-    cb = fig.colorbar(im, cax=cax, label=label)
-    cb.formatter.set_powerlimits((-3, 4))
-    cb.formatter.set_useMathText(True)
-    cb.update_ticks()
+def colorbar(fig, im, cax, name, units, symmetric):
+    """Colour bar in cax labelled 'name [units]'. Very small or large values get their power of ten
+    in the label ('name [10$^{-5}$ m/s]') rather than an offset text above the bar, which would collide
+    with the panel titles."""
+    from matplotlib.ticker import ScalarFormatter
+    cb = fig.colorbar(im, cax=cax)
+    lo, hi = im.get_clim()
+    top = max(abs(lo), abs(hi))
+    power = int(np.floor(np.log10(top))) if top > 0 and np.isfinite(top) else 0
+    fmt = ScalarFormatter(useMathText=True)
+    fmt.set_useOffset(False)
+    if power < -2 or power > 3:
+        fmt.set_powerlimits((power, power))
+        u = pretty_units(units)
+        label = f"{name} [$10^{{{power}}}$" + (f" {u}]" if u else "]")
+    else:
+        fmt.set_powerlimits((-99, 99))
+        label = with_units(name, units)
+    cb.ax.yaxis.set_major_formatter(fmt)
+    cb.ax.yaxis.get_offset_text().set_visible(False)
+    cb.set_label(label)
     if symmetric:
         cb.ax.axhline(0.0, color="k", lw=0.6)
     return cb

@@ -45,6 +45,9 @@ def parse_args(argv):
                     help="show (A - B) / max|B| instead of A - B (dimensionless)")
     ah.add_slice_options(ap, multiple=False, default_text="the last")
     ah.add_color_options(ap)
+    ap.add_argument("--log", choices=("auto", "on", "off"), default="auto",
+                    help="1-D data: logarithmic value axis (default auto: for positive /optimization "
+                         "histories spanning more than two decades)")
     ap.add_argument("--diff-cmap", default="RdBu_r", help="colour map of the difference (default RdBu_r)")
     ah.add_figure_options(ap, "fitted to the domain's aspect ratio; 1200x900 for 1-D data")
     return ap.parse_args(argv)
@@ -70,7 +73,7 @@ def difference(a, b, relative):
 
 
 def stats_text(dmax, rel):
-    return f"max|A−B| = {dmax:.3e}, relative {rel:.3e}"
+    return f"max |A−B| {dmax:.3e}, relative {rel:.2e}"
 
 
 def build_fields(size, qa, qb, a, b, titles, labels, args):
@@ -87,13 +90,13 @@ def build_fields(size, qa, qb, a, b, titles, labels, args):
     axb.set_ylabel("")
     axa.set_title(titles[0], fontsize="medium")
     axb.set_title(titles[1], fontsize="medium")
-    bar1 = ah.colorbar(fig, im, cab, ah.with_units(qa.label, qa.units), sym)
+    bar1 = ah.colorbar(fig, im, cab, qa.label, qa.units, sym)
     _, dlo, dhi, _ = ah.color_scale(True, [d], symmetric=True)
     imd = ah.draw_field(axd, grid, d, args.diff_cmap, dlo, dhi)
     axd.set_ylabel("")
     axd.set_title(f"{labels[0]} − {labels[1]}\n{stats_text(dmax, rel)}", fontsize="medium")
-    dlabel = "relative difference" if args.relative else ah.with_units("difference", qa.units)
-    bar2 = ah.colorbar(fig, imd, cd, dlabel, True)
+    bar2 = ah.colorbar(fig, imd, cd, "relative difference" if args.relative else "difference",
+                       "1" if args.relative else qa.units, True)
     title = args.title if args.title is not None else qa.label
     if title:
         fig.suptitle(title)
@@ -116,8 +119,12 @@ def plot_curves(size, qa, a, b, labels, args):
     ax.plot(xb, b, lw=1.4, ls="--", label=labels[1])
     positive = np.all(a[np.isfinite(a)] > 0) and np.all(b[np.isfinite(b)] > 0)
     finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
-    if positive and finite.size and finite.max() > 100 * finite.min():
+    history = qa.group == "optimization"
+    if args.log == "on" or (args.log == "auto" and history and positive and finite.size
+                            and finite.max() > 100 * finite.min()):
         ax.set_yscale("log")
+    if qa.is_field() and grid is not None:
+        ax.set_xlim(grid.lower[0], grid.upper[0])
     ax.set_ylabel(ah.with_units(qa.label, qa.units))
     ax.legend(frameon=False)
     ax.grid(True, alpha=0.3)
@@ -175,8 +182,10 @@ def main(argv=None):
                     raise ah.RunFileError(f"{qa.path} holds single values ({a[0]:.10g} and {b[0]:.10g}): "
                                           f"nothing to plot; use adjsim_compare.py")
                 fig = plot_curves(ah.parse_size(args.size or "1200x900"), qa, a, b, labels, args)
-            d, dmax, rel = difference(a, b, False) if a.shape == b.shape else (None, float("nan"), float("nan"))
-            print(f"{qa.path}: {stats_text(dmax, rel)}")
+            if a.shape == b.shape:
+                print(f"{qa.path}: {stats_text(*difference(a, b, False)[1:])} (A = {labels[0]}, B = {labels[1]})")
+            else:
+                print(f"{qa.path}: lengths differ ({a.size} and {b.size})")
             ah.save_figure(fig, args.output)
     except ah.RunFileError as e:
         return ah.fail(e)

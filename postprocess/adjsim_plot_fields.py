@@ -83,7 +83,6 @@ def plot_panels(fig, q, slices, data, args, ncols):
     axes, caxes = ah.panel_axes(fig, nrows, ncols, n, args.separate_scales)
     grid = q.grid().plane()
     zero_floor = q.name == "speed"
-    label = ah.with_units(q.label, q.units)
     shared = ah.color_scale(q.signed, data, args.cmap, args.vmin, args.vmax, args.symmetric, zero_floor)
     bars = []
     for i, (ax, k, d) in enumerate(zip(axes, slices, data)):
@@ -99,10 +98,9 @@ def plot_panels(fig, q, slices, data, args, ncols):
         if i + ncols < n:
             ax.set_xlabel("")
         if args.separate_scales:
-            last_in_row = i % ncols == ncols - 1 or i == n - 1
-            bars.append((ah.colorbar(fig, im, caxes[i], label if last_in_row else None, sym), [ax]))
+            bars.append((ah.colorbar(fig, im, caxes[i], q.label, q.units, sym), [ax]))
     if not args.separate_scales:
-        bars.append((ah.colorbar(fig, im, caxes[0], label, shared[3]), axes))
+        bars.append((ah.colorbar(fig, im, caxes[0], q.label, q.units, shared[3]), axes))
     return axes, bars
 
 

@@ -74,70 +74,134 @@ PetscErrorCode TransportFillGhostsAdjoint(const TransportGrid *g, const Transpor
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* rhs += -div(u c) with centred face values:
- *   rhs_ij += -[u_{i+1/2}(c_i + c_{i+1}) - u_{i-1/2}(c_{i-1} + c_i)] / (2 hx)  - (same in y) / (2 hy) */
+/* Per-cell stencils, shared by the single-term kernels and the fused stage kernel below.
+ * Advection, centred face values:
+ *   A(c)_ij = -[u_e (c_ij + c_E) - u_w (c_W + c_ij)] / (2 hx) - [v_n (c_ij + c_N) - v_s (c_S + c_ij)] / (2 hy)
+ * Diffusion, face diffusivity the mean of its two cells (kf = k_ij + k_nb is twice the face value):
+ *   D(k,c)_ij = [kf_e (c_E - c_ij) - kf_w (c_ij - c_W)] / (2 hx^2) + (same in y) / (2 hy^2)  */
+typedef struct {
+  PetscReal ax, ay, bx, by; /* 1/(2h), 1/(2h^2) */
+} TransportStencil;
+
+static inline TransportStencil StencilOf(const TransportGrid *g)
+{
+  TransportStencil st = {0.5 / g->hx, 0.5 / g->hy, 0.5 / (g->hx * g->hx), 0.5 / (g->hy * g->hy)};
+  return st;
+}
+
+static inline PetscScalar AdvectionAt(const TransportStencil *st, PetscReal uw, PetscReal ue, PetscReal vs, PetscReal vn,
+                                      const PetscScalar *const *c, PetscInt i, PetscInt j)
+{
+  const PetscScalar cc = c[j][i];
+  return -st->ax * (ue * (cc + c[j][i + 1]) - uw * (c[j][i - 1] + cc)) - st->ay * (vn * (cc + c[j + 1][i]) - vs * (c[j - 1][i] + cc));
+}
+
+/* cbar += r dA_ij/dc */
+static inline void AdvectionAtAdjoint(const TransportStencil *st, PetscReal uw, PetscReal ue, PetscReal vs, PetscReal vn,
+                                      PetscScalar r, PetscScalar **cbar, PetscInt i, PetscInt j)
+{
+  const PetscScalar rx = st->ax * r, ry = st->ay * r;
+  cbar[j][i] -= rx * (ue - uw) + ry * (vn - vs);
+  cbar[j][i + 1] -= rx * ue;
+  cbar[j][i - 1] += rx * uw;
+  cbar[j + 1][i] -= ry * vn;
+  cbar[j - 1][i] += ry * vs;
+}
+
+static inline PetscScalar DiffusionAt(const TransportStencil *st, const PetscScalar *const *k, const PetscScalar *const *c,
+                                      PetscInt i, PetscInt j)
+{
+  const PetscScalar kc = k[j][i], cc = c[j][i];
+  return st->bx * ((kc + k[j][i + 1]) * (c[j][i + 1] - cc) - (kc + k[j][i - 1]) * (cc - c[j][i - 1])) +
+         st->by * ((kc + k[j + 1][i]) * (c[j + 1][i] - cc) - (kc + k[j - 1][i]) * (cc - c[j - 1][i]));
+}
+
+/* The 5-point Laplacian L(c)_ij, so that D(k,c) = k L(c) for a uniform diffusivity k. */
+static inline PetscScalar LaplacianAt(const TransportStencil *st, const PetscScalar *const *c, PetscInt i, PetscInt j)
+{
+  const PetscScalar cc = c[j][i];
+  return 2 * st->bx * (c[j][i + 1] - 2 * cc + c[j][i - 1]) + 2 * st->by * (c[j + 1][i] - 2 * cc + c[j - 1][i]);
+}
+
+/* cbar += r dD_ij/dc, and kbar += r dD_ij/dk when kbar is given. */
+static inline void DiffusionAtAdjoint(const TransportStencil *st, const PetscScalar *const *k, const PetscScalar *const *c,
+                                      PetscScalar r, PetscScalar **cbar, PetscScalar **kbar, PetscInt i, PetscInt j)
+{
+  const PetscScalar rx = st->bx * r, ry = st->by * r, kc = k[j][i];
+  const PetscScalar ke = kc + k[j][i + 1], kw = kc + k[j][i - 1], kn = kc + k[j + 1][i], ks = kc + k[j - 1][i];
+  cbar[j][i] -= rx * (ke + kw) + ry * (kn + ks);
+  cbar[j][i + 1] += rx * ke;
+  cbar[j][i - 1] += rx * kw;
+  cbar[j + 1][i] += ry * kn;
+  cbar[j - 1][i] += ry * ks;
+  if (kbar) {
+    const PetscScalar de = rx * (c[j][i + 1] - c[j][i]), dw = rx * (c[j][i] - c[j][i - 1]);
+    const PetscScalar dn = ry * (c[j + 1][i] - c[j][i]), ds = ry * (c[j][i] - c[j - 1][i]);
+    kbar[j][i] += de - dw + dn - ds;
+    kbar[j][i + 1] += de;
+    kbar[j][i - 1] -= dw;
+    kbar[j + 1][i] += dn;
+    kbar[j - 1][i] -= ds;
+  }
+}
+
+/* cbar += r k dL_ij/dc for a uniform diffusivity k. */
+static inline void LaplacianAtAdjoint(const TransportStencil *st, PetscScalar kr, PetscScalar **cbar, PetscInt i, PetscInt j)
+{
+  const PetscScalar rx = 2 * st->bx * kr, ry = 2 * st->by * kr;
+  cbar[j][i] -= 2 * (rx + ry);
+  cbar[j][i + 1] += rx;
+  cbar[j][i - 1] += rx;
+  cbar[j + 1][i] += ry;
+  cbar[j - 1][i] += ry;
+}
+
+/* rhs += A(c) */
 PetscErrorCode TransportAdvection(const TransportGrid *g, const TransportVelocity *vel, const PetscScalar *const *c,
                                   PetscScalar **rhs)
 {
-  const PetscReal ax = 0.5 / g->hx, ay = 0.5 / g->hy;
+  const TransportStencil st = StencilOf(g);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_Advect, 0, 0, 0, 0));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
     const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
-    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) {
-      const PetscScalar cc = c[j][i];
-      rhs[j][i] -= ax * (uw[f + 1] * (cc + c[j][i + 1]) - uw[f] * (c[j][i - 1] + cc)) +
-                   ay * (vn[f] * (cc + c[j + 1][i]) - vs[f] * (c[j - 1][i] + cc));
-    }
+    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) rhs[j][i] += AdvectionAt(&st, uw[f], uw[f + 1], vs[f], vn[f], c, i, j);
   }
-  PetscCall(PetscLogEventEnd(TRANSPORT_Advect, 0, 0, 0, 0));
   PetscCall(PetscLogFlops(12.0 * g->xm * g->ym));
+  PetscCall(PetscLogEventEnd(TRANSPORT_Advect, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* cbar += A_adv^T rbar, scattering each cell's adjoint to the five cells its flux balance reads. */
+/* cbar += A^T rbar, scattering each cell's adjoint to the five cells its flux balance reads. */
 PetscErrorCode TransportAdvectionAdjoint(const TransportGrid *g, const TransportVelocity *vel,
                                          const PetscScalar *const *rbar, PetscScalar **cbar)
 {
-  const PetscReal ax = 0.5 / g->hx, ay = 0.5 / g->hy;
+  const TransportStencil st = StencilOf(g);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_AdvectAdj, 0, 0, 0, 0));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
     const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
-    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) {
-      const PetscScalar rx = ax * rbar[j][i], ry = ay * rbar[j][i];
-      cbar[j][i] -= rx * (uw[f + 1] - uw[f]) + ry * (vn[f] - vs[f]);
-      cbar[j][i + 1] -= rx * uw[f + 1];
-      cbar[j][i - 1] += rx * uw[f];
-      cbar[j + 1][i] -= ry * vn[f];
-      cbar[j - 1][i] += ry * vs[f];
-    }
+    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) AdvectionAtAdjoint(&st, uw[f], uw[f + 1], vs[f], vn[f], rbar[j][i], cbar, i, j);
   }
-  PetscCall(PetscLogEventEnd(TRANSPORT_AdvectAdj, 0, 0, 0, 0));
   PetscCall(PetscLogFlops(16.0 * g->xm * g->ym));
+  PetscCall(PetscLogEventEnd(TRANSPORT_AdvectAdj, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* rhs += div(kappa grad c), face diffusivity the mean of its two cells:
- *   rhs_ij += [k_{i+1/2}(c_{i+1} - c_i) - k_{i-1/2}(c_i - c_{i-1})] / hx^2 + (same in y) / hy^2 */
+/* rhs += D(kappa, c) */
 PetscErrorCode TransportDiffusion(const TransportGrid *g, const PetscScalar *const *kappa, const PetscScalar *const *c,
                                   PetscScalar **rhs)
 {
-  const PetscReal bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy);
+  const TransportStencil st = StencilOf(g);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_Diffuse, 0, 0, 0, 0));
-  for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
-    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      const PetscScalar k = kappa[j][i], cc = c[j][i];
-      rhs[j][i] += bx * ((k + kappa[j][i + 1]) * (c[j][i + 1] - cc) - (k + kappa[j][i - 1]) * (cc - c[j][i - 1])) +
-                   by * ((k + kappa[j + 1][i]) * (c[j + 1][i] - cc) - (k + kappa[j - 1][i]) * (cc - c[j - 1][i]));
-    }
-  }
-  PetscCall(PetscLogEventEnd(TRANSPORT_Diffuse, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) rhs[j][i] += DiffusionAt(&st, kappa, c, i, j);
   PetscCall(PetscLogFlops(22.0 * g->xm * g->ym));
+  PetscCall(PetscLogEventEnd(TRANSPORT_Diffuse, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -147,32 +211,70 @@ PetscErrorCode TransportDiffusionAdjoint(const TransportGrid *g, const PetscScal
                                          const PetscScalar *const *c, const PetscScalar *const *rbar, PetscScalar **cbar,
                                          PetscScalar **kbar)
 {
-  const PetscReal bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy);
+  const TransportStencil st = StencilOf(g);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_DiffuseAdj, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) DiffusionAtAdjoint(&st, kappa, c, rbar[j][i], cbar, kbar, i, j);
+  PetscCall(PetscLogFlops(40.0 * g->xm * g->ym));
+  PetscCall(PetscLogEventEnd(TRANSPORT_DiffuseAdj, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Fused Runge-Kutta stage, one pass over the cells (the transport step is memory bound):
+ *   out = a c0 + b c + gamma [A(c) + D(kappa, c) + s]
+ * with D omitted when sc->diffusion is false, a uniform diffusivity sc->kuniform used when
+ * sc->kappa is NULL, and the c0 and s terms omitted when their arrays are NULL. */
+PetscErrorCode TransportStage(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
+                              const PetscScalar *const *c, PetscScalar **out)
+{
+  const TransportStencil st = StencilOf(g);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(TRANSPORT_Stage, 0, 0, 0, 0));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
-    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      const PetscScalar rx = bx * rbar[j][i], ry = by * rbar[j][i], k = kappa[j][i];
-      const PetscScalar ke = k + kappa[j][i + 1], kw = k + kappa[j][i - 1], kn = k + kappa[j + 1][i],
-                        ks = k + kappa[j - 1][i];
-      cbar[j][i] -= rx * (ke + kw) + ry * (kn + ks);
-      cbar[j][i + 1] += rx * ke;
-      cbar[j][i - 1] += rx * kw;
-      cbar[j + 1][i] += ry * kn;
-      cbar[j - 1][i] += ry * ks;
-      if (kbar) {
-        const PetscScalar de = rx * (c[j][i + 1] - c[j][i]), dw = rx * (c[j][i] - c[j][i - 1]);
-        const PetscScalar dn = ry * (c[j + 1][i] - c[j][i]), ds = ry * (c[j][i] - c[j - 1][i]);
-        kbar[j][i] += de - dw + dn - ds;
-        kbar[j][i + 1] += de;
-        kbar[j][i - 1] -= dw;
-        kbar[j + 1][i] += dn;
-        kbar[j - 1][i] -= ds;
+    const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
+    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) {
+      PetscScalar r = AdvectionAt(&st, uw[f], uw[f + 1], vs[f], vn[f], c, i, j);
+      if (sc->diffusion) r += sc->kappa ? DiffusionAt(&st, sc->kappa, c, i, j) : sc->kuniform * LaplacianAt(&st, c, i, j);
+      if (sc->s) r += sc->s[j][i];
+      out[j][i] = sc->b * c[j][i] + sc->gamma * r + (sc->c0 ? sc->a * sc->c0[j][i] : 0.0);
+    }
+  }
+  PetscCall(PetscLogFlops(40.0 * g->xm * g->ym));
+  PetscCall(PetscLogEventEnd(TRANSPORT_Stage, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Adjoint of the gamma R(c) part of a stage (the pointwise a, b terms are the caller's):
+ *   cbar += gamma (dR/dc)^T y,
+ *   kbar += gamma (dR/dkappa)^T y for a diffusivity field (kbar given), or, for a uniform one,
+ *   *ksum += gamma <y, L(c)> over the owned cells (D = k L(c) is linear in k). */
+PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
+                                     const PetscScalar *const *c, const PetscScalar *const *y, PetscScalar **cbar,
+                                     PetscScalar **kbar, PetscScalar *ksum)
+{
+  const TransportStencil st = StencilOf(g);
+  PetscScalar            sum = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(TRANSPORT_StageAdj, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
+    const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
+    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) {
+      const PetscScalar r = sc->gamma * y[j][i];
+      AdvectionAtAdjoint(&st, uw[f], uw[f + 1], vs[f], vn[f], r, cbar, i, j);
+      if (!sc->diffusion) continue;
+      if (sc->kappa) DiffusionAtAdjoint(&st, sc->kappa, c, r, cbar, kbar, i, j);
+      else {
+        LaplacianAtAdjoint(&st, sc->kuniform * r, cbar, i, j);
+        if (ksum) sum += r * LaplacianAt(&st, c, i, j);
       }
     }
   }
-  PetscCall(PetscLogEventEnd(TRANSPORT_DiffuseAdj, 0, 0, 0, 0));
-  PetscCall(PetscLogFlops(40.0 * g->xm * g->ym));
+  if (ksum) *ksum += sum;
+  PetscCall(PetscLogFlops(60.0 * g->xm * g->ym));
+  PetscCall(PetscLogEventEnd(TRANSPORT_StageAdj, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,30 +2,29 @@
  * splitting CN(dt/2) - RK3(dt) - CN(dt/2) (implicit diffusion), and the stability limit. */
 #include "transportimpl.h"
 
-/* Shu-Osher SSP-RK3:
+/* Shu-Osher SSP-RK3, each stage one fused pass (TransportStage):
  *   s1 = c + dt R(c)
  *   s2 = 3/4 c + 1/4 s1 + dt/4 R(s1)
  *   c' = 1/3 c + 2/3 s2 + 2dt/3 R(s2)
- * The stages s1, s2 stay in tr->stage[] for the adjoint of this step (AdjStepper contract). */
+ * The ghosted stage states c, s1, s2 stay in tr->sloc[] for the adjoint of this step (AdjStepper
+ * contract), so the adjoint needs no halo exchange of states. */
 PetscErrorCode TransportStepRK3(Transport tr, Vec cin, Vec cout)
 {
   const PetscReal dt = tr->dt;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_Step, 0, 0, 0, 0));
-  PetscCall(TransportRHS(tr, cin, tr->rhs));
-  PetscCall(VecWAXPY(tr->stage[0], dt, tr->rhs, cin));
-  PetscCall(TransportRHS(tr, tr->stage[0], tr->rhs));
-  PetscCall(VecAXPBYPCZ(tr->stage[1], 0.75, 0.25, 0.0, cin, tr->stage[0]));
-  PetscCall(VecAXPY(tr->stage[1], 0.25 * dt, tr->rhs));
-  PetscCall(TransportRHS(tr, tr->stage[1], tr->rhs));
-  PetscCall(VecAXPBYPCZ(cout, 1.0 / 3.0, 2.0 / 3.0, 0.0, cin, tr->stage[1]));
-  PetscCall(VecAXPY(cout, 2.0 * dt / 3.0, tr->rhs));
+  PetscCall(TransportGhostState(tr, cin, tr->sloc[0]));
+  PetscCall(TransportStageVec(tr, tr->sloc[0], 0.0, NULL, 1.0, dt, tr->stage[0]));
+  PetscCall(TransportGhostState(tr, tr->stage[0], tr->sloc[1]));
+  PetscCall(TransportStageVec(tr, tr->sloc[1], 0.75, cin, 0.25, 0.25 * dt, tr->stage[1]));
+  PetscCall(TransportGhostState(tr, tr->stage[1], tr->sloc[2]));
+  PetscCall(TransportStageVec(tr, tr->sloc[2], 1.0 / 3.0, cin, 2.0 / 3.0, 2.0 * dt / 3.0, cout));
   PetscCall(PetscLogEventEnd(TRANSPORT_Step, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reverse of the three stages, with lambda' = lout the adjoint of c' and A^T the RHS adjoint:
+/* Reverse of the three stages, with lout the adjoint of c' and A(s)^T the RHS adjoint at s:
  *   l2 = 2/3 lout + A(s2)^T (2dt/3 lout)
  *   l1 = 1/4 l2   + A(s1)^T (dt/4 l2)
  *   lin = 1/3 lout + 3/4 l2 + l1 + A(c)^T (dt l1)
@@ -33,20 +32,17 @@ PetscErrorCode TransportStepRK3(Transport tr, Vec cin, Vec cout)
 PetscErrorCode TransportStepRK3Adjoint(Transport tr, Vec cin, Vec lout, Vec lin)
 {
   const PetscReal dt = tr->dt;
-  Vec l1 = tr->lstage[0], l2 = tr->lstage[1];
+  Vec             l1 = tr->lstage[0], l2 = tr->lstage[1];
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_StepAdj, 0, 0, 0, 0));
-  PetscCall(VecAXPBY(tr->rbar, 2.0 * dt / 3.0, 0.0, lout));
   PetscCall(VecAXPBY(l2, 2.0 / 3.0, 0.0, lout));
-  PetscCall(TransportRHSAdjoint(tr, tr->stage[1], tr->rbar, l2));
-  PetscCall(VecAXPBY(tr->rbar, 0.25 * dt, 0.0, l2));
+  PetscCall(TransportStageAdjointVec(tr, tr->sloc[2], 2.0 * dt / 3.0, lout, l2));
   PetscCall(VecAXPBY(l1, 0.25, 0.0, l2));
-  PetscCall(TransportRHSAdjoint(tr, tr->stage[0], tr->rbar, l1));
-  PetscCall(VecAXPBY(tr->rbar, dt, 0.0, l1));
+  PetscCall(TransportStageAdjointVec(tr, tr->sloc[1], 0.25 * dt, l2, l1));
   PetscCall(VecAXPBYPCZ(lin, 1.0 / 3.0, 0.75, 0.0, lout, l2));
   PetscCall(VecAXPY(lin, 1.0, l1));
-  PetscCall(TransportRHSAdjoint(tr, cin, tr->rbar, lin));
+  PetscCall(TransportStageAdjointVec(tr, tr->sloc[0], dt, l1, lin));
   PetscCall(PetscLogEventEnd(TRANSPORT_StepAdj, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,7 +4,7 @@
 #include <adjsim/regularization.h>
 
 PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
-  TRANSPORT_DiffuseAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
+  TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
 
 PetscErrorCode TransportRegisterEvents(void)
 {
@@ -21,6 +21,8 @@ PetscErrorCode TransportRegisterEvents(void)
   PetscCall(PetscLogEventRegister("TrAdvectAdj", id, &TRANSPORT_AdvectAdj));
   PetscCall(PetscLogEventRegister("TrDiffuse", id, &TRANSPORT_Diffuse));
   PetscCall(PetscLogEventRegister("TrDiffuseAdj", id, &TRANSPORT_DiffuseAdj));
+  PetscCall(PetscLogEventRegister("TrStage", id, &TRANSPORT_Stage));
+  PetscCall(PetscLogEventRegister("TrStageAdj", id, &TRANSPORT_StageAdj));
   PetscCall(PetscLogEventRegister("TrStep", id, &TRANSPORT_Step));
   PetscCall(PetscLogEventRegister("TrStepAdj", id, &TRANSPORT_StepAdj));
   PetscCall(PetscLogEventRegister("TrMisfit", id, &TRANSPORT_Misfit));
@@ -73,7 +75,9 @@ static PetscErrorCode TransportSetParameters(AdjStepper st, AdjParams params, Ve
   PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjParamsUnpackField(params, "initial", p, tr->c0));
   PetscCall(AdjParamsUnpackField(params, "source", p, tr->source));
+  PetscCall(AdjParamsIsActive(params, "source", &tr->need_gsource));
   PetscCall(AdjParamsIsActive(params, "kappa", &active));
+  tr->need_gkappa = active;
   if (tr->kappa_is_field) PetscCall(AdjParamsUnpackField(params, "kappa", p, tr->kappa));
   else if (active) {
     PetscCall(AdjParamsUnpackArray(params, "kappa", p, &kappa));
@@ -186,6 +190,7 @@ static PetscErrorCode TransportZeroGradient(AdjStepper st)
   PetscCall(VecSet(tr->gc0, 0.0));
   PetscCall(VecSet(tr->gkappa, 0.0));
   PetscCall(VecSet(tr->gsource, 0.0));
+  tr->gkappa_uniform = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,7 +206,7 @@ static PetscErrorCode TransportGetGradient(AdjStepper st, AdjParams params, Vec 
   PetscCall(AdjParamsPackGradientField(params, "source", tr->gsource, g));
   if (tr->kappa_is_field) PetscCall(AdjParamsPackGradientField(params, "kappa", tr->gkappa, g));
   else {
-    PetscCall(VecSum(tr->gkappa, &gk));
+    PetscCall(TransportKappaGradientConstant(tr, &gk));
     PetscCall(AdjParamsPackGradientArray(params, "kappa", &gk, g));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -281,7 +286,7 @@ static PetscErrorCode TransportWriteGradient(AdjStepper st, AdjOutput out)
   PetscCall(AdjParamsIsActive(params, "kappa", &active));
   if (active && tr->kappa_is_field) PetscCall(AdjOutputWriteGradientField(out, "kappa", "s/m^2", tr->gkappa));
   else if (active) {
-    PetscCall(VecSum(tr->gkappa, &gk));
+    PetscCall(TransportKappaGradientConstant(tr, &gk));
     PetscCall(AdjOutputWriteGradientArray(out, "kappa", "s/m^2", 1, &gk));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -341,6 +346,7 @@ static PetscErrorCode TransportDestroy(AdjStepper st)
     PetscCall(VecDestroy(&tr->stage[s]));
     PetscCall(VecDestroy(&tr->lstage[s]));
   }
+  for (PetscInt s = 0; s < 3; s++) PetscCall(VecDestroy(&tr->sloc[s]));
   PetscCall(DMDestroy(&tr->da));
   PetscCall(PetscFree(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -361,6 +367,12 @@ static PetscErrorCode TransportCreateWork(Transport tr)
     PetscCall(VecDuplicate(tr->rhs, &tr->stage[s]));
     PetscCall(VecDuplicate(tr->rhs, &tr->lstage[s]));
   }
+  for (PetscInt s = 0; s < 3; s++) {
+    PetscCall(VecDuplicate(tr->cloc, &tr->sloc[s]));
+    PetscCall(VecSet(tr->sloc[s], 0.0)); /* corner ghosts are never read but keep them defined */
+  }
+  tr->need_gkappa  = PETSC_TRUE; /* until parameters say otherwise: every gradient */
+  tr->need_gsource = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

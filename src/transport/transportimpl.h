@@ -104,6 +104,11 @@ struct _n_Transport {
   Vec                gc0, gkappa, gsource; /* their gradients dJ/dvalue */
   Vec                cloc, kloc, lloc, klloc; /* ghosted work vectors */
   Vec                rhs, stage[2], rbar, lstage[2];
+  Vec                sloc[3];              /* ghosted RK3 stage states of the last step, for its adjoint */
+  PetscBool          kappa_uniform;        /* kappa has one value everywhere: kappa_value */
+  PetscReal          kappa_value;
+  PetscBool          need_gkappa, need_gsource; /* gradients the active parameters need */
+  PetscScalar        gkappa_uniform;       /* this rank's part of dJ/dkappa accumulated on the uniform path */
   Vec                vel_u, vel_v;         /* cell-centred velocity (mean of faces), written with the parameters */
   TransportObjectiveData obj;
   PetscBool          quiet;
@@ -127,10 +132,25 @@ PetscErrorCode TransportDiffusionAdjoint(const TransportGrid *g, const PetscScal
                                          const PetscScalar *const *c, const PetscScalar *const *rbar, PetscScalar **cbar,
                                          PetscScalar **kbar);
 
-/* Semi-discrete right-hand side R(c) = -div(u c) + div(kappa grad c) + s and its adjoint (rhs.c). */
-PetscErrorCode TransportRHS(Transport tr, Vec c, Vec rhs);
-PetscErrorCode TransportRHSAdjoint(Transport tr, Vec c, Vec rbar, Vec cbar);
+/* Fused Runge-Kutta stage  out = a c0 + b c + gamma R(c),  R(c) = A(c) + D(kappa, c) + s, and the
+ * adjoint of its gamma R(c) part (kernels.c).  kappa NULL: uniform diffusivity kuniform. */
+typedef struct {
+  PetscReal                a, b, gamma, kuniform;
+  const PetscScalar *const *c0, *const *s, *const *kappa;
+  PetscBool                diffusion;
+} TransportStageCoeffs;
+PetscErrorCode TransportStage(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
+                              const PetscScalar *const *c, PetscScalar **out);
+PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
+                                     const PetscScalar *const *c, const PetscScalar *const *y, PetscScalar **cbar,
+                                     PetscScalar **kbar, PetscScalar *ksum);
+
+/* The same on Vecs, with halo exchange and boundary ghosts (rhs.c). */
 PetscErrorCode TransportPrepareKappa(Transport tr);
+PetscErrorCode TransportGhostState(Transport tr, Vec c, Vec cl);
+PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, PetscReal b, PetscReal gamma, Vec out);
+PetscErrorCode TransportStageAdjointVec(Transport tr, Vec cl, PetscReal gamma, Vec y, Vec cbar);
+PetscErrorCode TransportKappaGradientConstant(Transport tr, PetscScalar *g);
 
 /* One SSP-RK3 step and its adjoint (step.c). */
 PetscErrorCode TransportStepRK3(Transport tr, Vec cin, Vec cout);
@@ -152,5 +172,5 @@ PetscErrorCode TransportSetUpTime(Transport tr);
 
 /* Log events, one per kernel and per adjoint. */
 extern PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
-  TRANSPORT_DiffuseAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
+  TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
 PetscErrorCode TransportRegisterEvents(void);

@@ -1,0 +1,354 @@
+/* The fluid solver as an AdjStepper: the ops that connect the physics to the driver.
+ * Increment 1 is the forward model: the adjoint ops (stepadjoint, initialstateadjoint,
+ * objectiveadjoint) are NULL; the objective is empty (J = 0) and the only parameter block is the
+ * viscosity "nu". */
+#include "fluidimpl.h"
+#include <adjsim/io.h>
+
+PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
+
+PetscErrorCode FluidRegisterEvents(void)
+{
+  static PetscBool registered = PETSC_FALSE;
+  PetscClassId     id;
+
+  PetscFunctionBeginUser;
+  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
+  registered = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("Fluid", &id));
+  PetscCall(PetscLogEventRegister("FlBoundary", id, &FLUID_Boundary));
+  PetscCall(PetscLogEventRegister("FlMomentum", id, &FLUID_Momentum));
+  PetscCall(PetscLogEventRegister("FlDivergence", id, &FLUID_Divergence));
+  PetscCall(PetscLogEventRegister("FlPoisson", id, &FLUID_Poisson));
+  PetscCall(PetscLogEventRegister("FlCorrect", id, &FLUID_Correct));
+  PetscCall(PetscLogEventRegister("FlStep", id, &FLUID_Step));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidFromStepper(AdjStepper st, Fluid *fl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, fl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidCreateState(AdjStepper st, Vec *x)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(DMCreateGlobalVector(fl->da, x));
+  PetscCall(PetscObjectSetName((PetscObject)*x, "fluid_state"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidGetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjParamsPackArray(params, "nu", &fl->nu, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A new viscosity must still satisfy the stability limit of the chosen time step. */
+static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  Fluid     fl;
+  PetscBool active;
+  PetscReal nu, limit;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjParamsIsActive(params, "nu", &active));
+  if (!active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
+  PetscCheck(nu >= 0, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity parameter nu = %g m^2/s is negative", (double)nu);
+  PetscCall(FluidStabilityLimit(&fl->grid, nu, fl->uscale, fl->uscale, &limit));
+  PetscCheck(fl->dt <= limit, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity nu = %g m^2/s makes the time step %g s exceed the stability limit %g s", (double)nu, (double)fl->dt, (double)limit);
+  fl->nu = nu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x0 = P(sampled initial field); p keeps the sampled pressure. */
+static PetscErrorCode FluidInitialState(AdjStepper st, Vec x0)
+{
+  Fluid fl;
+  Vec   p;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidFillInitial(fl, x0));
+  PetscCall(DMGetGlobalVector(fl->pda, &p));
+  PetscCall(VecStrideGather(x0, 2, p, INSERT_VALUES));
+  PetscCall(FluidProject(fl, 0.0, x0, x0));
+  PetscCall(VecStrideScatter(p, 2, x0, INSERT_VALUES));
+  PetscCall(DMRestoreGlobalVector(fl->pda, &p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidStepRK3(fl, xin, xout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+{
+  PetscFunctionBeginUser;
+  *J = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidRegularization(AdjStepper st, PetscReal *R)
+{
+  PetscFunctionBeginUser;
+  *R = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidHasObjective(AdjStepper st, PetscBool *has)
+{
+  PetscFunctionBeginUser;
+  *has = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidZeroGradient(AdjStepper st)
+{
+  PetscFunctionBeginUser;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidGetGradient(AdjStepper st, AdjParams params, Vec g)
+{
+  const PetscReal zero = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsPackGradientArray(params, "nu", &zero, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Largest face speed with its location (x, y of the face centre), the same on every rank. */
+static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, PetscReal loc[2], PetscBool *nan)
+{
+  const FluidGrid  *g = &fl->grid;
+  const FluidCell **a;
+  struct {
+    double val;
+    int    rank;
+  } lmax = {-1, 0}, gmax;
+  PetscMPIInt rank;
+  PetscReal   where[3] = {0, 0, 0};
+  PetscInt    lnan     = 0, gnan;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(fl->comm, &rank));
+  lmax.rank = rank;
+  PetscCall(DMDAVecGetArrayRead(fl->da, x, &a));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++)
+      for (PetscInt c = 0; c < 2; c++) {
+        const PetscReal s = PetscAbsScalar(c ? a[j][i].v : a[j][i].u);
+        if (PetscIsInfOrNanReal(s) && !lnan) {
+          lnan = 1, lmax.val = PETSC_MAX_REAL;
+          where[0] = c ? (i + 0.5) * g->h[0] : i * g->h[0], where[1] = c ? j * g->h[1] : (j + 0.5) * g->h[1];
+        } else if (!lnan && s > lmax.val) {
+          lmax.val = s;
+          where[0] = c ? (i + 0.5) * g->h[0] : i * g->h[0], where[1] = c ? j * g->h[1] : (j + 0.5) * g->h[1];
+        }
+      }
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &a));
+  PetscCallMPI(MPI_Allreduce(&lnan, &gnan, 1, MPIU_INT, MPI_MAX, fl->comm));
+  PetscCallMPI(MPI_Allreduce(&lmax, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, fl->comm));
+  PetscCallMPI(MPI_Bcast(where, 2, MPIU_REAL, gmax.rank, fl->comm));
+  *vmax = gmax.val;
+  loc[0] = where[0], loc[1] = where[1];
+  *nan = (PetscBool)(gnan != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stops a run whose velocity holds NaN/Inf or whose Courant number exceeds -fluid_blowup_cfl,
+ * naming the step, the time and the location of the largest velocity. */
+static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
+{
+  Fluid     fl;
+  PetscReal umax, vmax, smax, loc[2], cfl;
+  PetscBool nan;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidMaxVelocity(fl, x, &umax, &vmax));
+  cfl = fl->dt * (umax / fl->grid.h[0] + vmax / fl->grid.h[1]);
+  if (!PetscIsInfOrNanReal(cfl) && cfl <= fl->blowup_cfl) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FluidLocateMaxVelocity(fl, x, &smax, loc, &nan));
+  PetscCheck(!nan, fl->comm, PETSC_ERR_FP,
+             "Fluid velocity became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at the face at (x, y) = (%g, %g) m; "
+             "reduce -fluid_dt or -fluid_cfl, or refine the grid",
+             (PetscInt64)k, (double)(k * fl->dt), (double)loc[0], (double)loc[1]);
+  SETERRQ(fl->comm, PETSC_ERR_FP,
+          "Fluid velocity blew up at step %" PetscInt64_FMT " (t = %g s): largest speed %g m/s at the face at (x, y) = (%g, %g) m, "
+          "Courant number %g > -fluid_blowup_cfl %g; reduce -fluid_dt or raise -fluid_velocity_scale",
+          (PetscInt64)k, (double)(k * fl->dt), (double)smax, (double)loc[0], (double)loc[1], (double)cfl, (double)fl->blowup_cfl);
+}
+
+/* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid. */
+static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
+{
+  Fluid             fl;
+  const FluidCell **xa;
+  PetscScalar     **f[4];
+  const char       *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
+  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecGetArray(fl->pda, fl->out[c], &f[c]));
+  PetscCall(FluidCellCentre(&fl->grid, xa, f[0], f[1], f[2], f[3]));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecRestoreArray(fl->pda, fl->out[c], &f[c]));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(AdjOutputWriteField(out, names[c], units[c], fl->out[c]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjOutputWriteParameterArray(out, "nu", "m^2/s", 1, &fl->nu));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The restart state: the stored face velocities u (left x-face of each cell), v (bottom y-face)
+ * and p, exactly as held (the high-side boundary faces follow from the boundary rules). */
+static const char *const FluidRestartNames[3] = {"u", "v", "p"};
+
+static PetscErrorCode FluidWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideGather(x, c, fl->out[c], INSERT_VALUES));
+  if (standalone) PetscCall(AdjOutputWriteRestartFile(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
+  else PetscCall(AdjOutputWriteRestart(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
+{
+  Fluid     fl;
+  PetscReal t;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjInputReadRestart(fl->comm, path, "fluid", fl->pda, 3, FluidRestartNames, fl->out, k, &t));
+  PetscCheck(*k >= 0 && *k <= fl->nsteps, fl->comm, PETSC_ERR_USER_INPUT, "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path, (PetscInt64)*k, (PetscInt64)fl->nsteps);
+  PetscCheck(PetscAbsReal(t - *k * fl->dt) <= 1e-9 * fl->final_time, fl->comm, PETSC_ERR_USER_INPUT,
+             "Restart file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s in this run (time step differs)", path, (PetscInt64)*k, (double)t, (double)(*k * fl->dt));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideScatter(fl->out[c], c, x, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidDestroy(AdjStepper st)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidPoissonDestroy(fl));
+  PetscCall(VecDestroy(&fl->xloc));
+  PetscCall(VecDestroy(&fl->rhs));
+  PetscCall(VecDestroy(&fl->combo));
+  for (PetscInt s = 0; s < 2; s++) PetscCall(VecDestroy(&fl->stage[s]));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(VecDestroy(&fl->out[c]));
+  PetscCall(DMDestroy(&fl->pda));
+  PetscCall(DMDestroy(&fl->da));
+  PetscCall(PetscFree(fl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidCreateWork(Fluid fl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateLocalVector(fl->da, &fl->xloc));
+  PetscCall(VecSet(fl->xloc, 0.0));
+  PetscCall(DMCreateGlobalVector(fl->da, &fl->rhs));
+  PetscCall(VecDuplicate(fl->rhs, &fl->combo));
+  for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->rhs, &fl->stage[s]));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
+{
+  Fluid               fl;
+  AdjParams           params;
+  const AdjStepperOps ops = {.createstate     = FluidCreateState,
+                             .getparameters   = FluidGetParameters,
+                             .setparameters   = FluidSetParameters,
+                             .initialstate    = FluidInitialState,
+                             .step            = FluidStep,
+                             .objective       = FluidObjective,
+                             .regularization  = FluidRegularization,
+                             .hasobjective    = FluidHasObjective,
+                             .zerogradient    = FluidZeroGradient,
+                             .getgradient     = FluidGetGradient,
+                             .checkstate      = FluidCheckState,
+                             .writefields     = FluidWriteFields,
+                             .writeparameters = FluidWriteParameters,
+                             .writerestart    = FluidWriteRestart,
+                             .readrestart     = FluidReadRestart,
+                             .destroy         = FluidDestroy};
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidRegisterEvents());
+  PetscCall(PetscNew(&fl));
+  fl->comm = comm;
+  PetscCall(AdjStepperCreate(comm, stepper));
+  PetscCall(AdjStepperSetContext(*stepper, "fluid", fl, &ops));
+  PetscCall(FluidSetUpGrid(fl));
+  PetscCall(FluidSetUpPhysics(fl));
+  PetscCall(FluidCreateWork(fl));
+  PetscCall(FluidSetUpTime(fl));
+  PetscCall(FluidPoissonSetUp(fl));
+  PetscCall(AdjStepperSetTimes(*stepper, fl->nsteps, fl->dt));
+  {
+    const PetscReal lower[2] = {0, 0}, upper[2] = {fl->grid.L[0], fl->grid.L[1]};
+    PetscCall(AdjStepperSetGrid(*stepper, fl->pda, lower, upper));
+  }
+  PetscCall(AdjStepperGetParams(*stepper, &params));
+  PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
+  if (fl->nu > 0) PetscCall(AdjParamsSetScale(params, "nu", fl->nu));
+  PetscCall(AdjParamsSetBounds(params, "nu", 0.0, PETSC_INFINITY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FluidGetDM(AdjStepper stepper, DM *da)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(stepper, &fl));
+  *da = fl->pda;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FluidGetStateDM(AdjStepper stepper, DM *da)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(stepper, &fl));
+  *da = fl->da;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,244 @@
+/* Pressure projection on the MAC grid: y = x - G phi with D G phi = D x, so that D y = 0.
+ *
+ * D: cell divergence of the face velocities; G: face gradient of a cell potential, zero on faces
+ * with a prescribed normal velocity (homogeneous Neumann for phi), Dirichlet phi = 0 on outflow
+ * faces.  A = -D G is the 5-point Laplacian with those conditions: symmetric positive
+ * (semi-)definite, solved by KSP (CG + multigrid, prefix -fluid_) or, on a periodic box, by FFTW
+ * (fftwpoisson.c).  The solve starts from a zero guess every time, so the projection is a pure
+ * function of its input (bit-for-bit restarts, exact adjoint later). */
+#include "fluidimpl.h"
+
+const char *const FluidPoissonTypes[] = {"auto", "ksp", "fftw", "FluidPoissonType", "FLUID_POISSON_", NULL};
+
+/*@ FluidDivergence - div[j][i] = (u_{i+1} - u_i)/hx + (v_{j+1} - v_j)/hy of each owned cell.
+    x: ghosted, boundary-filled state. Not collective. @*/
+PetscErrorCode FluidDivergence(const FluidGrid *g, const FluidCell *const *x, PetscScalar **div)
+{
+  const PetscReal ihx = 1 / g->h[0], ihy = 1 / g->h[1];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_Divergence, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++)
+      div[j][i] = (x[j][i + 1].u - x[j][i].u) * ihx + (x[j + 1][i].v - x[j][i].v) * ihy;
+  PetscCall(PetscLogEventEnd(FLUID_Divergence, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidGradientCorrect - y = x - G phi on every owned face, y.p = pscale phi.
+    x: ghosted, boundary-filled state; phi: ghosted potential with FluidFillPressureGhosts applied
+    (so a prescribed normal face is left unchanged and an outflow face gets the Dirichlet
+    gradient).  Not collective.
+      y_u(i,j) = x_u(i,j) - (phi_{i,j} - phi_{i-1,j})/hx,   y_v(i,j) = x_v(i,j) - (phi_{i,j} - phi_{i,j-1})/hy @*/
+PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const FluidCell *const *x,
+                                    const PetscScalar *const *phi, FluidCell **y)
+{
+  const PetscReal ihx = 1 / g->h[0], ihy = 1 / g->h[1];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_Correct, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      y[j][i].u = x[j][i].u - (phi[j][i] - phi[j][i - 1]) * ihx;
+      y[j][i].v = x[j][i].v - (phi[j][i] - phi[j - 1][i]) * ihy;
+      y[j][i].p = pscale * phi[j][i];
+    }
+  PetscCall(PetscLogEventEnd(FLUID_Correct, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidGlobalToLocalFilled - halo exchange of the state, then the boundary rules. Collective. @*/
+PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
+{
+  FluidCell **a;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGlobalToLocal(fl->da, x, INSERT_VALUES, xloc));
+  PetscCall(DMDAVecGetArray(fl->da, xloc, &a));
+  PetscCall(FluidFillBoundary(&fl->grid, a));
+  PetscCall(DMDAVecRestoreArray(fl->da, xloc, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A = -D G assembled on the cell DMDA: per face to a neighbour cell (interior or periodic) the
+ * usual 1/h^2 coupling; a boundary face adds nothing (Neumann) or 2/h^2 to the diagonal (outflow:
+ * phi = 0 on the face, ghost = -inner). */
+static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
+{
+  const FluidGrid *g = &fl->grid;
+  const PetscReal  cx = 1 / (g->h[0] * g->h[0]), cy = 1 / (g->h[1] * g->h[1]);
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateMatrix(fl->pda, &fl->A));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      MatStencil      row = {.i = i, .j = j}, col[5];
+      PetscScalar     val[5];
+      PetscInt        n = 1;
+      const PetscInt  nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+      const PetscInt  face[4][2] = {{0, i}, {0, i + 1}, {1, j}, {1, j + 1}}; /* direction, face index */
+      const PetscReal c[4] = {cx, cx, cy, cy};
+
+      col[0] = row;
+      val[0] = 0;
+      for (PetscInt f = 0; f < 4; f++) {
+        const PetscInt d = face[f][0], side = f % 2;
+        if (!FluidIsBoundaryFace(g, d, face[f][1])) {
+          col[n].i = nb[f][0], col[n].j = nb[f][1], col[n].k = 0, col[n].c = 0;
+          val[n++] = -c[f];
+          val[0] += c[f];
+        } else if (g->bc[d][side].type == FLUID_BC_OUTFLOW) val[0] += 2 * c[f];
+      }
+      PetscCall(MatSetValuesStencil(fl->A, 1, &row, n, col, val, INSERT_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(fl->A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(fl->A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Multigrid levels such that each level halves a grid divisible by 2 down to about 8 cells. */
+static PetscInt FluidMGLevels(const FluidGrid *g, PetscMPIInt size)
+{
+  PetscInt levels = 1, mx = g->M[0], my = g->M[1];
+
+  while (mx % 2 == 0 && my % 2 == 0 && mx >= 16 && my >= 16 && (mx / 2) * (my / 2) >= 4 * size) {
+    mx /= 2, my /= 2, levels++;
+  }
+  return levels;
+}
+
+/*@ FluidPoissonSetUp - the pressure solver: FFTW on a periodic box (default there), otherwise KSP:
+    CG with geometric multigrid on the cell DMDA (Galerkin coarse operators, cell-centred Q0
+    transfer) where the grid halves, algebraic multigrid (GAMG) where it does not; everything can
+    be overridden with -fluid_ksp_* and -fluid_pc_* options. Collective. @*/
+PetscErrorCode FluidPoissonSetUp(Fluid fl)
+{
+  const FluidGrid *g = &fl->grid;
+  PetscBool        periodic = (PetscBool)(g->bc[0][0].type == FLUID_BC_PERIODIC && g->bc[1][0].type == FLUID_BC_PERIODIC);
+  PC               pc;
+  PetscMPIInt      size;
+  PetscInt         levels;
+  PetscReal        hmin = PetscMin(g->h[0], g->h[1]);
+
+  PetscFunctionBeginUser;
+  fl->singular = PETSC_TRUE;
+  for (PetscInt d = 0; d < FLUID_DIM; d++)
+    for (PetscInt s = 0; s < 2; s++)
+      if (g->bc[d][s].type == FLUID_BC_OUTFLOW) fl->singular = PETSC_FALSE;
+  if (fl->poisson == FLUID_POISSON_AUTO) fl->poisson = periodic ? FLUID_POISSON_FFTW : FLUID_POISSON_KSP;
+  PetscCheck(fl->poisson != FLUID_POISSON_FFTW || periodic, fl->comm, PETSC_ERR_USER_INPUT,
+             "-fluid_poisson fftw needs a periodic box (-fluid_bc_x* and -fluid_bc_y* periodic); walls, inflow and "
+             "outflow need -fluid_poisson ksp (DCT/DST transforms are not implemented yet)");
+  PetscCall(DMCreateGlobalVector(fl->pda, &fl->div));
+  PetscCall(VecDuplicate(fl->div, &fl->phi));
+  PetscCall(DMCreateLocalVector(fl->pda, &fl->philoc));
+  PetscCall(VecSet(fl->philoc, 0.0));
+  if (fl->poisson == FLUID_POISSON_FFTW) {
+    PetscCall(FluidFFTWCreate(fl, &fl->fft));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(FluidAssembleLaplacian(fl));
+  if (fl->singular) {
+    PetscCall(MatNullSpaceCreate(fl->comm, PETSC_TRUE, 0, NULL, &fl->nullsp));
+    PetscCall(MatSetNullSpace(fl->A, fl->nullsp));
+    PetscCall(MatSetTransposeNullSpace(fl->A, fl->nullsp));
+  }
+  PetscCall(KSPCreate(fl->comm, &fl->ksp));
+  PetscCall(KSPSetOptionsPrefix(fl->ksp, "fluid_"));
+  PetscCall(KSPSetOperators(fl->ksp, fl->A, fl->A));
+  PetscCall(KSPSetType(fl->ksp, KSPCG));
+  PetscCall(KSPSetNormType(fl->ksp, KSP_NORM_UNPRECONDITIONED));
+  /* rtol on |div| of the predicted field; atol keeps an already divergence-free input from
+     iterating on round-off: 1e-13 of a divergence U/h in every cell. */
+  PetscCall(KSPSetTolerances(fl->ksp, 1e-10, 1e-13 * fl->uscale / hmin * PetscSqrtReal((PetscReal)g->M[0] * g->M[1]),
+                             PETSC_DEFAULT, 1000));
+  PetscCall(KSPGetPC(fl->ksp, &pc));
+  PetscCallMPI(MPI_Comm_size(fl->comm, &size));
+  levels = FluidMGLevels(g, size);
+  if (levels > 1) {
+    /* The multigrid hierarchy comes from a DMDA with the cell grid's size and ownership, declared
+       periodic so that DMCoarsen halves the cell count (a non-periodic DMDA coarsens vertex grids,
+       (M-1)/2); with piecewise-constant (Q0) transfer no coarse cell straddles the boundary, so
+       the Galerkin operators P^T A P keep exactly the boundary conditions of A. */
+    const PetscInt *lx, *ly;
+    PetscInt        px, py;
+    PetscCall(DMDAGetInfo(fl->pda, NULL, NULL, NULL, NULL, &px, &py, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(DMDAGetOwnershipRanges(fl->pda, &lx, &ly, NULL));
+    PetscCall(DMDACreate2d(fl->comm, DM_BOUNDARY_PERIODIC, DM_BOUNDARY_PERIODIC, DMDA_STENCIL_STAR, g->M[0], g->M[1], px, py, 1, 1, lx, ly, &fl->mgda));
+    PetscCall(DMSetUp(fl->mgda));
+    PetscCall(DMDASetInterpolationType(fl->mgda, DMDA_Q0));
+    PetscCall(KSPSetDM(fl->ksp, fl->mgda));
+    PetscCall(KSPSetDMActive(fl->ksp, PETSC_FALSE));
+    PetscCall(PCSetType(pc, PCMG));
+    PetscCall(PCMGSetLevels(pc, levels, NULL));
+    PetscCall(PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH));
+  } else PetscCall(PCSetType(pc, PCGAMG));
+  PetscCall(KSPSetFromOptions(fl->ksp));
+  PetscCall(KSPSetUp(fl->ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidPoissonSolve - phi = A^{-1} b with the selected solver; in the singular case b is
+    orthogonal to the constants (telescoping fluxes) and phi is returned with zero mean.
+    Collective. @*/
+PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi)
+{
+  KSPConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
+  if (fl->poisson == FLUID_POISSON_FFTW) PetscCall(FluidFFTWSolve(fl->fft, b, phi));
+  else {
+    PetscCall(KSPSolve(fl->ksp, b, phi));
+    PetscCall(KSPGetConvergedReason(fl->ksp, &reason));
+    PetscCall(KSPGetIterationNumber(fl->ksp, &fl->ksp_its));
+    PetscCheck(reason > 0, fl->comm, PETSC_ERR_NOT_CONVERGED,
+               "Pressure Poisson solve did not converge (%s after %" PetscInt_FMT " iterations); try other -fluid_ksp_type/-fluid_pc_type or a looser -fluid_ksp_rtol",
+               KSPConvergedReasons[reason], fl->ksp_its);
+    if (fl->singular) PetscCall(MatNullSpaceRemove(fl->nullsp, phi));
+  }
+  PetscCall(PetscLogEventEnd(FLUID_Poisson, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FluidPoissonDestroy(Fluid fl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(KSPDestroy(&fl->ksp));
+  PetscCall(MatDestroy(&fl->A));
+  PetscCall(DMDestroy(&fl->mgda));
+  PetscCall(MatNullSpaceDestroy(&fl->nullsp));
+  PetscCall(FluidFFTWDestroy(&fl->fft));
+  PetscCall(VecDestroy(&fl->div));
+  PetscCall(VecDestroy(&fl->phi));
+  PetscCall(VecDestroy(&fl->philoc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidProject - y = P x: boundary rules, divergence, Poisson solve A phi = -D x, correction
+    y = x - G phi and y.p = pscale phi (pscale = 1/(c dt) turns the potential of a stage with
+    weight c dt into a kinematic pressure). x and y may be the same Vec. Collective. @*/
+PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
+{
+  const FluidCell **xa;
+  FluidCell       **ya;
+  PetscScalar     **d, **phi;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
+  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(DMDAVecGetArray(fl->pda, fl->div, &d));
+  PetscCall(FluidDivergence(&fl->grid, xa, d));
+  PetscCall(DMDAVecRestoreArray(fl->pda, fl->div, &d));
+  PetscCall(VecScale(fl->div, -1.0));
+  PetscCall(FluidPoissonSolve(fl, fl->div, fl->phi));
+  PetscCall(DMGlobalToLocal(fl->pda, fl->phi, INSERT_VALUES, fl->philoc));
+  PetscCall(DMDAVecGetArray(fl->pda, fl->philoc, &phi));
+  PetscCall(FluidFillPressureGhosts(&fl->grid, phi));
+  PetscCall(DMDAVecGetArray(fl->da, y, &ya));
+  PetscCall(FluidGradientCorrect(&fl->grid, pscale, xa, (const PetscScalar *const *)phi, ya));
+  PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
+  PetscCall(DMDAVecRestoreArray(fl->pda, fl->philoc, &phi));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# End-to-end test of the Slurm job scripts (jobs/slurm/) on a one-node Slurm cluster that this script
+# starts on this machine (munged, slurmctld, slurmd as root, everything in a temporary directory):
+#   1. forward run (srun), inverse demo (mpiexec launcher), 3-member ensemble array + gather;
+#   2. preemption: USR1 to the batch shell of a running forward job; the job must requeue itself,
+#      resume from its restart file and end bit for bit where an uninterrupted run ends.
+# Fails, saying why, when Slurm cannot start or any check fails; stops every daemon it started.
+#
+# usage: test_slurm_jobs.sh <adjsim executable> [python with h5py]
+# Needs root and the Debian packages slurm-wlm and munge (tests/run.sh installs them).
+# ADJSIM_SLURM_TEST_KEEP=1 keeps the temporary directory (logs, runs) after a pass too.
+set -uo pipefail
+
+ADJ=${1:?usage: test_slurm_jobs.sh <adjsim executable> [python]}
+PY=${2:-/usr/bin/python3}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ADJ=$(cd "$(dirname "$ADJ")" && pwd)/$(basename "$ADJ")
+T=""
+STARTED=() # pid files of the daemons this script started
+OK=0
+
+say() { echo "[$(date +%H:%M:%S) +$((SECONDS))s] $*"; }
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+cleanup() {
+  local rc=$? pidfile pid
+  trap - EXIT
+  if [ -n "$T" ] && [ -f "$T/slurm.conf" ] && [ ${#STARTED[@]} -gt 0 ]; then
+    export SLURM_CONF=$T/slurm.conf
+    # Jobs first (their steps are children of slurmd), then the daemons, by the pids they wrote.
+    local jobs
+    jobs=$(timeout 10 squeue -h -o %i 2>/dev/null | tr '\n' ' ')
+    if [ -n "${jobs// /}" ]; then
+      timeout 10 scancel --full $jobs 2>/dev/null
+      for _ in $(seq 1 20); do [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.5; done
+    fi
+    for pidfile in "${STARTED[@]}"; do
+      pid=$(cat "$pidfile" 2>/dev/null) || continue
+      [ -n "$pid" ] && kill "$pid" 2>/dev/null
+    done
+    for pidfile in "${STARTED[@]}"; do
+      pid=$(cat "$pidfile" 2>/dev/null) || continue
+      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+      kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+    done
+  fi
+  if [ "$OK" = 1 ] && [ "$rc" -eq 0 ]; then
+    [ -n "${ADJSIM_SLURM_TEST_KEEP:-}" ] && echo "(files kept in $T)" || rm -rf "$T"
+    say "PASS: Slurm job scripts (all daemons stopped)"
+  elif [ -n "$T" ]; then
+    for f in "$T"/log/slurmctld.log "$T"/log/slurmd.log "$T"/munge/munged.log; do
+      [ -f "$f" ] && { echo "---- last lines of $f"; tail -n 15 "$f"; }
+    done
+    echo "(files kept in $T)"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'fail "interrupted"' INT TERM
+
+# ---------------------------------------------------------------- prerequisites
+[ "$(id -u)" -eq 0 ] || fail "this test starts munged, slurmctld and slurmd itself and must run as root"
+for c in munged mungekey slurmctld slurmd sbatch scontrol squeue scancel srun; do
+  command -v "$c" >/dev/null || fail "$c not found: install the Debian packages slurm-wlm and munge (tests/run.sh does)"
+done
+[ -x "$ADJ" ] || fail "adjsim executable $ADJ not found"
+"$PY" -c 'import h5py, numpy' 2>/dev/null || fail "$PY cannot import h5py and numpy"
+id munge >/dev/null 2>&1 || fail "no munge user: reinstall the munge package"
+
+# The munge key every daemon shares; a fresh package install normally creates it.
+if [ ! -s /etc/munge/munge.key ]; then
+  say "creating /etc/munge/munge.key"
+  mkdir -p /etc/munge
+  mungekey --create --keyfile=/etc/munge/munge.key 2>/dev/null ||
+    dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none || fail "cannot create /etc/munge/munge.key"
+fi
+chown munge:munge /etc/munge /etc/munge/munge.key && chmod 700 /etc/munge && chmod 400 /etc/munge/munge.key ||
+  fail "cannot set the owner and mode of /etc/munge/munge.key"
+
+# ---------------------------------------------------------------- the cluster
+T=$(mktemp -d /tmp/adjsim-slurm-test.XXXXXX) || fail "mktemp failed"
+chmod 755 "$T" # munged needs a path everyone can traverse to its socket
+mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/runs" && chown munge:munge "$T/munge" && chmod 755 "$T/munge"
+
+say "starting munged (socket $T/munge/munge.socket)"
+runuser -u munge -- munged --socket="$T/munge/munge.socket" --log-file="$T/munge/munged.log" \
+  --pid-file="$T/munge/munged.pid" --seed-file="$T/munge/munged.seed" ||
+  fail "munged did not start: $(tail -n 3 "$T/munge/munged.log" 2>/dev/null)"
+STARTED+=("$T/munge/munged.pid")
+munge -S "$T/munge/munge.socket" -n </dev/null | unmunge -S "$T/munge/munge.socket" >/dev/null ||
+  fail "munge credentials do not round-trip through $T/munge/munge.socket"
+
+read -r ctld_port slurmd_port < <("$PY" -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+mem=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
+[ -n "$mem" ] || fail "slurmd -C does not report the memory of this machine: $(slurmd -C 2>&1 | head -n 3)"
+cat >"$T/slurm.conf" <<EOF
+# One-node test cluster of tests/slurm/test_slurm_jobs.sh (daemons as root, no cgroups, no accounting).
+ClusterName=adjsimtest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+# cred_expire: a requeued job may start again after this many seconds (default 120)
+AuthInfo=socket=$T/munge/munge.socket,cred_expire=10
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$T/log/jobcomp.log
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+SlurmdParameters=config_overrides
+ReturnToService=2
+MinJobAge=600
+SchedulerParameters=sched_interval=1
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=$mem State=UNKNOWN
+PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$T/slurm.conf
+
+say "starting slurmctld (port $ctld_port) and slurmd (port $slurmd_port)"
+slurmctld -i || fail "slurmctld did not start: $(tail -n 5 "$T/log/slurmctld.log" 2>/dev/null)"
+STARTED+=("$T/slurmctld.pid")
+for _ in $(seq 1 40); do [ -s "$T/slurmctld.pid" ] && break; sleep 0.25; done
+slurmd -N localhost || fail "slurmd did not start: $(tail -n 5 "$T/log/slurmd.log" 2>/dev/null)"
+for _ in $(seq 1 40); do [ -s "$T/slurmd.pid" ] && break; sleep 0.25; done
+STARTED+=("$T/slurmd.pid")
+state=""
+for _ in $(seq 1 60); do
+  state=$(timeout 5 sinfo -h -n localhost -o %T 2>/dev/null)
+  [ "$state" = idle ] && break
+  sleep 0.5
+done
+[ "$state" = idle ] || fail "the Slurm node did not become idle (state '${state:-no answer}'); see the logs below"
+say "cluster up: $(sinfo -h -o '%P %D %T %c CPUs')"
+
+# ---------------------------------------------------------------- helpers
+# Jobs start with a clean MPI environment: the job scripts must set what they need themselves.
+submit() {
+  env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_MCA_rmaps_base_oversubscribe \
+    ADJSIM_BIN="$ADJ" sbatch --parsable --time=10 --mem-per-cpu=100M "$@" | cut -d';' -f1
+}
+# "<JobId> <JobState> <ExitCode> <Restarts>" for the job (every task of an array).
+job_states() {
+  scontrol show job -o "$1" 2>/dev/null | sed -E 's/.*JobId=([0-9]+) .*JobState=([A-Z_]+) .*Restarts=([0-9]+) .*ExitCode=([0-9:]+) .*/\1 \2 \4 \3/'
+}
+# Waits until none of the jobs is queued or running, at most $1 seconds.
+wait_jobs() {
+  local limit=$1 t0=$SECONDS
+  shift
+  while :; do
+    local busy=0 id
+    for id in "$@"; do
+      job_states "$id" | grep -qE ' (PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|REQUEUE_HOLD|REQUEUE_FED|SUSPENDED|RESIZING|SIGNALING|STAGE_OUT) ' && busy=1
+      [ -z "$(job_states "$id")" ] && busy=1
+    done
+    [ "$busy" = 0 ] && return 0
+    if [ $((SECONDS - t0)) -ge "$limit" ]; then
+      echo "jobs still busy after ${limit}s:"
+      for id in "$@"; do job_states "$id"; done
+      return 1
+    fi
+    sleep 1
+  done
+}
+# Every task of the job COMPLETED with exit code 0:0, else fail showing its log.
+expect_completed() {
+  local id=$1 log=$2 states
+  states=$(job_states "$id")
+  if echo "$states" | grep -vqE '^[0-9]+ COMPLETED 0:0 '; then
+    echo "$states"
+    for f in $log; do [ -f "$f" ] && { echo "---- $f"; tail -n 30 "$f"; }; done
+    fail "job $id did not complete with exit code 0"
+  fi
+}
+check() { "$PY" "$@" || fail "check failed: $*"; }
+
+SMALL=$ROOT/tests/app/small.yaml
+R=$T/runs
+L=$T/log
+
+# ---------------------------------------------------------------- 1. forward, inverse, ensemble
+say "submitting the forward run (srun, 2 tasks), the inverse demo (mpiexec, 2 tasks) and a 3-member ensemble"
+t_jobs=$SECONDS
+fwd=$(submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/forward-%j.out" "$ROOT/jobs/slurm/transport-forward.sbatch" \
+  "$SMALL" "$R/forward" -output_interval 3) || fail "sbatch of transport-forward.sbatch failed"
+inv=$(ADJSIM_LAUNCHER=mpiexec ADJSIM_ARGS="-transport_grid 24,24 -transport_steps 48 -quiet" \
+  ADJSIM_INVERSE_ARGS="-tao_max_it 6" submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/inverse-%j.out" \
+  "$ROOT/jobs/slurm/transport-inverse.sbatch" "$R/inverse") || fail "sbatch of transport-inverse.sbatch failed"
+cat >"$T/params.txt" <<'EOF'
+# kappa sweep (comment and blank lines do not count)
+-transport_kappa 1e-3
+
+-transport_kappa 2e-3
+-transport_kappa 3e-3 -transport_rotation_omega 2.0
+EOF
+ens=$(ADJSIM_ARGS="-output_interval 3" submit --array=0-2 -n 1 -o "$L/ensemble-%A_%a.out" \
+  "$ROOT/jobs/slurm/ensemble.sbatch" "$T/params.txt" "$SMALL" "$R/ensemble") || fail "sbatch of ensemble.sbatch failed"
+say "jobs $fwd (forward), $inv (inverse), $ens (ensemble array)"
+wait_jobs 120 "$fwd" "$inv" "$ens" || fail "the jobs did not finish within 120 s"
+say "jobs finished in $((SECONDS - t_jobs)) s"
+
+expect_completed "$fwd" "$L/forward-$fwd.out"
+[ -f "$R/forward/small.h5" ] || fail "forward: $R/forward/small.h5 missing"
+check "$ROOT/postprocess/adjsim_check_run.py" "$R/forward/small.h5"
+check - "$R/forward/small.h5" <<'EOF' || exit 1
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+n = int(f["provenance"].attrs["nranks"]); steps = list(f["fields/step"][()])
+print(f"forward: nranks {n}, output steps {steps}")
+if n != 2: sys.exit(f"FAIL: forward run on {n} rank(s), expected 2 (srun did not start one MPI job)")
+if len(steps) < 3: sys.exit("FAIL: -output_interval 3 was not passed on")
+EOF
+[ ! -e "$R/forward/small-restart.h5" ] || fail "forward: a restart file was left after a complete run"
+say "forward: ok"
+
+expect_completed "$inv" "$L/inverse-$inv.out"
+for f in demo-observations.h5 demo-inverse.h5; do [ -f "$R/inverse/$f" ] || fail "inverse: $R/inverse/$f missing"; done
+check "$ROOT/postprocess/adjsim_summary.py" "$R/inverse/demo-inverse.h5" --truth "$R/inverse/demo-observations.h5" \
+  --expect-decrease 0.5 >"$T/inverse-summary.txt"
+grep -q "parameters against the truth" "$L/inverse-$inv.out" || fail "inverse: the job log has no summary"
+"$PY" -c 'import sys,h5py; n=int(h5py.File(sys.argv[1])["provenance"].attrs["nranks"]); sys.exit(0 if n==2 else f"FAIL: inverse ran on {n} rank(s)")' \
+  "$R/inverse/demo-inverse.h5" || fail "inverse: mpiexec launcher did not start 2 ranks"
+say "inverse: ok ($(grep -m1 -o 'objective .*' "$T/inverse-summary.txt"))"
+
+expect_completed "$ens" "$L/ensemble-${ens}_0.out $L/ensemble-${ens}_1.out $L/ensemble-${ens}_2.out"
+[ "$(job_states "$ens" | wc -l)" -eq 3 ] || fail "ensemble: expected 3 array tasks, got: $(job_states "$ens")"
+for i in 0 1 2; do [ -f "$R/ensemble/member-000$i/run.h5" ] || fail "ensemble: member $i has no run.h5"; done
+check "$ROOT/postprocess/adjsim_gather_ensemble.py" "$R/ensemble" -o "$T/pairs.h5"
+check - "$R/ensemble" "$T/pairs.h5" <<'EOF' || exit 1
+import sys, h5py, numpy as np
+ens, pairs = sys.argv[1], sys.argv[2]
+p = h5py.File(pairs, "r")
+names = [n.decode() if isinstance(n, bytes) else n for n in p["param_names"][()]]
+expect_kappa = {0: 1e-3, 1: 2e-3, 2: 3e-3}
+total = 0
+for i, kappa in expect_kappa.items():
+    run = h5py.File(f"{ens}/member-{i:04d}/run.h5", "r")
+    c, steps = run["fields/c"][()], run["fields/step"][()]
+    if run["parameters/kappa"][0] != kappa:
+        sys.exit(f"FAIL: member {i} ran with kappa {run['parameters/kappa'][0]}, expected {kappa:g}")
+    rows = np.where(p["member"][()] == i)[0]
+    if len(rows) != len(steps) - 1:
+        sys.exit(f"FAIL: member {i}: {len(rows)} pairs, expected {len(steps) - 1}")
+    for r, k in zip(rows, range(len(steps) - 1)):
+        if not (np.array_equal(p["state"][r], c[k]) and np.array_equal(p["next_state"][r], c[k + 1])
+                and p["step"][r] == steps[k] and p["next_step"][r] == steps[k + 1]):
+            sys.exit(f"FAIL: member {i}: pair {r} is not (slice {k}, slice {k + 1}) of its run file")
+        if p["params"][r][names.index("transport_kappa")] != kappa:
+            sys.exit(f"FAIL: member {i}: pair {r} has kappa {p['params'][r][names.index('transport_kappa')]}")
+    total += len(rows)
+omega = p["params"][:, names.index("transport_rotation_omega")]
+if not (np.isnan(omega[p["member"][()] != 2]).all() and (omega[p["member"][()] == 2] == 2.0).all()):
+    sys.exit("FAIL: transport_rotation_omega column wrong")
+if total != p["state"].shape[0]:
+    sys.exit(f"FAIL: {p['state'].shape[0]} pairs, expected {total}")
+print(f"ensemble: {total} pairs, parameters {names}, state {p['state'].shape}")
+EOF
+say "ensemble: ok"
+
+# ---------------------------------------------------------------- 2. preemption and requeue
+# A forward run long enough to be caught mid-way (about 8 s on 2 cores); the same run uninterrupted
+# is the reference.
+LONG=(-transport_grid 192,160 -transport_final_time 18.75 -transport_steps 5000 -output_interval 1000 -quiet false
+  -progress_interval 1)
+say "preemption: submitting a long forward run"
+t_pre=$SECONDS
+pre=$(submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/preempt-%j.out" "$ROOT/jobs/slurm/transport-forward.sbatch" \
+  "$SMALL" "$R/preempt" "${LONG[@]}") || fail "sbatch of the preemption run failed"
+for _ in $(seq 1 60); do
+  grep -q "forward step" "$L/preempt-$pre.out" 2>/dev/null && break
+  job_states "$pre" | grep -qE ' (COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY) ' && break
+  sleep 0.5
+done
+grep -q "forward step" "$L/preempt-$pre.out" 2>/dev/null ||
+  { tail -n 20 "$L/preempt-$pre.out" 2>/dev/null; fail "preemption: the long run did not start stepping (state: $(job_states "$pre"))"; }
+say "preemption: job $pre is stepping; scancel --signal=USR1 --batch $pre"
+scancel --signal=USR1 --batch "$pre" || fail "scancel --signal=USR1 --batch $pre failed"
+ref=$(submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/reference-%j.out" "$ROOT/jobs/slurm/transport-forward.sbatch" \
+  "$SMALL" "$R/reference" "${LONG[@]}") || fail "sbatch of the reference run failed"
+wait_jobs 150 "$pre" "$ref" || fail "preemption: the jobs did not finish in time"
+say "preemption: jobs finished in $((SECONDS - t_pre)) s; the preempted job's log:"
+grep -E "^adjsim job|adjsim: (stopped|forward run)" "$L/preempt-$pre.out" | sed 's/^/    /'
+expect_completed "$ref" "$L/reference-$ref.out"
+read -r _ pstate pexit prestarts <<<"$(job_states "$pre")"
+if [ "${prestarts:-0}" -lt 1 ]; then
+  tail -n 25 "$L/preempt-$pre.out"
+  if grep -q "adjsim failed with status" "$L/preempt-$pre.out"; then
+    fail "preemption: adjsim did not stop gracefully on SIGUSR1 ($(grep -m1 -o 'adjsim failed with status.*' "$L/preempt-$pre.out"));" \
+      "expected exit status 85 after writing its restart file: the adjsim preemption feature" \
+      "(src/app/main.c, include/adjsim/interrupt.h) is missing or broken"
+  fi
+  grep -q "got SIGUSR1" "$L/preempt-$pre.out" || fail "preemption: the batch script never received SIGUSR1 (state $pstate $pexit)"
+  fail "preemption: job $pre was not requeued (state $pstate, exit $pexit, restarts ${prestarts:-?})"
+fi
+expect_completed "$pre" "$L/preempt-$pre.out"
+grep -q "resuming .* from .*small-restart.h5" "$L/preempt-$pre.out" || fail "preemption: the requeued job did not resume from its restart file"
+grep -q "stopped by a signal" "$L/preempt-$pre.out" || fail "preemption: adjsim did not report a graceful stop"
+ls "$R/preempt"/small-segment1.h5 >/dev/null 2>&1 || fail "preemption: the interrupted part was not kept as small-segment1.h5"
+[ ! -e "$R/preempt/small-restart.h5" ] || fail "preemption: the restart file was left after the run completed"
+check "$ROOT/postprocess/adjsim_compare.py" "$R/preempt/small.h5" "$R/reference/small.h5" --groups /restart --exact
+# The segment and the continued run together hold every output step of the uninterrupted run, bit for bit.
+check - "$R/preempt" "$R/reference/small.h5" <<'EOF' || exit 1
+import sys, h5py, numpy as np
+d, ref = sys.argv[1], h5py.File(sys.argv[2], "r")
+got = {}
+for name in ("small-segment1.h5", "small.h5"):
+    f = h5py.File(f"{d}/{name}", "r")
+    for k, s in enumerate(f["fields/step"][()]):
+        got[int(s)] = f["fields/c"][k]
+steps = [int(s) for s in ref["fields/step"][()]]
+if sorted(got) != steps:
+    sys.exit(f"FAIL: interrupted + continued output steps {sorted(got)} != uninterrupted {steps}")
+for k, s in enumerate(steps):
+    if not np.array_equal(got[s], ref["fields/c"][k]):
+        sys.exit(f"FAIL: field c at step {s} differs from the uninterrupted run")
+print(f"preemption: output steps {steps} identical to the uninterrupted run")
+EOF
+say "preemption: requeued $prestarts time(s), resumed, same final state as the uninterrupted run: ok"
+OK=1
