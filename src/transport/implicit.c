@@ -292,19 +292,6 @@ PetscErrorCode TransportCNSolve(Transport tr, PetscReal tau, Vec r, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* cl = c with halo and boundary ghosts (inhomogeneous rule). */
-static PetscErrorCode TransportCNGhost(Transport tr, Vec c, Vec cl)
-{
-  PetscScalar **a;
-
-  PetscFunctionBeginUser;
-  PetscCall(DMGlobalToLocal(tr->da, c, INSERT_VALUES, cl));
-  PetscCall(DMDAVecGetArray(tr->da, cl, &a));
-  PetscCall(TransportFillGhosts(&tr->grid, &tr->crule, PETSC_FALSE, a));
-  PetscCall(DMDAVecRestoreArray(tr->da, cl, &a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*@ TransportDiffuseCN - one Crank-Nicolson substep of length tau:
       c' = A^{-1} [c + tau/2 D_full(kappa, c) + tau/2 b(kappa)],  A = I - tau/2 D_lin(kappa).
     cout may be c. Collective. @*/
@@ -317,7 +304,7 @@ PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_DiffuseCN, 0, 0, 0, 0));
   PetscCall(TransportCNSetUp(tr, tau));
-  PetscCall(TransportCNGhost(tr, c, tr->cloc));
+  PetscCall(TransportGhostState(tr, c, tr->cloc));
   PetscCall(VecSet(im->rhs, 0.0));
   PetscCall(DMDAVecGetArrayRead(tr->da, tr->cloc, &cl));
   PetscCall(DMDAVecGetArrayRead(tr->da, tr->kloc, &k));
@@ -355,8 +342,8 @@ PetscErrorCode TransportDiffuseCNAdjoint(Transport tr, PetscReal tau, Vec c, Vec
   PetscCall(TransportCNSolve(tr, tau, lout, im->mu));
   PetscCall(VecCopy(im->mu, lin));
   PetscCall(VecScale(im->mu, 0.5 * tau)); /* rbar = tau/2 mu */
-  PetscCall(TransportCNGhost(tr, c, tr->cloc));
-  PetscCall(TransportCNGhost(tr, cout, im->cloc2));
+  PetscCall(TransportGhostState(tr, c, tr->cloc));
+  PetscCall(TransportGhostState(tr, cout, im->cloc2));
   PetscCall(VecAXPY(tr->cloc, 1.0, im->cloc2));
   PetscCall(VecSet(tr->lloc, 0.0));
   PetscCall(VecSet(tr->klloc, 0.0));

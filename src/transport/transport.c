@@ -48,20 +48,34 @@ static PetscErrorCode TransportCreateState(AdjStepper st, Vec *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Packs the active parameter values (gradient = PETSC_FALSE) or their gradients dJ/dvalue
+ * (PETSC_TRUE) into a design-space vector.  A constant diffusivity is one number; its gradient sums
+ * the field gradient and the uniform-path partial sums (TransportKappaGradientConstant). */
+static PetscErrorCode TransportPack(Transport tr, AdjParams params, PetscBool gradient, Vec out)
+{
+  PetscErrorCode (*field)(AdjParams, const char[], Vec, Vec)              = gradient ? AdjParamsPackGradientField : AdjParamsPackField;
+  PetscErrorCode (*array)(AdjParams, const char[], const PetscReal[], Vec) = gradient ? AdjParamsPackGradientArray : AdjParamsPackArray;
+  PetscScalar    kappa;
+
+  PetscFunctionBeginUser;
+  PetscCall(field(params, "initial", gradient ? tr->gc0 : tr->c0, out));
+  PetscCall(field(params, "source", gradient ? tr->gsource : tr->source, out));
+  if (tr->kappa_is_field) PetscCall(field(params, "kappa", gradient ? tr->gkappa : tr->kappa, out));
+  else {
+    if (gradient) PetscCall(TransportKappaGradientConstant(tr, &kappa));
+    else PetscCall(VecMax(tr->kappa, NULL, &kappa));
+    PetscCall(array(params, "kappa", &kappa, out));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TransportGetParameters(AdjStepper st, AdjParams params, Vec p)
 {
   Transport tr;
-  PetscReal kappa;
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
-  PetscCall(AdjParamsPackField(params, "initial", tr->c0, p));
-  PetscCall(AdjParamsPackField(params, "source", tr->source, p));
-  if (tr->kappa_is_field) PetscCall(AdjParamsPackField(params, "kappa", tr->kappa, p));
-  else {
-    PetscCall(VecMax(tr->kappa, NULL, &kappa));
-    PetscCall(AdjParamsPackArray(params, "kappa", &kappa, p));
-  }
+  PetscCall(TransportPack(tr, params, PETSC_FALSE, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -194,21 +208,13 @@ static PetscErrorCode TransportZeroGradient(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A constant diffusivity's gradient is the sum of the field gradient over all cells. */
 static PetscErrorCode TransportGetGradient(AdjStepper st, AdjParams params, Vec g)
 {
-  Transport   tr;
-  PetscScalar gk;
+  Transport tr;
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
-  PetscCall(AdjParamsPackGradientField(params, "initial", tr->gc0, g));
-  PetscCall(AdjParamsPackGradientField(params, "source", tr->gsource, g));
-  if (tr->kappa_is_field) PetscCall(AdjParamsPackGradientField(params, "kappa", tr->gkappa, g));
-  else {
-    PetscCall(TransportKappaGradientConstant(tr, &gk));
-    PetscCall(AdjParamsPackGradientArray(params, "kappa", &gk, g));
-  }
+  PetscCall(TransportPack(tr, params, PETSC_TRUE, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
