@@ -18,8 +18,8 @@ A group name exports all its datasets: /optimization gives the history (iteratio
 gradient_norm; add /optimization/design for the design vectors), /fields all fields at the chosen
 step. Fields and tables cannot be mixed in one file. Column headers are the dataset names
 with their units in brackets (none for units "1"); a name found in two groups is prefixed with its
-group (parameters/kappa, gradients/kappa). Values are written with 17 significant digits, so they
-read back bit for bit; integers as integers; missing values (NaN) as nan.
+group (parameters/kappa, gradients/kappa). Reals are written as the shortest text that reads back to
+the same double (bit for bit), integers as integers, missing values (NaN) as nan.
 
 Examples:
   /usr/bin/python3 postprocess/adjsim_export_csv.py demo-inverse.h5 /optimization -o history.csv
@@ -51,12 +51,13 @@ def parse_args(argv):
                          "looked up in /fields, /parameters, /gradients, or 'vorticity', 'speed'")
     ap.add_argument("-o", "--output", default="-", metavar="CSV",
                     help="file to write (default: standard output)")
-    ah.add_slice_options(ap, multiple=False, default_text="the last")
+    ah.add_slice_options(ap, multiple=False, default_text="last")
     ap.add_argument("--all-steps", action="store_true",
                     help="fields: write every slice of the time series, with step and time columns")
     ap.add_argument("--no-units", action="store_true", help="column headers without units")
-    ap.add_argument("--format", default="%.17g", metavar="FMT",
-                    help="printf format of real values (default %%.17g: exact round trip)")
+    ap.add_argument("--format", default=None, metavar="FMT",
+                    help="printf format of real values, e.g. %%.6e (default: the shortest text that reads "
+                         "back to the same double, as Python's repr)")
     ap.add_argument("--delimiter", default=",", help="column separator (default ,)")
     ap.add_argument("--components", nargs="+", metavar="DATASET", default=None,
                     help="velocity component datasets for vorticity and speed, x first (default: "
@@ -65,7 +66,8 @@ def parse_args(argv):
     if args.all_steps and (args.index is not None or args.step is not None or args.time is not None):
         ap.error("--all-steps cannot be combined with --index, --step or --time")
     try:
-        args.format % 1.0
+        if args.format is not None:
+            args.format % 1.0
     except (TypeError, ValueError):
         ap.error(f"--format {args.format!r} is not a printf format for one real number")
     return args
@@ -106,9 +108,15 @@ def column_names(qs, units):
     return out
 
 
+def fmt_real(v, real_format):
+    return repr(float(v)) if real_format is None else real_format % v
+
+
 def fmt_column(values, real_format):
     if np.issubdtype(values.dtype, np.integer):
         return [str(int(v)) for v in values]
+    if real_format is None:
+        return [repr(v) for v in values.astype(float).tolist()]
     return [real_format % v for v in values.astype(float)]
 
 
@@ -120,6 +128,8 @@ def field_table(f, qs, args):
                               + ", ".join(f"{q.path} {q.shape}" for q in qs))
     grid = qs[0].grid()
     coords = grid.coordinates()
+    if not grid.physical:  # no /grid: cell indices
+        coords = [np.rint(c).astype(np.int64) for c in coords]
     axis_names = [grid.axis_name(a) for a in range(grid.dim)]
     header = [ah.plain_units(n, grid.units) if (grid.physical and not args.no_units) else n for n in axis_names]
     header += column_names(qs, not args.no_units)
@@ -144,7 +154,7 @@ def field_table(f, qs, args):
         if args.all_steps:
             s, t = series[0].step_and_time(k)
             columns[0] += [str(s) if s is not None else str(k)] * ncells
-            columns[1] += [args.format % t if t is not None else "nan"] * ncells
+            columns[1] += [fmt_real(t, args.format) if t is not None else "nan"] * ncells
             col = 2
         for c in coords:
             columns[col] += fmt_column(c, args.format)

@@ -126,8 +126,8 @@ def grid_of(f, shape=None):
             return grid
     if shape is None:
         return None
-    cells = list(reversed(shape))
-    return Grid(cells, np.zeros(len(cells)), np.array(cells, dtype=float), "1", physical=False)
+    cells = list(reversed(shape))  # index grid: cell i centred at i
+    return Grid(cells, np.full(len(cells), -0.5), np.array(cells, dtype=float) - 0.5, "1", physical=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ class Quantity:
         return grid_of(self.file, self.shape)
 
     def is_field(self):
-        """Shaped like the run's grid (or, in a file without /grid, at least 1-D)."""
+        """Shaped like the run's grid (in a file without /grid: at least 2-D)."""
         if self.group == "optimization" and self.name != "design_last":
             return False  # histories, even when their length happens to match a 1-D grid
         if self.group == "fields" and self.name in ("step", "time"):
@@ -265,6 +265,9 @@ def _derived_quantity(f, kind, components):
         raise RunFileError(f"{f.filename}: velocity components differ in shape: "
                            + ", ".join(f"{c.path} {c.shape}" for c in comps))
     series = all(c.series for c in comps)
+    if series != any(c.series for c in comps):
+        raise RunFileError(f"{f.filename}: the velocity components must all be time series or all static: "
+                           + ", ".join(c.path for c in comps))
     count = min(c.count() for c in comps) if series else 1
     shape = comps[0].shape
     grid = grid_of(f, shape)
@@ -350,14 +353,15 @@ def plottable(f):
 def add_slice_options(ap, multiple=True, default_text="first, middle and last"):
     """--index / --step / --time: which slices of a time series (mutually exclusive)."""
     nargs = "+" if multiple else None
+    many = "s" if multiple else ""
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--index", type=int, nargs=nargs, metavar="K",
-                   help="slice indices of the time series (0 = first; negative counts from the end). "
-                        f"Default: {default_text} slices that hold data")
+                   help=f"slice index{'es' if multiple else ''} of the time series (0 = first; negative counts "
+                        f"from the end). Default: the {default_text} slice{many} that hold{'' if multiple else 's'} data")
     g.add_argument("--step", type=int, nargs=nargs, metavar="N",
-                   help="simulation step numbers, as listed in /fields/step")
+                   help=f"simulation step number{many}, as listed in /fields/step")
     g.add_argument("--time", type=float, nargs=nargs, metavar="T",
-                   help="simulated times in s; the nearest output step is used")
+                   help=f"simulated time{many} in s; the nearest output step is used")
 
 
 def written_slices(q):
@@ -448,15 +452,16 @@ def plane_of(q, data, z_index):
 # Plotting conventions
 
 
-def add_figure_options(ap, default_size, required=True):
+def add_figure_options(ap, default_size, required=True, default_title="the dataset and the file name"):
     ap.add_argument("-o", "--output", required=required, metavar="PNG",
-                    help="image file to write (PNG; the extension chooses the format, e.g. .pdf or .svg)")
+                    help="image file to write (PNG; the extension chooses the format, e.g. .pdf or .svg)"
+                         + ("" if required else "; required unless --list"))
     ap.add_argument("--size", metavar="WxH", default=None,
                     help=f"image size in pixels, e.g. 1600x900 (default: {default_size})")
     ap.add_argument("--dpi", type=float, default=150.0,
                     help="resolution in dots per inch: sets the size of text and lines relative to the "
                          "image (default 150)")
-    ap.add_argument("--title", default=None, help="figure title (default: dataset and file name)")
+    ap.add_argument("--title", default=None, help=f"figure title (default: {default_title}; '' for none)")
 
 
 def parse_size(text_size):
@@ -492,11 +497,10 @@ def fitted_figure(build, size_px, autosize):
     w, h = size_px
     for attempt in range(4 if autosize else 1):
         fig, axes, bars = build((w, h))
-        fig.canvas.draw()
+        fig.canvas.draw()  # runs the constrained layout
         given, used = axes[0].get_position(original=True), axes[0].get_position(original=False)
         height_limited = (given.width - used.width) * w > 1.0  # else the panels fill their width
         _fit_colorbars(fig, axes, bars)
-        fig.canvas.draw()
         r = fig.canvas.get_renderer()
         content = Bbox.union([a.get_tightbbox(r) for a in axes] + [cb.ax.get_tightbbox(r) for cb, _ in bars])
         pad = 0.08 * fig.dpi
@@ -507,6 +511,15 @@ def fitted_figure(build, size_px, autosize):
         if not autosize or (w - nw < 3 and h - nh < 3):
             break
         w, h = nw, nh
+    if not autosize:
+        # A given size leaves space above and below the panels: centre the panels and the title in it.
+        spare = fig.bbox.height - content.height - title_h - 2 * pad
+        shift = (fig.bbox.height - pad - title_h - content.y1) - spare / 2
+        if spare > 0 and abs(shift) > 1:
+            for ax in fig.axes:
+                p = ax.get_position(original=False)
+                ax.set_position([p.x0, p.y0 + shift / fig.bbox.height, p.width, p.height])
+            content = Bbox.union([a.get_tightbbox(r) for a in axes] + [cb.ax.get_tightbbox(r) for cb, _ in bars])
     if fig._suptitle is not None:
         top = content.y1 + 0.06 * fig.dpi
         fig._suptitle.set_va("bottom")
@@ -515,8 +528,7 @@ def fitted_figure(build, size_px, autosize):
 
 
 def _fit_colorbars(fig, axes, bars):
-    """Freeze the constrained layout, then give each colour bar exactly its panels' height."""
-    fig.canvas.draw()
+    """Freeze the (already drawn) constrained layout, then give each colour bar its panels' height."""
     fig.set_layout_engine("none")
     for cb, owners in bars:
         boxes = [a.get_position(original=False) for a in owners]
@@ -546,7 +558,7 @@ def color_scale(q_signed, arrays, cmap=None, vmin=None, vmax=None, symmetric=Non
     finite = np.concatenate([a[np.isfinite(a)].ravel() for a in arrays]) if arrays else np.zeros(0)
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     if symmetric is None:
-        both_signs = lo < 0 < hi and min(-lo, hi) > 0.05 * max(-lo, hi)
+        both_signs = lo < 0 < hi and min(-lo, hi) > 0.2 * max(-lo, hi)
         symmetric = q_signed or both_signs
     if symmetric:
         a = max(abs(lo), abs(hi)) or 1.0

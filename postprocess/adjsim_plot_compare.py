@@ -43,13 +43,14 @@ def parse_args(argv):
                     help="names of the two runs in titles and legends (default: the file names)")
     ap.add_argument("--relative", action="store_true",
                     help="show (A - B) / max|B| instead of A - B (dimensionless)")
-    ah.add_slice_options(ap, multiple=False, default_text="the last")
+    ah.add_slice_options(ap, multiple=False, default_text="last")
     ah.add_color_options(ap)
     ap.add_argument("--log", choices=("auto", "on", "off"), default="auto",
                     help="1-D data: logarithmic value axis (default auto: for positive /optimization "
                          "histories spanning more than two decades)")
     ap.add_argument("--diff-cmap", default="RdBu_r", help="colour map of the difference (default RdBu_r)")
-    ah.add_figure_options(ap, "fitted to the domain's aspect ratio; 1200x900 for 1-D data")
+    ah.add_figure_options(ap, "fitted to the domain's aspect ratio; 1200x900 for 1-D data",
+                         default_title="the dataset")
     return ap.parse_args(argv)
 
 

@@ -49,8 +49,8 @@ def parse_args(argv):
                          "(for fields that decay or grow strongly in time)")
     ap.add_argument("--columns", type=int, default=None, metavar="N",
                     help="panels per row (default: all in one row, at most 4)")
-    ah.add_figure_options(ap, "fitted to the number of panels and the domain's aspect ratio; "
-                            "required unless --list", required=False)
+    ah.add_figure_options(ap, "fitted to the number of panels and the domain's aspect ratio",
+                         required=False)
     args = ap.parse_args(argv)
     if not args.list and not args.output:
         ap.error("-o/--output is required")
@@ -86,8 +86,9 @@ def plot_panels(fig, q, slices, data, args, ncols):
     shared = ah.color_scale(q.signed, data, args.cmap, args.vmin, args.vmax, args.symmetric, zero_floor)
     bars = []
     for i, (ax, k, d) in enumerate(zip(axes, slices, data)):
+        # Separate scales: each panel its own range, but all the same kind of colour map.
         cmap, lo, hi, sym = shared if not args.separate_scales else ah.color_scale(
-            q.signed, [d], args.cmap, args.vmin, args.vmax, args.symmetric, zero_floor)
+            q.signed, [d], shared[0], args.vmin, args.vmax, shared[3], zero_floor)
         im = ah.draw_field(ax, grid, d, cmap, lo, hi)
         title = ah.slice_title(q, k)
         if not np.any(np.isfinite(d)):

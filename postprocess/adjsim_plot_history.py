@@ -38,7 +38,7 @@ def parse_args(argv):
     ap.add_argument("--linear", action="store_true", help="linear instead of logarithmic value axes")
     ap.add_argument("--markers", choices=("auto", "on", "off"), default="auto",
                     help="mark every iteration (default auto: on for at most 60 iterations)")
-    ah.add_figure_options(ap, DEFAULT_SIZE)
+    ah.add_figure_options(ap, DEFAULT_SIZE, default_title="'Optimization history' and the file name")
     args = ap.parse_args(argv)
     if args.labels is not None and len(args.labels) != len(args.runs):
         ap.error(f"--labels needs one label per run file ({len(args.runs)}), got {len(args.labels)}")

@@ -49,7 +49,7 @@ def summary(f):
                 print(describe(k, f[group][k]))
             if "objective" in f[group].attrs:
                 print(f"  objective at these gradients: {float(f[group].attrs['objective']):.10e}")
-    if "optimization" in f and "objective" in f["optimization"]:
+    if "optimization" in f and "objective" in f["optimization"] and len(f["optimization/objective"]):
         o = f["optimization"]
         J, g = o["objective"][()], o["gradient_norm"][()]
         print(f"optimization: {len(J)} iterations, objective {J[0]:.6e} -> {J[-1]:.6e}, "

@@ -16,6 +16,9 @@ typedef struct _p_AdjOutput *AdjOutput;
 /** Version of the layout written by this code (root attribute format_version). */
 #define ADJ_OUTPUT_FORMAT_VERSION 1
 
+/* The command line recorded in /provenance (call in main() before PetscInitialize) */
+PetscErrorCode AdjSetCommandLine(int argc, char **argv);
+
 /* Lifecycle and settings */
 PetscErrorCode AdjOutputCreate(MPI_Comm comm, AdjOutput *out);
 PetscErrorCode AdjOutputSetFromOptions(AdjOutput out);

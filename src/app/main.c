@@ -274,6 +274,7 @@ int main(int argc, char **argv)
   char          *files[16];
   int            nfiles, status = 0;
 
+  if (AdjSetCommandLine(argc, argv)) return 1;
   AdjTakeOptionsFiles(&argc, argv, files, &nfiles, 16);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscPushErrorHandler(AdjErrorHandler, NULL));

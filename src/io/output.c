@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ioimpl.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -171,25 +172,38 @@ PetscErrorCode AdjOutputSetGrid(AdjOutput out, DM da, const PetscReal lower[], c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The command line as one string, arguments with spaces single-quoted. */
+/* The command line as the user typed it (recorded by AdjSetCommandLine before PETSc rewrites argv),
+ * else PETSc's copy of the arguments. */
+static char *adj_command_line = NULL;
+
+/*@ AdjSetCommandLine - records the command line for /provenance, arguments with spaces single-quoted.
+    Call once from main() before PetscInitialize(). Not collective. @*/
+PetscErrorCode AdjSetCommandLine(int argc, char **argv)
+{
+  size_t len = 1, pos = 0;
+
+  free(adj_command_line);
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 3;
+  adj_command_line = malloc(len);
+  if (!adj_command_line) return PETSC_ERR_MEM;
+  for (int i = 0; i < argc; i++) {
+    const int quote = strchr(argv[i], ' ') != NULL;
+    pos += (size_t)snprintf(adj_command_line + pos, len - pos, quote ? "%s'%s'" : "%s%s", i ? " " : "", argv[i]);
+  }
+  return PETSC_SUCCESS;
+}
+
 static PetscErrorCode AdjOutputCommandLine(char **line)
 {
-  int argc = 0;
+  int    argc = 0;
   char **argv = NULL;
-  size_t len = 1;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscGetArgs(&argc, &argv));
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 3;
-  PetscCall(PetscCalloc1(len, line));
-  for (int i = 0; i < argc; i++) {
-    const PetscBool quote = (PetscBool)(strchr(argv[i], ' ') != NULL);
-
-    if (i) PetscCall(PetscStrlcat(*line, " ", len));
-    if (quote) PetscCall(PetscStrlcat(*line, "'", len));
-    PetscCall(PetscStrlcat(*line, argv[i], len));
-    if (quote) PetscCall(PetscStrlcat(*line, "'", len));
+  if (!adj_command_line) {
+    PetscCall(PetscGetArgs(&argc, &argv));
+    PetscCall(AdjSetCommandLine(argc, argv));
   }
+  PetscCall(PetscStrallocpy(adj_command_line, line));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
