@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the batch scripts in jobs/slurm/ and jobs/pbs/ (sourced, not run): find adjsim, launch it
 # with srun or mpiexec, pass preemption signals on to it, resume from restart files, requeue.
 #
@@ -17,7 +18,7 @@
 #   ADJSIM_NP            ranks for mpiexec outside a batch allocation (default 2)
 #   ADJSIM_MAX_REQUEUES  give up requeueing after this many restarts of the job (default 20)
 
-# shellcheck source=../lib/adjsim-env.sh
+# shellcheck disable=SC1091
 source "$ADJSIM_ROOT/jobs/lib/adjsim-env.sh"
 ADJSIM_BIN=${ADJSIM_BIN:-$ADJSIM_BUILD/adjsim}
 ADJSIM_EXIT_INTERRUPTED=85 # adjsim's exit status after a graceful stop on SIGUSR1/SIGTERM
@@ -40,7 +41,7 @@ adjsim_job_init() {
   trap 'adjsim_job_signal USR1' USR1
   trap 'adjsim_job_signal TERM' TERM
   adjsim_job_log "job ${SLURM_JOB_ID:-${PBS_JOBID:-(none)}} restart ${SLURM_RESTART_COUNT:-0}" \
-    "on ${SLURM_JOB_NUM_NODES:-1} node(s), ${SLURM_NTASKS:-?} task(s); adjsim $ADJSIM_BIN; launcher $(adjsim_job_launcher)"
+    "on ${SLURM_JOB_NUM_NODES:-1} node(s), ${SLURM_NTASKS:-${PBS_NP:-${ADJSIM_NP:-2}}} task(s); adjsim $ADJSIM_BIN; launcher $(adjsim_job_launcher)"
 }
 
 # Absolute path of a file or directory named relative to the submit directory (the batch script's
@@ -81,7 +82,9 @@ adjsim_job_launch() {
     local flags=${ADJSIM_SRUN_FLAGS-}
     # Debian's Open MPI (and most) start under srun through PMIx; without it every rank would be a
     # separate one-rank run.  Sites whose MpiDefault is right can set ADJSIM_SRUN_FLAGS="".
-    if [ -z "${ADJSIM_SRUN_FLAGS+set}" ] && srun --mpi=list 2>&1 | grep -qw pmix; then flags=--mpi=pmix; fi
+    if [ -z "${ADJSIM_SRUN_FLAGS+set}" ]; then
+      case $(srun --mpi=list 2>&1 || true) in *pmix*) flags=--mpi=pmix ;; esac
+    fi
     # shellcheck disable=SC2086
     srun $flags "$ADJSIM_BIN" "$@" &
   else

@@ -26,14 +26,13 @@ fail() {
 }
 
 cleanup() {
-  local rc=$? pidfile pid
+  local rc=$? pidfile pid jobs=""
   trap - EXIT
-  if [ -n "$T" ] && [ -f "$T/slurm.conf" ] && [ ${#STARTED[@]} -gt 0 ]; then
-    export SLURM_CONF=$T/slurm.conf
+  if [ ${#STARTED[@]} -gt 0 ]; then
     # Jobs first (their steps are children of slurmd), then the daemons, by the pids they wrote.
-    local jobs
-    jobs=$(timeout 10 squeue -h -o %i 2>/dev/null | tr '\n' ' ')
+    [ -f "$T/slurmctld.pid" ] && jobs=$(SLURM_CONF=$T/slurm.conf timeout 10 squeue -h -o %i 2>/dev/null | tr '\n' ' ')
     if [ -n "${jobs// /}" ]; then
+      export SLURM_CONF=$T/slurm.conf
       timeout 10 scancel --full $jobs 2>/dev/null
       for _ in $(seq 1 20); do [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.5; done
     fi
@@ -45,6 +44,7 @@ cleanup() {
       pid=$(cat "$pidfile" 2>/dev/null) || continue
       for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
       kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+      rm -f "$pidfile"
     done
   fi
   if [ "$OK" = 1 ] && [ "$rc" -eq 0 ]; then
@@ -83,7 +83,14 @@ chown munge:munge /etc/munge /etc/munge/munge.key && chmod 700 /etc/munge && chm
 # ---------------------------------------------------------------- the cluster
 T=$(mktemp -d /tmp/adjsim-slurm-test.XXXXXX) || fail "mktemp failed"
 chmod 755 "$T" # munged needs a path everyone can traverse to its socket
-mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/runs" && chown munge:munge "$T/munge" && chmod 755 "$T/munge"
+mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/runs" "$T/tmp" && chown munge:munge "$T/munge" && chmod 755 "$T/munge"
+
+# Should this script be killed without running its EXIT trap (a ctest timeout sends SIGKILL), a
+# watchdog outside its process group stops the daemons it started.
+setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done
+  for f in "$2/slurmd.pid" "$2/slurmctld.pid" "$2/munge/munged.pid"; do
+    p=$(cat "$f" 2>/dev/null) && grep -qxE "slurmd|slurmctld|munged" "/proc/$p/comm" 2>/dev/null && kill "$p"
+  done' watchdog $$ "$T" </dev/null >/dev/null 2>&1 &
 
 say "starting munged (socket $T/munge/munge.socket)"
 runuser -u munge -- munged --socket="$T/munge/munge.socket" --log-file="$T/munge/munged.log" \
@@ -98,6 +105,7 @@ import socket
 s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
+first_job=$((RANDOM * 16 + 1000))
 mem=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
 [ -n "$mem" ] || fail "slurmd -C does not report the memory of this machine: $(slurmd -C 2>&1 | head -n 3)"
 cat >"$T/slurm.conf" <<EOF
@@ -114,6 +122,9 @@ CredType=cred/munge
 AuthInfo=socket=$T/munge/munge.socket,cred_expire=10
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+# job temporary files (PMIx directories) here, not in /tmp: another test cluster may run the same job ids
+TmpFS=$T/tmp
+FirstJobId=$first_job
 SlurmctldPidFile=$T/slurmctld.pid
 SlurmdPidFile=$T/slurmd.pid
 SlurmctldLogFile=$T/log/slurmctld.log
@@ -279,9 +290,10 @@ EOF
 say "ensemble: ok"
 
 # ---------------------------------------------------------------- 2. preemption and requeue
-# A forward run long enough to be caught mid-way (about 8 s on 2 cores); the same run uninterrupted
+# A forward run long enough to be caught mid-way (about 5 s on 2 idle cores); the same run uninterrupted
 # is the reference.
-LONG=(-transport_grid 192,160 -transport_final_time 18.75 -transport_steps 5000 -output_interval 1000 -quiet false
+# shellcheck disable=SC2054
+LONG=(-transport_grid 192,160 -transport_final_time 11.25 -transport_steps 3000 -output_interval 500 -quiet false
   -progress_interval 1)
 say "preemption: submitting a long forward run"
 t_pre=$SECONDS
@@ -298,7 +310,7 @@ say "preemption: job $pre is stepping; scancel --signal=USR1 --batch $pre"
 scancel --signal=USR1 --batch "$pre" || fail "scancel --signal=USR1 --batch $pre failed"
 ref=$(submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/reference-%j.out" "$ROOT/jobs/slurm/transport-forward.sbatch" \
   "$SMALL" "$R/reference" "${LONG[@]}") || fail "sbatch of the reference run failed"
-wait_jobs 150 "$pre" "$ref" || fail "preemption: the jobs did not finish in time"
+wait_jobs 120 "$pre" "$ref" || fail "preemption: the jobs did not finish in time"
 say "preemption: jobs finished in $((SECONDS - t_pre)) s; the preempted job's log:"
 grep -E "^adjsim job|adjsim: (stopped|forward run)" "$L/preempt-$pre.out" | sed 's/^/    /'
 expect_completed "$ref" "$L/reference-$ref.out"
