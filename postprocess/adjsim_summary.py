@@ -82,7 +82,7 @@ def main():
     ap.add_argument("run", help="adjsim run file (HDF5)")
     ap.add_argument("--truth", help="run file whose /parameters are the truth to compare with")
     ap.add_argument("--expect-decrease", type=float, metavar="F",
-                    help="exit 1 unless the optimization history exists and its last objective is at most F times the first")
+                    help="exit 1 unless the optimization history exists, its iterations are 0, 1, 2, ... and its last objective is at most F times the first")
     args = ap.parse_args()
     status = 0
     with h5py.File(args.run, "r") as f:
@@ -92,7 +92,11 @@ def main():
                 compare(f, t)
         if args.expect_decrease is not None:
             J = f["optimization/objective"][()] if "optimization/objective" in f else np.zeros(0)
-            ok = len(J) >= 2 and J[-1] <= args.expect_decrease * J[0]
+            it = f["optimization/iteration"][()] if "optimization/iteration" in f else np.zeros(0)
+            contiguous = np.array_equal(it, np.arange(len(it)))
+            if not contiguous:
+                print(f"optimization history is not contiguous: iterations {list(it)}")
+            ok = len(J) >= 2 and J[-1] <= args.expect_decrease * J[0] and contiguous
             print(f"objective decrease {J[-1] / J[0] if len(J) >= 2 else float('nan'):.3e} "
                   f"(required <= {args.expect_decrease:g}): {'ok' if ok else 'FAILED'}")
             status = 0 if ok else 1

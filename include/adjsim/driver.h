@@ -15,7 +15,8 @@ PetscErrorCode AdjDriverDestroy(AdjDriver *drv);
 PetscErrorCode AdjDriverGetCheckpoint(AdjDriver drv, AdjCheckpoint *ckpt);
 PetscErrorCode AdjDriverIsQuiet(AdjDriver drv, PetscBool *quiet);
 PetscErrorCode AdjDriverGetStepper(AdjDriver drv, AdjStepper *stepper);
-PetscErrorCode AdjDriverHasRestart(AdjDriver drv, PetscBool *has);
+PetscErrorCode AdjDriverGetRestart(AdjDriver drv, const char **path);
+PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[]);
 PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag);
 PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step);
 

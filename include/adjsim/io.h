@@ -23,6 +23,7 @@ PetscErrorCode AdjSetCommandLine(int argc, char **argv);
 PetscErrorCode AdjOutputCreate(MPI_Comm comm, AdjOutput *out);
 PetscErrorCode AdjOutputSetFromOptions(AdjOutput out);
 PetscErrorCode AdjOutputSetPath(AdjOutput out, const char path[]);
+PetscErrorCode AdjOutputSetXdmf(AdjOutput out, PetscBool xdmf);
 PetscErrorCode AdjOutputGetPath(AdjOutput out, const char *path[]);
 PetscErrorCode AdjOutputSetRestartPath(AdjOutput out, const char path[]);
 PetscErrorCode AdjOutputGetRestartPath(AdjOutput out, const char *path[]);

@@ -12,3 +12,6 @@ PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt);
 PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt);
 PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out);
 PetscErrorCode AdjOptimizerDestroy(AdjOptimizer *opt);
+PetscErrorCode AdjOptimizerSetInterruptible(AdjOptimizer opt, PetscBool flag);
+PetscErrorCode AdjOptimizerGetInterruptedIteration(AdjOptimizer opt, PetscInt *it);
+PetscErrorCode AdjOptimizerResume(AdjOptimizer opt, const char path[]);

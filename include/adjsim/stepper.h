@@ -40,6 +40,7 @@ typedef struct {
   PetscErrorCode (*writegradient)(AdjStepper, AdjOutput);
   PetscErrorCode (*writerestart)(AdjStepper, AdjOutput, AdjStepIndex, Vec, PetscBool); /* PETSC_TRUE: standalone file */
   PetscErrorCode (*readrestart)(AdjStepper, const char[], Vec, AdjStepIndex *);
+  PetscErrorCode (*readparameters)(AdjStepper, const char[]);                  /* values from a run file's /parameters */
   PetscErrorCode (*destroy)(AdjStepper);
 } AdjStepperOps;
 

@@ -43,7 +43,7 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
   PetscOptionsBegin(drv->comm, NULL, "Runs, gradients and gradient checks", "AdjDriver");
   PetscCall(PetscOptionsBool("-quiet", "Suppress progress lines", "", drv->quiet, &drv->quiet, NULL));
   PetscCall(PetscOptionsReal("-progress_interval", "Seconds of wall time between progress lines", "", drv->progress_interval, &drv->progress_interval, NULL));
-  PetscCall(PetscOptionsString("-restart", "Continue a forward run from the last saved state of this HDF5 run or restart file", "", drv->restart, drv->restart, sizeof(drv->restart), NULL));
+  PetscCall(PetscOptionsString("-restart", "Continue from this restart file: a forward run from its state, an optimization from its last iterate", "", drv->restart, drv->restart, sizeof(drv->restart), NULL));
   PetscCall(PetscOptionsInt("-adjoint_taylor_levels", "Taylor test: number of step sizes h, halved each time", "", drv->taylor_levels, &drv->taylor_levels, NULL));
   PetscCall(PetscOptionsReal("-adjoint_taylor_h0", "Taylor test: first step size along the unit-RMS random direction (0: 1e-2 max(1, RMS of p))", "", drv->taylor_h0, &drv->taylor_h0, NULL));
   PetscCall(PetscOptionsReal("-adjoint_fd_h", "Finite-difference check: relative step", "", drv->fd_h, &drv->fd_h, NULL));
@@ -93,10 +93,19 @@ PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjDriverHasRestart(AdjDriver drv, PetscBool *has)
+/*@ AdjDriverGetRestart - the -restart file ("" if none). @*/
+PetscErrorCode AdjDriverGetRestart(AdjDriver drv, const char **path)
 {
   PetscFunctionBeginUser;
-  *has = (PetscBool)(drv->restart[0] != 0);
+  *path = drv->restart;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjDriverSetRestart - sets or (NULL) clears the file forward runs continue from. @*/
+PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(drv->restart, path ? path : "", sizeof(drv->restart)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

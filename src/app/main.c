@@ -103,15 +103,36 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out, Vec p)
+/* Optimization; with -restart it resumes from an optimization restart file, and on SIGUSR1 or
+ * SIGTERM it stops after the current iteration with a restart file (exit status 85). */
+static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out, Vec p, int *exit_status)
 {
   PetscReal            J, gnorm;
   const AdjStepperOps *ops;
+  AdjParams            params;
   Vec                  g;
+  const char          *restart;
+  PetscInt             stopped;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetOps(st, &ops));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjDriverGetRestart(drv, &restart));
+  if (restart[0]) {
+    PetscCall(AdjOptimizerResume(opt, restart));
+    PetscCall(ops->getparameters(st, params, p));
+    PetscCall(AdjDriverSetRestart(drv, NULL)); /* the forward run at the optimum starts from step 0 */
+  }
+  PetscCall(AdjOptimizerSetInterruptible(opt, PETSC_TRUE));
   PetscCall(AdjOptimizerSolve(opt, p, out));
+  PetscCall(AdjOptimizerGetInterruptedIteration(opt, &stopped));
+  if (stopped >= 0) {
+    const char *rpath;
+    PetscCall(AdjOutputGetRestartPath(out, &rpath));
+    PetscCall(PetscPrintf(comm, "adjsim: stopped by a signal after iteration %" PetscInt_FMT "; restart state in %s; continue with -restart %s\n", stopped, rpath, rpath));
+    *exit_status = ADJ_EXIT_INTERRUPTED;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* Leave the model at the optimum: the gradient there, and a forward run with fields. */
   PetscCall(VecDuplicate(p, &g));
   PetscCall(AdjDriverGradient(drv, p, &J, g));
@@ -157,9 +178,10 @@ static PetscErrorCode AdjsimMain(int *exit_status)
   PetscCall(AdjOptimizerCreate(drv, &opt));
   PetscCall(AdjOptimizerSetFromOptions(opt));
   if (ro.mode != MODE_FORWARD) {
-    PetscBool has;
-    PetscCall(AdjDriverHasRestart(drv, &has));
-    PetscCheck(!has, comm, PETSC_ERR_USER_INPUT, "-restart continues forward runs only; it cannot be used with -mode %s", AdjModes[ro.mode]);
+    PetscBool   has;
+    const char *restart;
+    PetscCall(AdjDriverGetRestart(drv, &restart));
+    PetscCheck(!restart[0] || ro.mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT, "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro.mode]);
     PetscCall(ops->hasobjective(st, &has));
     PetscCheck(has, comm, PETSC_ERR_USER_INPUT, "-mode %s needs an objective, but there is no objective: give observations (-transport_obs_file) or a final-time target (-transport_target_file)", AdjModes[ro.mode]);
   }
@@ -184,7 +206,7 @@ static PetscErrorCode AdjsimMain(int *exit_status)
         *exit_status = ADJ_EXIT_INTERRUPTED;
       } else PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
     } else if (ro.mode == MODE_GRADIENT) PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
-    else PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p));
+    else PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p, exit_status));
     PetscCall(ops->writeparameters(st, out));
     if (*exit_status == 0) PetscCall(AdjOutputClose(out)); /* an interrupted run's file stays .partial */
     PetscCall(VecDestroy(&p));

@@ -68,7 +68,6 @@ struct _n_Fluid {
   PetscBool        singular; /* no Dirichlet pressure anywhere: constant null space */
   Mat              A;        /* -D G, SPD (semi-definite when singular) */
   KSP              ksp;      /* prefix -fluid_ */
-  DM               mgda;     /* multigrid hierarchy of the cell grid (projection.c) */
   MatNullSpace     nullsp;
   FluidFFTW        fft;
   PetscInt         ksp_its; /* iterations of the last solve */

@@ -88,6 +88,14 @@ PetscErrorCode AdjOutputSetFromOptions(AdjOutput out)
 
 /** Set the run file path (overrides -output). Collective, before AdjOutputOpen().
  *  @param[in] path final file name, e.g. results/run.h5 */
+/*@ AdjOutputSetXdmf - whether AdjOutputClose writes the XDMF file beside the run file. @*/
+PetscErrorCode AdjOutputSetXdmf(AdjOutput out, PetscBool xdmf)
+{
+  PetscFunctionBeginUser;
+  out->xdmf = xdmf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjOutputSetPath(AdjOutput out, const char path[])
 {
   size_t len = 0;

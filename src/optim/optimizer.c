@@ -1,15 +1,45 @@
-/* AdjOptimizer: TAO driving AdjDriver gradients (see include/adjsim/optim.h). */
+/* AdjOptimizer: TAO driving AdjDriver gradients (see include/adjsim/optim.h).
+ *
+ * Interruption: on SIGUSR1/SIGTERM the optimizer stops after the current iteration and writes a
+ * restart file holding the parameters of that iterate and the history so far; resuming from it
+ * starts TAO again at that iterate, so the run continues at the same iteration number with the
+ * same design and objective.  The quasi-Newton memory of L-BFGS is not saved: iterates after a
+ * resume differ from those of an uninterrupted run (the optimum they reach does not). */
 #include <adjsim/optim.h>
+#include <adjsim/interrupt.h>
 #include <adjsim/io.h>
 
+typedef struct {
+  PetscInt   n, capacity;
+  PetscReal *iteration, *objective, *gnorm;
+} AdjHistory;
+
 struct _p_AdjOptimizer {
-  MPI_Comm  comm;
-  AdjDriver drv;
-  Tao       tao;
-  AdjOutput out;
-  PetscBool quiet;
-  PetscInt  evaluations;
+  MPI_Comm   comm;
+  AdjDriver  drv;
+  AdjStepper stepper;
+  Tao        tao;
+  AdjOutput  out;
+  PetscBool  quiet, interruptible, resumed;
+  PetscInt   evaluations, offset, interrupted_at;
+  AdjHistory history;
 };
+
+static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J, PetscReal gnorm)
+{
+  PetscFunctionBeginUser;
+  if (h->n == h->capacity) {
+    const PetscInt cap = PetscMax(16, 2 * h->capacity);
+    PetscCall(PetscRealloc(cap * sizeof(PetscReal), &h->iteration));
+    PetscCall(PetscRealloc(cap * sizeof(PetscReal), &h->objective));
+    PetscCall(PetscRealloc(cap * sizeof(PetscReal), &h->gnorm));
+    h->capacity = cap;
+  }
+  h->iteration[h->n] = it;
+  h->objective[h->n] = J;
+  h->gnorm[h->n++]   = gnorm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
 {
@@ -21,34 +51,85 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One line and one HDF5 record per iteration. */
+/* Restart file of an optimization: /parameters at iterate x and the /optimization history.
+ * Written as <path>.new and renamed over <path> once complete, so a valid file always exists. */
+static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const char path[])
+{
+  AdjOutput            r;
+  AdjParams            params;
+  const AdjStepperOps *ops;
+  DM                   da;
+  const PetscReal     *lower, *upper;
+  char                 tmp[PETSC_MAX_PATH_LEN];
+  PetscMPIInt          rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetOps(opt->stepper, &ops));
+  PetscCall(AdjStepperGetParams(opt->stepper, &params));
+  PetscCall(AdjStepperGetGrid(opt->stepper, &da, &lower, &upper));
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.new", path));
+  PetscCall(AdjOutputCreate(opt->comm, &r));
+  PetscCall(AdjOutputSetPath(r, tmp));
+  PetscCall(AdjOutputSetXdmf(r, PETSC_FALSE));
+  PetscCall(AdjOutputSetGrid(r, da, lower, upper, "m"));
+  PetscCall(AdjOutputOpen(r));
+  PetscCall(ops->setparameters(opt->stepper, params, x));
+  PetscCall(ops->writeparameters(opt->stepper, r));
+  for (PetscInt i = 0; i < opt->history.n; i++)
+    PetscCall(AdjOutputWriteOptimizationIteration(r, (PetscInt)opt->history.iteration[i], opt->history.objective[i], opt->history.gnorm[i], NULL));
+  PetscCall(AdjOutputSetAttribute(r, "/optimization", "content", "optimization restart: parameters of the last iterate and the history"));
+  PetscCall(AdjOutputClose(r));
+  PetscCall(AdjOutputDestroy(&r));
+  PetscCallMPI(MPI_Comm_rank(opt->comm, &rank));
+  if (!rank) PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, path);
+  PetscCallMPI(MPI_Barrier(opt->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One line and one HDF5 record per iteration; a pending signal stops TAO here. */
 static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
 {
   AdjOptimizer       opt = (AdjOptimizer)ctx;
-  PetscInt           its;
+  PetscInt           its, total;
   PetscReal          f, gnorm, cnorm, xdiff;
   TaoConvergedReason reason;
   Vec                x;
+  PetscBool          stop;
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, &cnorm, &xdiff, &reason));
   PetscCall(TaoGetSolution(tao, &x));
-  if (opt->out) PetscCall(AdjOutputWriteOptimizationIteration(opt->out, its, f, gnorm, x));
-  if (!opt->quiet)
-    PetscCall(PetscPrintf(opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n", its, (double)f, (double)gnorm, opt->evaluations));
+  total = opt->offset + its;
+  if (opt->resumed && its == 0) { /* the iterate the interrupted run stopped at: already recorded */
+    if (!opt->quiet) PetscCall(PetscPrintf(opt->comm, "optimize: resumed at iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e\n", total, (double)f, (double)gnorm));
+  } else {
+    PetscCall(AdjHistoryAppend(&opt->history, (PetscReal)total, f, gnorm));
+    if (opt->out) PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, x));
+    if (!opt->quiet)
+      PetscCall(PetscPrintf(opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n", total, (double)f, (double)gnorm, opt->evaluations));
+  }
+  if (!opt->interruptible) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjInterruptRequested(opt->comm, &stop));
+  if (stop && opt->out) {
+    const char *path;
+    PetscCall(AdjOutputGetRestartPath(opt->out, &path));
+    PetscCall(AdjOptimizerWriteRestart(opt, x, path));
+    opt->interrupted_at = total;
+    PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
 {
   AdjOptimizer o;
-  AdjStepper   st;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&o));
-  o->drv = drv;
-  PetscCall(AdjDriverGetStepper(drv, &st));
-  PetscCall(AdjStepperGetComm(st, &o->comm));
+  o->drv            = drv;
+  o->interrupted_at = -1;
+  PetscCall(AdjDriverGetStepper(drv, &o->stepper));
+  PetscCall(AdjStepperGetComm(o->stepper, &o->comm));
   PetscCall(TaoCreate(o->comm, &o->tao));
   PetscCall(TaoSetType(o->tao, TAOBLMVM));
   PetscCall(TaoSetObjectiveAndGradient(o->tao, NULL, AdjOptimizerObjectiveGradient, o));
@@ -67,11 +148,55 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AdjOptimizerSetInterruptible - stop gracefully on SIGUSR1/SIGTERM (see the file comment). @*/
+PetscErrorCode AdjOptimizerSetInterruptible(AdjOptimizer opt, PetscBool flag)
+{
+  PetscFunctionBeginUser;
+  if (flag && !opt->interruptible) PetscCall(AdjInterruptInstall());
+  opt->interruptible = flag;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOptimizerGetInterruptedIteration(AdjOptimizer opt, PetscInt *it)
+{
+  PetscFunctionBeginUser;
+  *it = opt->interrupted_at;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjOptimizerResume - continue from an optimization restart file: the solver's parameters and
+    the history come from the file; Solve then starts at that iterate. Collective. @*/
+PetscErrorCode AdjOptimizerResume(AdjOptimizer opt, const char path[])
+{
+  const AdjStepperOps *ops;
+  PetscInt             n[3], maxit;
+  PetscReal           *it, *J, *gn;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetOps(opt->stepper, &ops));
+  PetscCheck(ops->readparameters, opt->comm, PETSC_ERR_SUP, "This solver cannot resume an optimization");
+  PetscCall(ops->readparameters(opt->stepper, path));
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/iteration", &n[0], &it));
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/objective", &n[1], &J));
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/gradient_norm", &n[2], &gn));
+  PetscCheck(n[0] > 0 && n[0] == n[1] && n[1] == n[2], opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s holds no optimization history (is it the restart file of an optimize run?)", path);
+  for (PetscInt i = 0; i < n[0]; i++) PetscCall(AdjHistoryAppend(&opt->history, it[i], J[i], gn[i]));
+  opt->offset  = (PetscInt)it[n[0] - 1];
+  opt->resumed = PETSC_TRUE;
+  /* the iteration budget counts from the start of the whole optimization */
+  PetscCall(TaoGetMaximumIterations(opt->tao, &maxit));
+  PetscCall(TaoSetMaximumIterations(opt->tao, PetscMax(maxit - opt->offset, 0)));
+  PetscCall(PetscFree(it));
+  PetscCall(PetscFree(J));
+  PetscCall(PetscFree(gn));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjOptimizerSolve - minimizes J over the design within the parameter bounds, starting from
     `design`, which holds the optimum on return. Collective. @*/
 PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
 {
-  AdjStepper         st;
   AdjParams          params;
   Vec                lower, upper;
   TaoConvergedReason reason;
@@ -79,8 +204,9 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
 
   PetscFunctionBeginUser;
   opt->out = out;
-  PetscCall(AdjDriverGetStepper(opt->drv, &st));
-  PetscCall(AdjStepperGetParams(st, &params));
+  for (PetscInt i = 0; out && i < opt->history.n; i++) /* a resumed run's file holds the whole history */
+    PetscCall(AdjOutputWriteOptimizationIteration(out, (PetscInt)opt->history.iteration[i], opt->history.objective[i], opt->history.gnorm[i], NULL));
+  PetscCall(AdjStepperGetParams(opt->stepper, &params));
   PetscCall(VecDuplicate(design, &lower));
   PetscCall(VecDuplicate(design, &upper));
   PetscCall(AdjParamsGetBounds(params, lower, upper));
@@ -90,7 +216,8 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
   PetscCall(TaoGetConvergedReason(opt->tao, &reason));
   PetscCall(TaoGetIterationNumber(opt->tao, &its));
   if (!opt->quiet)
-    PetscCall(PetscPrintf(opt->comm, "optimize: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " gradient evaluations\n", TaoConvergedReasons[reason], its, opt->evaluations));
+    PetscCall(PetscPrintf(opt->comm, "optimize: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " gradient evaluations\n",
+                          opt->interrupted_at >= 0 ? "STOPPED_BY_SIGNAL" : TaoConvergedReasons[reason], opt->offset + its, opt->evaluations));
   PetscCall(VecDestroy(&lower));
   PetscCall(VecDestroy(&upper));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -101,6 +228,9 @@ PetscErrorCode AdjOptimizerDestroy(AdjOptimizer *opt)
   PetscFunctionBeginUser;
   if (!*opt) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(TaoDestroy(&(*opt)->tao));
+  PetscCall(PetscFree((*opt)->history.iteration));
+  PetscCall(PetscFree((*opt)->history.objective));
+  PetscCall(PetscFree((*opt)->history.gnorm));
   PetscCall(PetscFree(*opt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

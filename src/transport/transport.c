@@ -325,6 +325,28 @@ static PetscErrorCode TransportReadRestart(AdjStepper st, const char path[], Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Parameter values from the /parameters group of a run file (e.g. to resume an optimization). */
+static PetscErrorCode TransportReadParameters(AdjStepper st, const char path[])
+{
+  Transport  tr;
+  PetscInt   n;
+  PetscReal *kappa;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjInputReadField(tr->comm, path, "/parameters/initial", tr->da, tr->c0));
+  PetscCall(AdjInputReadField(tr->comm, path, "/parameters/source", tr->da, tr->source));
+  if (tr->kappa_is_field) PetscCall(AdjInputReadField(tr->comm, path, "/parameters/kappa", tr->da, tr->kappa));
+  else {
+    PetscCall(AdjInputReadArray(tr->comm, path, "/parameters/kappa", &n, &kappa));
+    PetscCheck(n == 1, tr->comm, PETSC_ERR_USER_INPUT, "%s: /parameters/kappa holds %" PetscInt_FMT " values; this run has a constant diffusivity (give -transport_kappa_file for a field)", path, n);
+    PetscCall(VecSet(tr->kappa, kappa[0]));
+    PetscCall(PetscFree(kappa));
+  }
+  PetscCall(TransportPrepareKappa(tr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TransportDestroy(AdjStepper st)
 {
   Transport tr;
@@ -423,6 +445,7 @@ PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
                              .writegradient       = TransportWriteGradient,
                              .writerestart        = TransportWriteRestart,
                              .readrestart         = TransportReadRestart,
+                             .readparameters      = TransportReadParameters,
                              .destroy             = TransportDestroy};
 
   PetscFunctionBeginUser;
