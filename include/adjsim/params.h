@@ -25,6 +25,7 @@ PetscErrorCode AdjParamsSetFromOptions(AdjParams params);
 PetscErrorCode AdjParamsSetActive(AdjParams params, const char name[], PetscBool active);
 PetscErrorCode AdjParamsSetUp(AdjParams params);
 PetscErrorCode AdjParamsIsActive(AdjParams params, const char name[], PetscBool *active);
+PetscErrorCode AdjParamsGetNumActive(AdjParams params, PetscInt *nactive);
 PetscErrorCode AdjParamsCreateVector(AdjParams params, Vec *design);
 PetscErrorCode AdjParamsGetBounds(AdjParams params, Vec lower, Vec upper);
 PetscErrorCode AdjParamsGetNumBlocks(AdjParams params, PetscInt *nblocks);

@@ -18,7 +18,7 @@ typedef struct {
 struct _p_AdjParams {
   MPI_Comm      comm;
   PetscMPIInt   rank;
-  PetscInt      nblocks, nlocal;
+  PetscInt      nblocks, nlocal, nactive;
   AdjParamBlock block[ADJ_PARAMS_MAX];
   PetscBool     setup;
 };
@@ -218,8 +218,16 @@ PetscErrorCode AdjParamsSetUp(AdjParams params)
     params->nlocal += blk->nlocal;
     nactive += blk->active;
   }
-  PetscCheck(nactive > 0, params->comm, PETSC_ERR_USER_INPUT, "-adjoint_params selects no parameter");
-  params->setup = PETSC_TRUE;
+  params->nactive = nactive;
+  params->setup   = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsGetNumActive(AdjParams params, PetscInt *nactive)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(params->setup, params->comm, PETSC_ERR_ORDER, "Call AdjParamsSetUp() first");
+  *nactive = params->nactive;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -6,6 +6,7 @@
 #include <adjsim/io.h>
 #include <adjsim/optim.h>
 #include <adjsim/transport.h>
+#include <adjsim/fluid.h>
 #include <adjsim/interrupt.h>
 #include <errno.h>
 #include <string.h>
@@ -14,10 +15,22 @@ static const char help[] = "adjsim: differentiable physics with exact discrete a
                            "Usage: mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]\n"
                            "Every option below is listed with its default; units in brackets.\n\n";
 
+/* The solvers adjsim can run (-problem). */
+typedef struct {
+  const char *name, *description;
+  PetscErrorCode (*create)(MPI_Comm, AdjStepper *);
+} AdjProblem;
+static const AdjProblem AdjProblems[] = {
+  {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
+  {"fluid",     "incompressible Navier-Stokes on a staggered grid (forward only for now)", FluidCreate },
+};
+#define ADJ_NPROBLEMS ((PetscInt)(sizeof(AdjProblems) / sizeof(AdjProblems[0])))
+
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_OPTIMIZE } AdjMode;
 static const char *const AdjModes[] = {"forward", "gradient", "optimize", "AdjMode", "MODE_", NULL};
 
 typedef struct {
+  const AdjProblem *problem;
   AdjMode   mode;
   PetscBool taylor;
   PetscReal taylor_min_rate, fd_tol;
@@ -26,9 +39,8 @@ typedef struct {
 
 static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
 {
-  PetscInt  mode = MODE_FORWARD;
-  char      problem[64] = "transport";
-  PetscBool istransport;
+  PetscInt  mode = MODE_FORWARD, problem = 0;
+  const char *names[ADJ_NPROBLEMS + 3];
 
   PetscFunctionBeginUser;
   ro->taylor_min_rate = 1.9;
@@ -36,15 +48,16 @@ static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
   ro->fd_components   = 0;
   ro->taylor          = PETSC_FALSE;
   PetscOptionsBegin(comm, NULL, "adjsim run", "adjsim");
-  PetscCall(PetscOptionsString("-problem", "Physics: transport (advection-diffusion of a passive scalar)", "", problem, problem, sizeof(problem), NULL));
+  for (PetscInt i = 0; i < ADJ_NPROBLEMS; i++) names[i] = AdjProblems[i].name;
+  names[ADJ_NPROBLEMS] = "AdjProblem", names[ADJ_NPROBLEMS + 1] = "", names[ADJ_NPROBLEMS + 2] = NULL;
+  PetscCall(PetscOptionsEList("-problem", "Physics: transport (passive scalar in a prescribed flow) or fluid (incompressible Navier-Stokes)", "", names, ADJ_NPROBLEMS, names[problem], &problem, NULL));
   PetscCall(PetscOptionsEList("-mode", "What to run: forward, gradient (adjoint), optimize (TAO)", "", AdjModes, 3, AdjModes[mode], &mode, NULL));
   PetscCall(PetscOptionsBool("-adjoint_taylor_test", "Gradient mode: Taylor test along a random direction (fails below -adjoint_taylor_min_rate)", "", ro->taylor, &ro->taylor, NULL));
   PetscCall(PetscOptionsReal("-adjoint_taylor_min_rate", "Smallest accepted second-order Taylor rate", "", ro->taylor_min_rate, &ro->taylor_min_rate, NULL));
   PetscCall(PetscOptionsInt("-adjoint_fd_check", "Gradient mode: compare this many gradient components with central differences", "", ro->fd_components, &ro->fd_components, NULL));
   PetscCall(PetscOptionsReal("-adjoint_fd_tol", "Largest accepted finite-difference error relative to max|g|", "", ro->fd_tol, &ro->fd_tol, NULL));
   PetscOptionsEnd();
-  PetscCall(PetscStrcmp(problem, "transport", &istransport));
-  PetscCheck(istransport, comm, PETSC_ERR_USER_INPUT, "-problem %s: unknown; available: transport", problem);
+  ro->problem = &AdjProblems[problem];
   PetscCheck(ro->fd_components >= 0, comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_check must be >= 0");
   ro->mode = (AdjMode)mode;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -166,7 +179,7 @@ static PetscErrorCode AdjsimMain(int *exit_status)
   *exit_status = 0;
   PetscCall(PetscTime(&t0));
   PetscCall(AdjRunOptionsRead(comm, &ro));
-  PetscCall(TransportCreate(comm, &st));
+  PetscCall(ro.problem->create(comm, &st));
   PetscCall(AdjStepperGetOps(st, &ops));
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjParamsSetFromOptions(params));
@@ -180,6 +193,10 @@ static PetscErrorCode AdjsimMain(int *exit_status)
   if (ro.mode != MODE_FORWARD) {
     PetscBool   has;
     const char *restart;
+    PetscInt    nactive;
+    PetscCheck(ops->stepadjoint && ops->hasobjective, comm, PETSC_ERR_USER_INPUT, "-problem %s has no adjoint yet: use -mode forward", ro.problem->name);
+    PetscCall(AdjParamsGetNumActive(params, &nactive));
+    PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT, "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro.mode]);
     PetscCall(AdjDriverGetRestart(drv, &restart));
     PetscCheck(!restart[0] || ro.mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT, "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro.mode]);
     PetscCall(ops->hasobjective(st, &has));
@@ -235,7 +252,7 @@ static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func,
     adj_error_collective = (PetscBool)(size == wsize);
   }
 
-  if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ && n != PETSC_ERR_FILE_UNEXPECTED &&
+  if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_USER && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ && n != PETSC_ERR_FILE_UNEXPECTED &&
       n != PETSC_ERR_FP && n != PETSC_ERR_NOT_CONVERGED)
     return PetscTraceBackErrorHandler(comm, line, func, file, n, p, mess, ctx);
   if (p != PETSC_ERROR_INITIAL) return n;
