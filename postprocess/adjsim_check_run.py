@@ -121,7 +121,7 @@ def check_xdmf(h5path, cshape):
     need(not os.path.exists(xmf + ".partial") and not os.path.exists(h5path + ".partial"), "a .partial file remains")
     xmf_dir = os.path.dirname(os.path.abspath(xmf))
     root = ET.parse(xmf).getroot()  # raises on malformed XML
-    need(root.tag == "Xdmf" and root.get("Version", "").startswith("3"), "root element is not <Xdmf Version=3.x>")
+    need(root.tag == "Xdmf" and root.get("Version", "").startswith("2"), "root element is not <Xdmf Version=2.x>")
     domain = root.find("Domain")
     need(domain is not None, "no <Domain>")
     files, used = {}, set()
@@ -147,6 +147,8 @@ def check_xdmf(h5path, cshape):
                 need(len(start) == ds.ndim, "hyperslab rank differs from its dataset")
                 need(np.all(start + (count - 1) * stride < np.array(ds.shape)), f"hyperslab outside {ds.name}")
                 need(int(np.prod(count)) == int(np.prod(dims_of(item))), "hyperslab count differs from its Dimensions")
+                need(len(dims_of(item)) == ds.ndim - 1, "hyperslab Dimensions must be those of one slice (ParaView's XDMF reader)")
+                need(item.get("NumberType") == "Float", "hyperslab DataItem without NumberType (ParaView's XDMF reader)")
                 values = int(np.prod(count))
             else:
                 ds = check_hdf_item(item, xmf_dir, files, used)

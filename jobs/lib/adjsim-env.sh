@@ -10,7 +10,7 @@ ADJSIM_PYTHON=${ADJSIM_PYTHON:-/usr/bin/python3}
 
 # Debian 12 packages adjsim needs to build, test and post-process.
 ADJSIM_PACKAGES=(cmake make gcc pkg-config openmpi-bin libopenmpi-dev petsc-dev libfftw3-dev libfftw3-mpi-dev
-  libhdf5-openmpi-dev python3-h5py python3-numpy python3-matplotlib munge slurm-wlm)
+  libhdf5-openmpi-dev python3-h5py python3-numpy python3-matplotlib munge slurm-wlm python3-paraview xvfb xauth)
 
 adjsim_missing_packages() {
   local p missing=()

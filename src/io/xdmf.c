@@ -79,7 +79,10 @@ static void XdmfPutHeavy(FILE *fp, const char *h5name, const char *path)
   XdmfPutEscaped(fp, path);
 }
 
-/* One cell attribute reading time slice k of a series through a HyperSlab (start, stride, count rows). */
+/* One cell attribute reading time slice k of a series through a HyperSlab (start, stride, count rows).
+ * The HyperSlab item is dimensioned like one slice (not 1 x slice) and typed: ParaView's XDMF reader
+ * otherwise reads the wrong number of values.  ParaView's Xdmf3 readers do not read HyperSlab items;
+ * open the file with the "XDMF Reader" (docs/output-format.md). */
 static void XdmfPutSliceAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, PetscInt k, const char *h5name)
 {
   const PetscInt nd = out->dim + 1;
@@ -87,9 +90,9 @@ static void XdmfPutSliceAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, 
   fprintf(fp, "        <Attribute Name=\"");
   XdmfPutEscaped(fp, e->name);
   fprintf(fp, "\" AttributeType=\"Scalar\" Center=\"Cell\">\n");
-  fprintf(fp, "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 ");
+  fprintf(fp, "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"");
   XdmfPutCellDims(fp, out);
-  fprintf(fp, "\" Type=\"HyperSlab\">\n");
+  fprintf(fp, "\" NumberType=\"Float\" Precision=\"8\" Type=\"HyperSlab\">\n");
   fprintf(fp, "            <DataItem Dimensions=\"3 %d\" Format=\"XML\">%lld", (int)nd, (long long)k);
   for (PetscInt i = 1; i < nd; i++) fprintf(fp, " 0");
   for (PetscInt i = 0; i < nd; i++) fprintf(fp, " 1");
@@ -142,7 +145,7 @@ PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5
   fprintf(fp, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
   fprintf(fp, "<!-- Written by adjsim %s: the time series of /fields and the gradients/parameters of ", ADJSIM_VERSION);
   XdmfPutEscaped(fp, h5name);
-  fprintf(fp, " -->\n<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n  <Domain>\n");
+  fprintf(fp, " -->\n<Xdmf Version=\"2.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n  <Domain>\n");
   if (out->nt > 0) {
     fprintf(fp, "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (PetscInt k = 0; k < out->nt; k++) {

@@ -278,6 +278,38 @@ PetscErrorCode TransportSetUpParameters(Transport tr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Centred advection oscillates where a boundary layer thinner than a cell forms: at a Dirichlet
+ * side that the flow leaves with cell Peclet number u_n h / kappa > 2.  Warn, naming the side. */
+PetscErrorCode TransportCheckBoundaryPeclet(Transport tr)
+{
+  const char   *side[2][2] = {{"x = 0 (-transport_bc_xlo)", "x = Lx (-transport_bc_xhi)"}, {"y = 0 (-transport_bc_ylo)", "y = Ly (-transport_bc_yhi)"}};
+  TransportGrid *g         = &tr->grid;
+  PetscReal      out[4]    = {0, 0, 0, 0}, gout[4], kmin;
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++) { /* outward normal velocity on x sides */
+    if (g->xs == 0) out[0] = PetscMax(out[0], -tr->vel.u[(j - g->ys) * (g->xm + 1)]);
+    if (g->xs + g->xm == g->Mx) out[1] = PetscMax(out[1], tr->vel.u[(j - g->ys) * (g->xm + 1) + g->xm]);
+  }
+  for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+    if (g->ys == 0) out[2] = PetscMax(out[2], -tr->vel.v[i - g->xs]);
+    if (g->ys + g->ym == g->My) out[3] = PetscMax(out[3], tr->vel.v[g->ym * g->xm + i - g->xs]);
+  }
+  PetscCallMPI(MPI_Allreduce(out, gout, 4, MPIU_REAL, MPIU_MAX, tr->comm));
+  PetscCall(VecMin(tr->kappa, NULL, &kmin));
+  for (PetscInt d = 0; d < 2; d++) {
+    const PetscReal h = d == 0 ? g->hx : g->hy;
+    if (tr->bctype[d] != TRANSPORT_BC_DIRICHLET) continue;
+    for (PetscInt sd = 0; sd < 2; sd++) {
+      const PetscReal un = gout[2 * d + sd], pe = kmin > 0 ? un * h / kmin : PETSC_INFINITY;
+      if (un > 0 && pe > 2)
+        PetscCall(PetscPrintf(tr->comm, "adjsim: warning: the flow leaves through the Dirichlet boundary at %s with cell Peclet number %.3g > 2 (|u_n| %g m/s, h %g m, kappa %g m^2/s): centred advection will oscillate there; refine the grid, or use a neumann (outflow) boundary\n",
+                              side[d][sd], (double)pe, (double)un, (double)h, (double)kmin));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ TransportSetUpTime - time step from the stability limit, or checked against it. @*/
 PetscErrorCode TransportSetUpTime(Transport tr)
 {

@@ -461,6 +461,7 @@ PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(TransportPrepareKappa(tr));
   PetscCall(TransportImplicitSetFromOptions(tr));
   PetscCall(TransportSetUpTime(tr));
+  PetscCall(TransportCheckBoundaryPeclet(tr));
   PetscCall(TransportObjectiveSetUp(tr));
   PetscCall(AdjStepperSetTimes(*stepper, tr->nsteps, tr->dt));
   {

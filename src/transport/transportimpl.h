@@ -169,6 +169,7 @@ PetscErrorCode TransportSetUpGrid(Transport tr);
 PetscErrorCode TransportSetUpVelocity(Transport tr);
 PetscErrorCode TransportSetUpParameters(Transport tr);
 PetscErrorCode TransportSetUpTime(Transport tr);
+PetscErrorCode TransportCheckBoundaryPeclet(Transport tr);
 
 /* Log events, one per kernel and per adjoint. */
 extern PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
