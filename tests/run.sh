@@ -3,7 +3,7 @@
 # builds, and runs ctest.  Extra arguments go to ctest, e.g. tests/run.sh -L adjoint
 set -euo pipefail
 source "$(dirname "$0")/../jobs/lib/adjsim-env.sh"
-adjsim_ensure_packages
+adjsim_ensure_packages test
 adjsim_build
 adjsim_mpi_env
 cd "$ADJSIM_BUILD"
