@@ -22,7 +22,7 @@ const char *const FluidProfiles[] = {"uniform", "parabolic", "FluidProfile", "FL
  * parabola 6 U t (L - t) / L^2 whose mean over the side is U (peak 3/2 U). */
 PetscReal FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal t)
 {
-  const FluidBC  *bc = &g->bc[d][s];
+  const FluidBC *bc = &g->bc[d][s];
   const PetscReal Lt = g->L[1 - d];
 
   if (bc->type != FLUID_BC_INFLOW) return 0;
@@ -52,8 +52,8 @@ static void FluidFillNormalPrescribed(const FluidGrid *g, FluidCell **x)
 
   for (PetscInt s = 0; s < 2; s++) {
     const PetscReal sign = s ? -1.0 : 1.0;
-    const PetscInt  fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
-    const FluidBC  *bx = &g->bc[0][s], *by = &g->bc[1][s];
+    const PetscInt fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
+    const FluidBC *bx = &g->bc[0][s], *by = &g->bc[1][s];
 
     if (bx->type != FLUID_BC_PERIODIC && bx->type != FLUID_BC_OUTFLOW && fi >= g->gxs && fi < gxe)
       for (PetscInt j = g->gys; j < gye; j++) x[j][fi].u = sign * FluidInflowProfile(g, 0, s, (j + 0.5) * g->h[1]);
@@ -68,17 +68,19 @@ static void FluidFillNormalPrescribed(const FluidGrid *g, FluidCell **x)
  * skipped: no kernel reads them. */
 static void FluidFillNormalOutflow(const FluidGrid *g, FluidCell **x)
 {
-  const PetscInt  gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
+  const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
   const PetscReal rx = g->h[0] / g->h[1], ry = g->h[1] / g->h[0];
 
   if (g->bc[0][0].type == FLUID_BC_OUTFLOW && g->gxs <= 0 && 1 < gxe)
     for (PetscInt j = g->gys; j < gye - 1; j++) x[j][0].u = x[j][1].u + rx * (x[j + 1][0].v - x[j][0].v);
   if (g->bc[0][1].type == FLUID_BC_OUTFLOW && g->gxs <= Mx - 1 && Mx < gxe)
-    for (PetscInt j = g->gys; j < gye - 1; j++) x[j][Mx].u = x[j][Mx - 1].u - rx * (x[j + 1][Mx - 1].v - x[j][Mx - 1].v);
+    for (PetscInt j = g->gys; j < gye - 1; j++)
+      x[j][Mx].u = x[j][Mx - 1].u - rx * (x[j + 1][Mx - 1].v - x[j][Mx - 1].v);
   if (g->bc[1][0].type == FLUID_BC_OUTFLOW && g->gys <= 0 && 1 < gye)
     for (PetscInt i = g->gxs; i < gxe - 1; i++) x[0][i].v = x[1][i].v + ry * (x[0][i + 1].u - x[0][i].u);
   if (g->bc[1][1].type == FLUID_BC_OUTFLOW && g->gys <= My - 1 && My < gye)
-    for (PetscInt i = g->gxs; i < gxe - 1; i++) x[My][i].v = x[My - 1][i].v - ry * (x[My - 1][i + 1].u - x[My - 1][i].u);
+    for (PetscInt i = g->gxs; i < gxe - 1; i++)
+      x[My][i].v = x[My - 1][i].v - ry * (x[My - 1][i + 1].u - x[My - 1][i].u);
 }
 
 /* Tangential ghosts: v in the ghost columns -1 and Mx, then u in the ghost rows -1 and My (the
@@ -86,7 +88,7 @@ static void FluidFillNormalOutflow(const FluidGrid *g, FluidCell **x)
 static void FluidFillTangential(const FluidGrid *g, FluidCell **x)
 {
   const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
-  PetscReal      sigma, beta;
+  PetscReal sigma, beta;
 
   if (g->bc[0][0].type != FLUID_BC_PERIODIC) {
     if (g->gxs < 0) {
@@ -132,14 +134,16 @@ PetscErrorCode FluidFillPressureGhosts(const FluidGrid *g, PetscScalar **phi)
 
   PetscFunctionBeginUser;
   if (g->bc[0][0].type != FLUID_BC_PERIODIC) {
-    const PetscReal slo = g->bc[0][0].type == FLUID_BC_OUTFLOW ? -1 : 1, shi = g->bc[0][1].type == FLUID_BC_OUTFLOW ? -1 : 1;
+    const PetscReal slo = g->bc[0][0].type == FLUID_BC_OUTFLOW ? -1 : 1,
+                    shi = g->bc[0][1].type == FLUID_BC_OUTFLOW ? -1 : 1;
     for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
       if (g->xs == 0) phi[j][-1] = slo * phi[j][0];
       if (g->xs + g->xm == Mx) phi[j][Mx] = shi * phi[j][Mx - 1];
     }
   }
   if (g->bc[1][0].type != FLUID_BC_PERIODIC) {
-    const PetscReal slo = g->bc[1][0].type == FLUID_BC_OUTFLOW ? -1 : 1, shi = g->bc[1][1].type == FLUID_BC_OUTFLOW ? -1 : 1;
+    const PetscReal slo = g->bc[1][0].type == FLUID_BC_OUTFLOW ? -1 : 1,
+                    shi = g->bc[1][1].type == FLUID_BC_OUTFLOW ? -1 : 1;
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       if (g->ys == 0) phi[-1][i] = slo * phi[0][i];
       if (g->ys + g->ym == My) phi[My][i] = shi * phi[My - 1][i];

@@ -10,7 +10,7 @@ PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, F
 PetscErrorCode FluidRegisterEvents(void)
 {
   static PetscBool registered = PETSC_FALSE;
-  PetscClassId     id;
+  PetscClassId id;
 
   PetscFunctionBeginUser;
   if (registered) PetscFunctionReturn(PETSC_SUCCESS);
@@ -56,7 +56,7 @@ static PetscErrorCode FluidGetParameters(AdjStepper st, AdjParams params, Vec p)
 /* A new viscosity must still satisfy the stability limit of the chosen time step. */
 static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
 {
-  Fluid     fl;
+  Fluid fl;
   PetscBool active;
   PetscReal nu, limit;
 
@@ -67,7 +67,9 @@ static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
   PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
   PetscCheck(nu >= 0, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity parameter nu = %g m^2/s is negative", (double)nu);
   PetscCall(FluidStabilityLimit(&fl->grid, nu, fl->uscale, fl->uscale, &limit));
-  PetscCheck(fl->dt <= limit, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity nu = %g m^2/s makes the time step %g s exceed the stability limit %g s", (double)nu, (double)fl->dt, (double)limit);
+  PetscCheck(fl->dt <= limit, fl->comm, PETSC_ERR_USER_INPUT,
+             "Viscosity nu = %g m^2/s makes the time step %g s exceed the stability limit %g s", (double)nu,
+             (double)fl->dt, (double)limit);
   fl->nu = nu;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -76,7 +78,7 @@ static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
 static PetscErrorCode FluidInitialState(AdjStepper st, Vec x0)
 {
   Fluid fl;
-  Vec   p;
+  Vec p;
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
@@ -138,15 +140,15 @@ static PetscErrorCode FluidGetGradient(AdjStepper st, AdjParams params, Vec g)
 /* Largest face speed with its location (x, y of the face centre), the same on every rank. */
 static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, PetscReal loc[2], PetscBool *nan)
 {
-  const FluidGrid  *g = &fl->grid;
+  const FluidGrid *g = &fl->grid;
   const FluidCell **a;
   struct {
     double val;
-    int    rank;
+    int rank;
   } lmax = {-1, 0}, gmax;
   PetscMPIInt rank;
-  PetscReal   where[3] = {0, 0, 0};
-  PetscInt    lnan     = 0, gnan;
+  PetscReal where[3] = {0, 0, 0};
+  PetscInt lnan = 0, gnan;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(fl->comm, &rank));
@@ -178,7 +180,7 @@ static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, P
  * naming the step, the time and the location of the largest velocity. */
 static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
 {
-  Fluid     fl;
+  Fluid fl;
   PetscReal umax, vmax, smax, loc[2], cfl;
   PetscBool nan;
 
@@ -189,22 +191,25 @@ static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
   if (!PetscIsInfOrNanReal(cfl) && cfl <= fl->blowup_cfl) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FluidLocateMaxVelocity(fl, x, &smax, loc, &nan));
   PetscCheck(!nan, fl->comm, PETSC_ERR_FP,
-             "Fluid velocity became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at the face at (x, y) = (%g, %g) m; "
+             "Fluid velocity became NaN/Inf at step %" PetscInt64_FMT
+             " (t = %g s), first at the face at (x, y) = (%g, %g) m; "
              "reduce -fluid_dt or -fluid_cfl, or refine the grid",
              (PetscInt64)k, (double)(k * fl->dt), (double)loc[0], (double)loc[1]);
   SETERRQ(fl->comm, PETSC_ERR_FP,
-          "Fluid velocity blew up at step %" PetscInt64_FMT " (t = %g s): largest speed %g m/s at the face at (x, y) = (%g, %g) m, "
+          "Fluid velocity blew up at step %" PetscInt64_FMT
+          " (t = %g s): largest speed %g m/s at the face at (x, y) = (%g, %g) m, "
           "Courant number %g > -fluid_blowup_cfl %g; reduce -fluid_dt or raise -fluid_velocity_scale",
-          (PetscInt64)k, (double)(k * fl->dt), (double)smax, (double)loc[0], (double)loc[1], (double)cfl, (double)fl->blowup_cfl);
+          (PetscInt64)k, (double)(k * fl->dt), (double)smax, (double)loc[0], (double)loc[1], (double)cfl,
+          (double)fl->blowup_cfl);
 }
 
 /* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid. */
 static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
 {
-  Fluid             fl;
+  Fluid fl;
   const FluidCell **xa;
-  PetscScalar     **f[4];
-  const char       *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
+  PetscScalar **f[4];
+  const char *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
@@ -239,22 +244,28 @@ static PetscErrorCode FluidWriteRestart(AdjStepper st, AdjOutput out, AdjStepInd
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
   for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideGather(x, c, fl->out[c], INSERT_VALUES));
-  if (standalone) PetscCall(AdjOutputWriteRestartFile(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
-  else PetscCall(AdjOutputWriteRestart(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
+  if (standalone)
+    PetscCall(AdjOutputWriteRestartFile(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
+  else
+    PetscCall(AdjOutputWriteRestart(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FluidReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
 {
-  Fluid     fl;
+  Fluid fl;
   PetscReal t;
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjInputReadRestart(fl->comm, path, "fluid", fl->pda, 3, FluidRestartNames, fl->out, k, &t));
-  PetscCheck(*k >= 0 && *k <= fl->nsteps, fl->comm, PETSC_ERR_USER_INPUT, "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path, (PetscInt64)*k, (PetscInt64)fl->nsteps);
+  PetscCheck(*k >= 0 && *k <= fl->nsteps, fl->comm, PETSC_ERR_USER_INPUT,
+             "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
+             (PetscInt64)*k, (PetscInt64)fl->nsteps);
   PetscCheck(PetscAbsReal(t - *k * fl->dt) <= 1e-9 * fl->final_time, fl->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s in this run (time step differs)", path, (PetscInt64)*k, (double)t, (double)(*k * fl->dt));
+             "Restart file %s: step %" PetscInt64_FMT
+             " is at time %.12g s there but %.12g s in this run (time step differs)",
+             path, (PetscInt64)*k, (double)t, (double)(*k * fl->dt));
   for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideScatter(fl->out[c], c, x, INSERT_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -291,24 +302,24 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
 
 PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
 {
-  Fluid               fl;
-  AdjParams           params;
-  const AdjStepperOps ops = {.createstate     = FluidCreateState,
-                             .getparameters   = FluidGetParameters,
-                             .setparameters   = FluidSetParameters,
-                             .initialstate    = FluidInitialState,
-                             .step            = FluidStep,
-                             .objective       = FluidObjective,
-                             .regularization  = FluidRegularization,
-                             .hasobjective    = FluidHasObjective,
-                             .zerogradient    = FluidZeroGradient,
-                             .getgradient     = FluidGetGradient,
-                             .checkstate      = FluidCheckState,
-                             .writefields     = FluidWriteFields,
+  Fluid fl;
+  AdjParams params;
+  const AdjStepperOps ops = {.createstate = FluidCreateState,
+                             .getparameters = FluidGetParameters,
+                             .setparameters = FluidSetParameters,
+                             .initialstate = FluidInitialState,
+                             .step = FluidStep,
+                             .objective = FluidObjective,
+                             .regularization = FluidRegularization,
+                             .hasobjective = FluidHasObjective,
+                             .zerogradient = FluidZeroGradient,
+                             .getgradient = FluidGetGradient,
+                             .checkstate = FluidCheckState,
+                             .writefields = FluidWriteFields,
                              .writeparameters = FluidWriteParameters,
-                             .writerestart    = FluidWriteRestart,
-                             .readrestart     = FluidReadRestart,
-                             .destroy         = FluidDestroy};
+                             .writerestart = FluidWriteRestart,
+                             .readrestart = FluidReadRestart,
+                             .destroy = FluidDestroy};
 
   PetscFunctionBeginUser;
   PetscCall(FluidRegisterEvents());

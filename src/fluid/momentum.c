@@ -24,23 +24,25 @@ PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCel
     const FluidCell *xs = x[j - 1], *xc = x[j], *xn = x[j + 1];
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       r[j][i].p = 0;
-      if (FluidIsBoundaryFace(g, 0, i)) r[j][i].u = 0;
+      if (FluidIsBoundaryFace(g, 0, i))
+        r[j][i].u = 0;
       else {
         const PetscScalar u = xc[i].u;
         const PetscScalar ue = 0.5 * (u + xc[i + 1].u), uw = 0.5 * (xc[i - 1].u + u);
         const PetscScalar un = 0.5 * (u + xn[i].u), us = 0.5 * (xs[i].u + u);
         const PetscScalar vn = 0.5 * (xn[i - 1].v + xn[i].v), vs = 0.5 * (xc[i - 1].v + xc[i].v);
-        r[j][i].u = -((ue * ue - uw * uw) * ihx + (vn * un - vs * us) * ihy) + dxx * (xc[i + 1].u - 2 * u + xc[i - 1].u) +
-                    dyy * (xn[i].u - 2 * u + xs[i].u);
+        r[j][i].u = -((ue * ue - uw * uw) * ihx + (vn * un - vs * us) * ihy) +
+                    dxx * (xc[i + 1].u - 2 * u + xc[i - 1].u) + dyy * (xn[i].u - 2 * u + xs[i].u);
       }
-      if (FluidIsBoundaryFace(g, 1, j)) r[j][i].v = 0;
+      if (FluidIsBoundaryFace(g, 1, j))
+        r[j][i].v = 0;
       else {
         const PetscScalar v = xc[i].v;
         const PetscScalar vn = 0.5 * (v + xn[i].v), vs = 0.5 * (xs[i].v + v);
         const PetscScalar ve = 0.5 * (v + xc[i + 1].v), vw = 0.5 * (xc[i - 1].v + v);
         const PetscScalar ue = 0.5 * (xs[i + 1].u + xc[i + 1].u), uw = 0.5 * (xs[i].u + xc[i].u);
-        r[j][i].v = -((ue * ve - uw * vw) * ihx + (vn * vn - vs * vs) * ihy) + dxx * (xc[i + 1].v - 2 * v + xc[i - 1].v) +
-                    dyy * (xn[i].v - 2 * v + xs[i].v);
+        r[j][i].v = -((ue * ve - uw * vw) * ihx + (vn * vn - vs * vs) * ihy) +
+                    dxx * (xc[i + 1].v - 2 * v + xc[i - 1].v) + dyy * (xn[i].v - 2 * v + xs[i].v);
       }
     }
   }
@@ -66,7 +68,8 @@ PetscErrorCode FluidCellCentre(const FluidGrid *g, const FluidCell *const *x, Pe
       if (wc) {
         PetscScalar w = 0;
         for (PetscInt b = j; b <= j + 1; b++)
-          for (PetscInt a = i; a <= i + 1; a++) w += (x[b][a].v - x[b][a - 1].v) * ihx - (x[b][a].u - x[b - 1][a].u) * ihy;
+          for (PetscInt a = i; a <= i + 1; a++)
+            w += (x[b][a].v - x[b][a - 1].v) * ihx - (x[b][a].u - x[b - 1][a].u) * ihy;
         wc[j][i] = 0.25 * w;
       }
     }

@@ -66,17 +66,17 @@ PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
 static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
 {
   const FluidGrid *g = &fl->grid;
-  const PetscReal  cx = 1 / (g->h[0] * g->h[0]), cy = 1 / (g->h[1] * g->h[1]);
+  const PetscReal cx = 1 / (g->h[0] * g->h[0]), cy = 1 / (g->h[1] * g->h[1]);
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateMatrix(fl->pda, &fl->A));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      MatStencil      row = {.i = i, .j = j}, col[5];
-      PetscScalar     val[5];
-      PetscInt        n = 1;
-      const PetscInt  nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
-      const PetscInt  face[4][2] = {{0, i}, {0, i + 1}, {1, j}, {1, j + 1}}; /* direction, face index */
+      MatStencil row = {.i = i, .j = j}, col[5];
+      PetscScalar val[5];
+      PetscInt n = 1;
+      const PetscInt nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+      const PetscInt face[4][2] = {{0, i}, {0, i + 1}, {1, j}, {1, j + 1}}; /* direction, face index */
       const PetscReal c[4] = {cx, cx, cy, cy};
 
       col[0] = row;
@@ -87,7 +87,8 @@ static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
           col[n].i = nb[f][0], col[n].j = nb[f][1], col[n].k = 0, col[n].c = 0;
           val[n++] = -c[f];
           val[0] += c[f];
-        } else if (g->bc[d][side].type == FLUID_BC_OUTFLOW) val[0] += 2 * c[f];
+        } else if (g->bc[d][side].type == FLUID_BC_OUTFLOW)
+          val[0] += 2 * c[f];
       }
       PetscCall(MatSetValuesStencil(fl->A, 1, &row, n, col, val, INSERT_VALUES));
     }
@@ -99,14 +100,14 @@ static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
 /*@ FluidPoissonSetUp - the pressure solver: FFTW on a periodic box (default there), otherwise KSP:
     CG with PETSc's algebraic multigrid GAMG (about 20 iterations to 1e-10 on the cavity, and
     deterministic: bit-for-bit restarts).  -fluid_ksp_* and -fluid_pc_* options override it, e.g.
-    -fluid_pc_type hypre (BoomerAMG, 7 iterations, but Debian's hypre uses OpenMP threads whose
-    reductions are not bit-reproducible unless OMP_NUM_THREADS=1). Collective. @*/
+    -fluid_pc_type hypre (BoomerAMG, about 7 iterations; its bit-reproducibility with Debian's
+    OpenMP-enabled build is unverified, set OMP_NUM_THREADS=1 to be safe). Collective. @*/
 PetscErrorCode FluidPoissonSetUp(Fluid fl)
 {
   const FluidGrid *g = &fl->grid;
-  PetscBool        periodic = (PetscBool)(g->bc[0][0].type == FLUID_BC_PERIODIC && g->bc[1][0].type == FLUID_BC_PERIODIC);
-  PC               pc;
-  PetscReal        hmin = PetscMin(g->h[0], g->h[1]);
+  PetscBool periodic = (PetscBool)(g->bc[0][0].type == FLUID_BC_PERIODIC && g->bc[1][0].type == FLUID_BC_PERIODIC);
+  PC pc;
+  PetscReal hmin = PetscMin(g->h[0], g->h[1]);
 
   PetscFunctionBeginUser;
   fl->singular = PETSC_TRUE;
@@ -156,13 +157,15 @@ PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
-  if (fl->poisson == FLUID_POISSON_FFTW) PetscCall(FluidFFTWSolve(fl->fft, b, phi));
+  if (fl->poisson == FLUID_POISSON_FFTW)
+    PetscCall(FluidFFTWSolve(fl->fft, b, phi));
   else {
     PetscCall(KSPSolve(fl->ksp, b, phi));
     PetscCall(KSPGetConvergedReason(fl->ksp, &reason));
     PetscCall(KSPGetIterationNumber(fl->ksp, &fl->ksp_its));
     PetscCheck(reason > 0, fl->comm, PETSC_ERR_NOT_CONVERGED,
-               "Pressure Poisson solve did not converge (%s after %" PetscInt_FMT " iterations); try other -fluid_ksp_type/-fluid_pc_type or a looser -fluid_ksp_rtol",
+               "Pressure Poisson solve did not converge (%s after %" PetscInt_FMT
+               " iterations); try other -fluid_ksp_type/-fluid_pc_type or a looser -fluid_ksp_rtol",
                KSPConvergedReasons[reason], fl->ksp_its);
     if (fl->singular) PetscCall(MatNullSpaceRemove(fl->nullsp, phi));
   }
@@ -189,8 +192,8 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
 PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
 {
   const FluidCell **xa;
-  FluidCell       **ya;
-  PetscScalar     **d, **phi;
+  FluidCell **ya;
+  PetscScalar **d, **phi;
 
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));

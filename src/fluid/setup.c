@@ -11,7 +11,7 @@ static const char *const FluidSideNames[FLUID_DIM][2] = {{"xlo", "xhi"}, {"ylo",
 static PetscErrorCode FluidSideFromOptions(Fluid fl, PetscInt d, PetscInt s)
 {
   FluidBC *bc = &fl->grid.bc[d][s];
-  char     opt[3][64];
+  char opt[3][64];
   PetscInt type = bc->type, profile = bc->profile;
 
   PetscFunctionBeginUser;
@@ -21,14 +21,15 @@ static PetscErrorCode FluidSideFromOptions(Fluid fl, PetscInt d, PetscInt s)
   PetscOptionsBegin(fl->comm, NULL, "Fluid: boundaries", "Fluid");
   PetscCall(PetscOptionsEList(opt[0], "Boundary on that side: periodic, wall (no-slip), slip, inflow, outflow", "",
                               FluidBCTypes, 5, FluidBCTypes[type], &type, NULL));
-  PetscCall(PetscOptionsReal(opt[1],
-                             "wall: tangential wall speed [m/s] (a moving lid; +x on y sides, +y on x sides); inflow: mean "
-                             "inward normal speed [m/s]",
-                             "", bc->velocity, &bc->velocity, NULL));
+  PetscCall(
+      PetscOptionsReal(opt[1],
+                       "wall: tangential wall speed [m/s] (a moving lid; +x on y sides, +y on x sides); inflow: mean "
+                       "inward normal speed [m/s]",
+                       "", bc->velocity, &bc->velocity, NULL));
   PetscCall(PetscOptionsEList(opt[2], "inflow profile: uniform, or parabolic (peak 3/2 of the mean speed)", "",
                               FluidProfiles, 2, FluidProfiles[profile], &profile, NULL));
   PetscOptionsEnd();
-  bc->type    = (FluidBCType)type;
+  bc->type = (FluidBCType)type;
   bc->profile = (FluidProfile)profile;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -36,13 +37,16 @@ static PetscErrorCode FluidSideFromOptions(Fluid fl, PetscInt d, PetscInt s)
 static PetscErrorCode FluidCheckBoundaries(Fluid fl)
 {
   const FluidGrid *g = &fl->grid;
-  PetscInt         ninflow = 0, noutflow_dirs = 0;
+  PetscInt ninflow = 0, noutflow_dirs = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++) {
-    const PetscBool plo = (PetscBool)(g->bc[d][0].type == FLUID_BC_PERIODIC), phi = (PetscBool)(g->bc[d][1].type == FLUID_BC_PERIODIC);
-    PetscCheck(plo == phi, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_bc_%s %s and -fluid_bc_%s %s: periodic must be set on both sides of a direction",
-               FluidSideNames[d][0], FluidBCTypes[g->bc[d][0].type], FluidSideNames[d][1], FluidBCTypes[g->bc[d][1].type]);
+    const PetscBool plo = (PetscBool)(g->bc[d][0].type == FLUID_BC_PERIODIC),
+                    phi = (PetscBool)(g->bc[d][1].type == FLUID_BC_PERIODIC);
+    PetscCheck(plo == phi, fl->comm, PETSC_ERR_USER_INPUT,
+               "-fluid_bc_%s %s and -fluid_bc_%s %s: periodic must be set on both sides of a direction",
+               FluidSideNames[d][0], FluidBCTypes[g->bc[d][0].type], FluidSideNames[d][1],
+               FluidBCTypes[g->bc[d][1].type]);
     if (g->bc[d][0].type == FLUID_BC_OUTFLOW || g->bc[d][1].type == FLUID_BC_OUTFLOW) noutflow_dirs++;
     for (PetscInt s = 0; s < 2; s++) {
       if (g->bc[d][s].type == FLUID_BC_INFLOW) ninflow++;
@@ -51,9 +55,11 @@ static PetscErrorCode FluidCheckBoundaries(Fluid fl)
     }
   }
   PetscCheck(noutflow_dirs <= 1, fl->comm, PETSC_ERR_USER_INPUT,
-             "Outflow boundaries in both x and y are not supported yet (the outflow faces meet in a corner); use outflow on sides of one direction");
+             "Outflow boundaries in both x and y are not supported yet (the outflow faces meet in a corner); use "
+             "outflow on sides of one direction");
   PetscCheck(ninflow == 0 || noutflow_dirs > 0, fl->comm, PETSC_ERR_USER_INPUT,
-             "An inflow boundary needs an outflow boundary somewhere (-fluid_bc_<side> outflow): otherwise mass cannot leave the box");
+             "An inflow boundary needs an outflow boundary somewhere (-fluid_bc_<side> outflow): otherwise mass cannot "
+             "leave the box");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -61,28 +67,34 @@ static PetscErrorCode FluidCheckBoundaries(Fluid fl)
     cell DMDA with the same ownership, and the boundaries. Collective. @*/
 PetscErrorCode FluidSetUpGrid(Fluid fl)
 {
-  FluidGrid *g        = &fl->grid;
-  PetscInt   cells[2] = {32, 32}, n = 2;
-  PetscReal  len[2] = {1.0, 1.0};
+  FluidGrid *g = &fl->grid;
+  PetscInt cells[2] = {32, 32}, n = 2;
+  PetscReal len[2] = {1.0, 1.0};
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) {
-      g->bc[d][s].type     = FLUID_BC_PERIODIC;
+      g->bc[d][s].type = FLUID_BC_PERIODIC;
       g->bc[d][s].velocity = 0;
-      g->bc[d][s].profile  = FLUID_PROFILE_UNIFORM;
+      g->bc[d][s].profile = FLUID_PROFILE_UNIFORM;
     }
   PetscOptionsBegin(fl->comm, NULL, "Fluid: grid and boundaries", "Fluid");
   PetscCall(PetscOptionsIntArray("-fluid_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
-  PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
+  PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT,
+             "-fluid_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
   n = 2;
-  PetscCall(PetscOptionsRealArray("-fluid_domain", "Domain lengths Lx,Ly [m] (the box is [0,Lx] x [0,Ly])", "", len, &n, NULL));
-  PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
+  PetscCall(PetscOptionsRealArray("-fluid_domain", "Domain lengths Lx,Ly [m] (the box is [0,Lx] x [0,Ly])", "", len, &n,
+                                  NULL));
+  PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT,
+             "-fluid_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
   PetscOptionsEnd();
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) PetscCall(FluidSideFromOptions(fl, d, s));
-  PetscCheck(cells[0] >= 4 && cells[1] >= 4, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0], cells[1]);
-  PetscCheck(len[0] > 0 && len[1] > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
+  PetscCheck(cells[0] >= 4 && cells[1] >= 4, fl->comm, PETSC_ERR_USER_INPUT,
+             "-fluid_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0],
+             cells[1]);
+  PetscCheck(len[0] > 0 && len[1] > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_domain %g,%g: lengths must be positive",
+             (double)len[0], (double)len[1]);
   PetscCall(FluidCheckBoundaries(fl));
   for (PetscInt d = 0; d < FLUID_DIM; d++) {
     g->M[d] = cells[d];
@@ -90,14 +102,15 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
     g->h[d] = len[d] / cells[d];
   }
   PetscCall(DMDACreate2d(fl->comm, g->bc[0][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED,
-                         g->bc[1][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED, DMDA_STENCIL_BOX,
-                         g->M[0], g->M[1], PETSC_DECIDE, PETSC_DECIDE, 3, 1, NULL, NULL, &fl->da));
+                         g->bc[1][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED,
+                         DMDA_STENCIL_BOX, g->M[0], g->M[1], PETSC_DECIDE, PETSC_DECIDE, 3, 1, NULL, NULL, &fl->da));
   PetscCall(DMSetUp(fl->da));
   PetscCall(DMDASetFieldName(fl->da, 0, "u"));
   PetscCall(DMDASetFieldName(fl->da, 1, "v"));
   PetscCall(DMDASetFieldName(fl->da, 2, "p"));
   PetscCall(DMDACreateCompatibleDMDA(fl->da, 1, &fl->pda));
-  PetscCall(DMDASetUniformCoordinates(fl->pda, 0.5 * g->h[0], g->L[0] - 0.5 * g->h[0], 0.5 * g->h[1], g->L[1] - 0.5 * g->h[1], 0, 0));
+  PetscCall(DMDASetUniformCoordinates(fl->pda, 0.5 * g->h[0], g->L[0] - 0.5 * g->h[0], 0.5 * g->h[1],
+                                      g->L[1] - 0.5 * g->h[1], 0, 0));
   PetscCall(DMDASetFieldName(fl->pda, 0, "cell"));
   PetscCall(DMDAGetCorners(fl->da, &g->xs, &g->ys, NULL, &g->xm, &g->ym, NULL));
   PetscCall(DMDAGetGhostCorners(fl->da, &g->gxs, &g->gys, NULL, &g->gxm, &g->gym, NULL));
@@ -110,40 +123,56 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
 {
   PetscReal re = 0, uref = 0, lref = fl->grid.L[0];
   PetscBool set_nu = PETSC_FALSE, set_re = PETSC_FALSE;
-  PetscInt  initial = FLUID_INITIAL_ZERO, poisson = FLUID_POISSON_AUTO;
+  PetscInt initial = FLUID_INITIAL_ZERO, poisson = FLUID_POISSON_AUTO;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) uref = PetscMax(uref, PetscAbsReal(fl->grid.bc[d][s].velocity));
-  fl->nu           = 1e-2;
+  fl->nu = 1e-2;
   fl->tg_amplitude = 1.0;
   if (uref == 0) uref = 1.0;
   PetscCall(PetscStrncpy(fl->initial_dset[0], "/restart/u", sizeof(fl->initial_dset[0])));
   PetscCall(PetscStrncpy(fl->initial_dset[1], "/restart/v", sizeof(fl->initial_dset[1])));
   PetscOptionsBegin(fl->comm, NULL, "Fluid: physics and pressure solver", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_nu", "Kinematic viscosity [m^2/s]", "", fl->nu, &fl->nu, &set_nu));
-  PetscCall(PetscOptionsReal("-fluid_re", "Reynolds number U L / nu (sets nu from -fluid_re_velocity and -fluid_re_length)", "", re, &re, &set_re));
-  PetscCall(PetscOptionsReal("-fluid_re_velocity", "Velocity scale U of -fluid_re [m/s] (default: the largest boundary speed, or 1)", "", uref, &uref, NULL));
-  PetscCall(PetscOptionsReal("-fluid_re_length", "Length scale L of -fluid_re [m] (default: Lx)", "", lref, &lref, NULL));
-  PetscCall(PetscOptionsEList("-fluid_initial", "Initial velocity: zero, taylor-green, or file (face velocities u, v of an earlier fluid run)",
-                              "", FluidInitialTypes, 3, FluidInitialTypes[initial], &initial, NULL));
-  PetscCall(PetscOptionsReal("-fluid_tg_amplitude", "Taylor-Green amplitude A [m/s]: u = A sin(2 pi x/Lx) cos(2 pi y/Ly)", "", fl->tg_amplitude, &fl->tg_amplitude, NULL));
-  PetscCall(PetscOptionsString("-fluid_initial_file", "HDF5 file with the initial face velocities (e.g. a run or restart file of an earlier fluid run)", "",
-                               fl->initial_file, fl->initial_file, sizeof(fl->initial_file), NULL));
-  PetscCall(PetscOptionsString("-fluid_initial_u_dataset", "Dataset of the x-face velocity u [m/s] in that file", "", fl->initial_dset[0], fl->initial_dset[0], sizeof(fl->initial_dset[0]), NULL));
-  PetscCall(PetscOptionsString("-fluid_initial_v_dataset", "Dataset of the y-face velocity v [m/s] in that file", "", fl->initial_dset[1], fl->initial_dset[1], sizeof(fl->initial_dset[1]), NULL));
-  PetscCall(PetscOptionsEList("-fluid_poisson", "Pressure solver: auto (fftw on a periodic box, else ksp), ksp, fftw", "", FluidPoissonTypes, 3,
-                              FluidPoissonTypes[poisson], &poisson, NULL));
+  PetscCall(PetscOptionsReal("-fluid_re",
+                             "Reynolds number U L / nu (sets nu from -fluid_re_velocity and -fluid_re_length)", "", re,
+                             &re, &set_re));
+  PetscCall(PetscOptionsReal("-fluid_re_velocity",
+                             "Velocity scale U of -fluid_re [m/s] (default: the largest boundary speed, or 1)", "",
+                             uref, &uref, NULL));
+  PetscCall(
+      PetscOptionsReal("-fluid_re_length", "Length scale L of -fluid_re [m] (default: Lx)", "", lref, &lref, NULL));
+  PetscCall(PetscOptionsEList(
+      "-fluid_initial", "Initial velocity: zero, taylor-green, or file (face velocities u, v of an earlier fluid run)",
+      "", FluidInitialTypes, 3, FluidInitialTypes[initial], &initial, NULL));
+  PetscCall(PetscOptionsReal("-fluid_tg_amplitude",
+                             "Taylor-Green amplitude A [m/s]: u = A sin(2 pi x/Lx) cos(2 pi y/Ly)", "",
+                             fl->tg_amplitude, &fl->tg_amplitude, NULL));
+  PetscCall(PetscOptionsString(
+      "-fluid_initial_file",
+      "HDF5 file with the initial face velocities (e.g. a run or restart file of an earlier fluid run)", "",
+      fl->initial_file, fl->initial_file, sizeof(fl->initial_file), NULL));
+  PetscCall(PetscOptionsString("-fluid_initial_u_dataset", "Dataset of the x-face velocity u [m/s] in that file", "",
+                               fl->initial_dset[0], fl->initial_dset[0], sizeof(fl->initial_dset[0]), NULL));
+  PetscCall(PetscOptionsString("-fluid_initial_v_dataset", "Dataset of the y-face velocity v [m/s] in that file", "",
+                               fl->initial_dset[1], fl->initial_dset[1], sizeof(fl->initial_dset[1]), NULL));
+  PetscCall(PetscOptionsEList("-fluid_poisson", "Pressure solver: auto (fftw on a periodic box, else ksp), ksp, fftw",
+                              "", FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));
   PetscOptionsEnd();
   PetscCheck(!(set_nu && set_re), fl->comm, PETSC_ERR_USER_INPUT, "Give either -fluid_nu or -fluid_re, not both");
   if (set_re) {
-    PetscCheck(re > 0 && uref > 0 && lref > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_re %g with -fluid_re_velocity %g m/s, -fluid_re_length %g m: all must be > 0", (double)re, (double)uref, (double)lref);
+    PetscCheck(re > 0 && uref > 0 && lref > 0, fl->comm, PETSC_ERR_USER_INPUT,
+               "-fluid_re %g with -fluid_re_velocity %g m/s, -fluid_re_length %g m: all must be > 0", (double)re,
+               (double)uref, (double)lref);
     fl->nu = uref * lref / re;
   }
-  PetscCheck(fl->nu >= 0 && PetscIsNormalReal(fl->nu + 1), fl->comm, PETSC_ERR_USER_INPUT, "-fluid_nu must be a finite value >= 0, got %g m^2/s", (double)fl->nu);
+  PetscCheck(fl->nu >= 0 && PetscIsNormalReal(fl->nu + 1), fl->comm, PETSC_ERR_USER_INPUT,
+             "-fluid_nu must be a finite value >= 0, got %g m^2/s", (double)fl->nu);
   fl->initial = (FluidInitialType)initial;
   fl->poisson = (FluidPoissonType)poisson;
-  PetscCheck(fl->initial != FLUID_INITIAL_FILE || fl->initial_file[0], fl->comm, PETSC_ERR_USER_INPUT, "-fluid_initial file needs -fluid_initial_file <path>");
+  PetscCheck(fl->initial != FLUID_INITIAL_FILE || fl->initial_file[0], fl->comm, PETSC_ERR_USER_INPUT,
+             "-fluid_initial file needs -fluid_initial_file <path>");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -153,23 +182,35 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
 PetscErrorCode FluidSetUpTime(Fluid fl)
 {
   PetscReal dt = 0, umax, vmax, uscale = 0;
-  PetscInt  nsteps = 0;
-  Vec       x0;
+  PetscInt nsteps = 0;
+  Vec x0;
 
   PetscFunctionBeginUser;
   fl->final_time = 1.0;
-  fl->cfl        = 0.8;
+  fl->cfl = 0.8;
   fl->blowup_cfl = 2.5;
   PetscOptionsBegin(fl->comm, NULL, "Fluid: time stepping", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_final_time", "Final time [s]", "", fl->final_time, &fl->final_time, NULL));
-  PetscCall(PetscOptionsReal("-fluid_dt", "Time step [s] (default: -fluid_cfl times the stability limit); rounded down so steps fit the final time", "", dt, &dt, NULL));
+  PetscCall(PetscOptionsReal(
+      "-fluid_dt",
+      "Time step [s] (default: -fluid_cfl times the stability limit); rounded down so steps fit the final time", "", dt,
+      &dt, NULL));
   PetscCall(PetscOptionsInt("-fluid_steps", "Number of time steps (overrides -fluid_dt)", "", nsteps, &nsteps, NULL));
-  PetscCall(PetscOptionsReal("-fluid_cfl", "Fraction of the stability limit used when no time step is given", "", fl->cfl, &fl->cfl, NULL));
-  PetscCall(PetscOptionsReal("-fluid_velocity_scale", "Velocity [m/s] the stability limit must allow at least (added safety for flows that speed up)", "", uscale, &uscale, NULL));
-  PetscCall(PetscOptionsReal("-fluid_blowup_cfl", "Stop the run when the advective Courant number dt (|u|/hx + |v|/hy) of the state exceeds this", "", fl->blowup_cfl, &fl->blowup_cfl, NULL));
+  PetscCall(PetscOptionsReal("-fluid_cfl", "Fraction of the stability limit used when no time step is given", "",
+                             fl->cfl, &fl->cfl, NULL));
+  PetscCall(
+      PetscOptionsReal("-fluid_velocity_scale",
+                       "Velocity [m/s] the stability limit must allow at least (added safety for flows that speed up)",
+                       "", uscale, &uscale, NULL));
+  PetscCall(
+      PetscOptionsReal("-fluid_blowup_cfl",
+                       "Stop the run when the advective Courant number dt (|u|/hx + |v|/hy) of the state exceeds this",
+                       "", fl->blowup_cfl, &fl->blowup_cfl, NULL));
   PetscOptionsEnd();
-  PetscCheck(fl->final_time > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_final_time must be > 0, got %g", (double)fl->final_time);
-  PetscCheck(fl->cfl > 0 && fl->cfl <= 1, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_cfl must be in (0,1], got %g", (double)fl->cfl);
+  PetscCheck(fl->final_time > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_final_time must be > 0, got %g",
+             (double)fl->final_time);
+  PetscCheck(fl->cfl > 0 && fl->cfl <= 1, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_cfl must be in (0,1], got %g",
+             (double)fl->cfl);
   PetscCheck(dt >= 0 && nsteps >= 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_dt and -fluid_steps must be positive");
   PetscCall(DMCreateGlobalVector(fl->da, &x0));
   PetscCall(FluidFillInitial(fl, x0));
@@ -177,23 +218,26 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
   PetscCall(VecDestroy(&x0));
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) {
-      const PetscReal b = PetscAbsReal(fl->grid.bc[d][s].velocity) * (fl->grid.bc[d][s].profile == FLUID_PROFILE_PARABOLIC ? 1.5 : 1.0);
+      const PetscReal b =
+          PetscAbsReal(fl->grid.bc[d][s].velocity) * (fl->grid.bc[d][s].profile == FLUID_PROFILE_PARABOLIC ? 1.5 : 1.0);
       umax = PetscMax(umax, b), vmax = PetscMax(vmax, b);
     }
   umax = PetscMax(umax, uscale), vmax = PetscMax(vmax, uscale);
   PetscCall(FluidStabilityLimit(&fl->grid, fl->nu, umax, vmax, &fl->dt_limit));
   if (nsteps > 0) dt = fl->final_time / nsteps;
-  PetscCheck(dt <= fl->dt_limit, fl->comm, PETSC_ERR_USER_INPUT,
-             "Time step %g s (-fluid_dt/-fluid_steps) exceeds the stability limit %g s of SSP-RK3 with centred advection and "
-             "explicit diffusion (max |u| %g, max |v| %g m/s, nu %g m^2/s, h %g x %g m; advective limit alone %g s, viscous "
-             "limit alone %g s)",
-             (double)dt, (double)fl->dt_limit, (double)umax, (double)vmax, (double)fl->nu, (double)fl->grid.h[0], (double)fl->grid.h[1],
-             (double)(PetscSqrtReal(3.0) / (umax / fl->grid.h[0] + vmax / fl->grid.h[1] + PETSC_SMALL)),
-             (double)(2.51 / (4 * fl->nu * (1 / (fl->grid.h[0] * fl->grid.h[0]) + 1 / (fl->grid.h[1] * fl->grid.h[1])) + PETSC_SMALL)));
+  PetscCheck(
+      dt <= fl->dt_limit, fl->comm, PETSC_ERR_USER_INPUT,
+      "Time step %g s (-fluid_dt/-fluid_steps) exceeds the stability limit %g s of SSP-RK3 with centred advection and "
+      "explicit diffusion (max |u| %g, max |v| %g m/s, nu %g m^2/s, h %g x %g m; advective limit alone %g s, viscous "
+      "limit alone %g s)",
+      (double)dt, (double)fl->dt_limit, (double)umax, (double)vmax, (double)fl->nu, (double)fl->grid.h[0],
+      (double)fl->grid.h[1], (double)(PetscSqrtReal(3.0) / (umax / fl->grid.h[0] + vmax / fl->grid.h[1] + PETSC_SMALL)),
+      (double)(2.51 / (4 * fl->nu * (1 / (fl->grid.h[0] * fl->grid.h[0]) + 1 / (fl->grid.h[1] * fl->grid.h[1])) +
+                       PETSC_SMALL)));
   if (dt == 0) dt = fl->cfl * fl->dt_limit;
   if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(fl->final_time / dt * (1 - 1e-12));
   fl->nsteps = PetscMax(nsteps, 1);
-  fl->dt     = fl->final_time / (PetscReal)fl->nsteps;
+  fl->dt = fl->final_time / (PetscReal)fl->nsteps;
   fl->uscale = PetscMax(PetscMax(umax, vmax), PETSC_SMALL);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,13 +8,14 @@
 
 static PetscErrorCode RunError(PetscInt n, const char poisson[], PetscReal *err)
 {
-  AdjStepper  st;
-  Fluid       fl;
-  Vec         x, exact;
-  char        grid[32];
-  const char *opts[] = {"-fluid_domain", "1,1", "-fluid_nu", "0.01", "-fluid_initial", "taylor-green", "-fluid_final_time", "0.25",
-                        "-fluid_poisson", poisson, NULL};
-  PetscReal   e2;
+  AdjStepper st;
+  Fluid fl;
+  Vec x, exact;
+  char grid[32];
+  const char *opts[] = {
+      "-fluid_domain",  "1,1",   "-fluid_nu", "0.01", "-fluid_initial", "taylor-green", "-fluid_final_time", "0.25",
+      "-fluid_poisson", poisson, NULL};
+  PetscReal e2;
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(grid, sizeof(grid), "%" PetscInt_FMT ",%" PetscInt_FMT, n, n));
@@ -39,22 +40,24 @@ static PetscErrorCode RunError(PetscInt n, const char poisson[], PetscReal *err)
 
 int main(int argc, char **argv)
 {
-  const PetscInt    n[3]       = {16, 32, 64};
+  const PetscInt n[3] = {16, 32, 64};
   const char *const solvers[2] = {"ksp", "fftw"};
-  PetscInt          fail       = 0;
+  PetscInt fail = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (PetscInt s = 0; s < 2; s++) {
     PetscReal e[3];
     for (PetscInt l = 0; l < 3; l++) {
       PetscCall(RunError(n[l], solvers[s], &e[l]));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "taylor-green %-4s n = %3" PetscInt_FMT "  L2 velocity error %.4e  order %.3f\n", solvers[s], n[l], (double)e[l],
-                            l ? (double)PetscLog2Real(e[l - 1] / e[l]) : 0.0));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "taylor-green %-4s n = %3" PetscInt_FMT "  L2 velocity error %.4e  order %.3f\n",
+                            solvers[s], n[l], (double)e[l], l ? (double)PetscLog2Real(e[l - 1] / e[l]) : 0.0));
     }
     for (PetscInt l = 1; l < 3; l++)
       if (!(PetscLog2Real(e[l - 1] / e[l]) >= 1.9)) {
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: %s: order %.3f < 1.9 between n = %" PetscInt_FMT " and %" PetscInt_FMT "\n", solvers[s],
-                              (double)PetscLog2Real(e[l - 1] / e[l]), n[l - 1], n[l]));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                              "FAIL: %s: order %.3f < 1.9 between n = %" PetscInt_FMT " and %" PetscInt_FMT "\n",
+                              solvers[s], (double)PetscLog2Real(e[l - 1] / e[l]), n[l - 1], n[l]));
         fail++;
       }
   }

@@ -67,7 +67,7 @@ for c in munged mungekey slurmctld slurmd sbatch scontrol squeue scancel srun; d
   command -v "$c" >/dev/null || fail "$c not found: install the Debian packages slurm-wlm and munge (tests/run.sh does)"
 done
 [ -x "$ADJ" ] || fail "adjsim executable $ADJ not found"
-"$PY" -c 'import h5py, numpy' 2>/dev/null || fail "$PY cannot import h5py and numpy"
+"$PY" "$ROOT/postprocess/adjsim_check_jobs.py" --help >/dev/null 2>&1 || fail "$PY cannot run postprocess/adjsim_check_jobs.py (needs h5py and numpy)"
 id munge >/dev/null 2>&1 || fail "no munge user: reinstall the munge package"
 
 # The munge key every daemon shares; a fresh package install normally creates it.
@@ -100,11 +100,7 @@ STARTED+=("$T/munge/munged.pid")
 munge -S "$T/munge/munge.socket" -n </dev/null | unmunge -S "$T/munge/munge.socket" >/dev/null ||
   fail "munge credentials do not round-trip through $T/munge/munge.socket"
 
-read -r ctld_port slurmd_port < <("$PY" -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
+read -r ctld_port slurmd_port < <("$PY" "$ROOT/postprocess/adjsim_check_jobs.py" free-ports 2)
 first_job=$((RANDOM * 16 + 1000))
 mem=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
 [ -n "$mem" ] || fail "slurmd -C does not report the memory of this machine: $(slurmd -C 2>&1 | head -n 3)"
@@ -234,14 +230,7 @@ say "jobs finished in $((SECONDS - t_jobs)) s"
 expect_completed "$fwd" "$L/forward-$fwd.out"
 [ -f "$R/forward/small.h5" ] || fail "forward: $R/forward/small.h5 missing"
 check "$ROOT/postprocess/adjsim_check_run.py" "$R/forward/small.h5"
-check - "$R/forward/small.h5" <<'EOF' || exit 1
-import sys, h5py
-f = h5py.File(sys.argv[1], "r")
-n = int(f["provenance"].attrs["nranks"]); steps = list(f["fields/step"][()])
-print(f"forward: nranks {n}, output steps {steps}")
-if n != 2: sys.exit(f"FAIL: forward run on {n} rank(s), expected 2 (srun did not start one MPI job)")
-if len(steps) < 3: sys.exit("FAIL: -output_interval 3 was not passed on")
-EOF
+check "$ROOT/postprocess/adjsim_check_jobs.py" run "$R/forward/small.h5" --nranks 2 --min-steps 3
 [ ! -e "$R/forward/small-restart.h5" ] || fail "forward: a restart file was left after a complete run"
 say "forward: ok"
 
@@ -250,50 +239,23 @@ for f in demo-observations.h5 demo-inverse.h5; do [ -f "$R/inverse/$f" ] || fail
 check "$ROOT/postprocess/adjsim_summary.py" "$R/inverse/demo-inverse.h5" --truth "$R/inverse/demo-observations.h5" \
   --expect-decrease 0.5 >"$T/inverse-summary.txt"
 grep -q "parameters against the truth" "$L/inverse-$inv.out" || fail "inverse: the job log has no summary"
-"$PY" -c 'import sys,h5py; n=int(h5py.File(sys.argv[1])["provenance"].attrs["nranks"]); sys.exit(0 if n==2 else f"FAIL: inverse ran on {n} rank(s)")' \
-  "$R/inverse/demo-inverse.h5" || fail "inverse: mpiexec launcher did not start 2 ranks"
+"$PY" "$ROOT/postprocess/adjsim_check_jobs.py" run "$R/inverse/demo-inverse.h5" --nranks 2 ||
+  fail "inverse: mpiexec launcher did not start 2 ranks"
 say "inverse: ok ($(grep -m1 -o 'objective .*' "$T/inverse-summary.txt"))"
 
 expect_completed "$ens" "$L/ensemble-${ens}_0.out $L/ensemble-${ens}_1.out $L/ensemble-${ens}_2.out"
 [ "$(job_states "$ens" | wc -l)" -eq 3 ] || fail "ensemble: expected 3 array tasks, got: $(job_states "$ens")"
 for i in 0 1 2; do [ -f "$R/ensemble/member-000$i/run.h5" ] || fail "ensemble: member $i has no run.h5"; done
 check "$ROOT/postprocess/adjsim_gather_ensemble.py" "$R/ensemble" -o "$T/pairs.h5"
-check - "$R/ensemble" "$T/pairs.h5" <<'EOF' || exit 1
-import sys, h5py, numpy as np
-ens, pairs = sys.argv[1], sys.argv[2]
-p = h5py.File(pairs, "r")
-names = [n.decode() if isinstance(n, bytes) else n for n in p["param_names"][()]]
-expect_kappa = {0: 1e-3, 1: 2e-3, 2: 3e-3}
-total = 0
-for i, kappa in expect_kappa.items():
-    run = h5py.File(f"{ens}/member-{i:04d}/run.h5", "r")
-    c, steps = run["fields/c"][()], run["fields/step"][()]
-    if run["parameters/kappa"][0] != kappa:
-        sys.exit(f"FAIL: member {i} ran with kappa {run['parameters/kappa'][0]}, expected {kappa:g}")
-    rows = np.where(p["member"][()] == i)[0]
-    if len(rows) != len(steps) - 1:
-        sys.exit(f"FAIL: member {i}: {len(rows)} pairs, expected {len(steps) - 1}")
-    for r, k in zip(rows, range(len(steps) - 1)):
-        if not (np.array_equal(p["state"][r], c[k]) and np.array_equal(p["next_state"][r], c[k + 1])
-                and p["step"][r] == steps[k] and p["next_step"][r] == steps[k + 1]):
-            sys.exit(f"FAIL: member {i}: pair {r} is not (slice {k}, slice {k + 1}) of its run file")
-        if p["params"][r][names.index("transport_kappa")] != kappa:
-            sys.exit(f"FAIL: member {i}: pair {r} has kappa {p['params'][r][names.index('transport_kappa')]}")
-    total += len(rows)
-omega = p["params"][:, names.index("transport_rotation_omega")]
-if not (np.isnan(omega[p["member"][()] != 2]).all() and (omega[p["member"][()] == 2] == 2.0).all()):
-    sys.exit("FAIL: transport_rotation_omega column wrong")
-if total != p["state"].shape[0]:
-    sys.exit(f"FAIL: {p['state'].shape[0]} pairs, expected {total}")
-print(f"ensemble: {total} pairs, parameters {names}, state {p['state'].shape}")
-EOF
+check "$ROOT/postprocess/adjsim_check_jobs.py" pairs "$R/ensemble" "$T/pairs.h5" \
+  --param transport_kappa=1e-3,2e-3,3e-3 --param transport_rotation_omega=nan,nan,2.0
 say "ensemble: ok"
 
 # ---------------------------------------------------------------- 2. preemption and requeue
-# A forward run long enough to be caught mid-way (about 5 s on 2 idle cores); the same run uninterrupted
+# A forward run long enough to be caught mid-way (several seconds on 2 idle cores); the same run uninterrupted
 # is the reference.
 # shellcheck disable=SC2054
-LONG=(-transport_grid 192,160 -transport_final_time 11.25 -transport_steps 3000 -output_interval 500 -quiet false
+LONG=(-transport_grid 192,160 -transport_final_time 45 -transport_steps 12000 -output_interval 2000 -quiet false
   -progress_interval 1)
 say "preemption: submitting a long forward run"
 t_pre=$SECONDS
@@ -332,21 +294,6 @@ ls "$R/preempt"/small-segment1.h5 >/dev/null 2>&1 || fail "preemption: the inter
 [ ! -e "$R/preempt/small-restart.h5" ] || fail "preemption: the restart file was left after the run completed"
 check "$ROOT/postprocess/adjsim_compare.py" "$R/preempt/small.h5" "$R/reference/small.h5" --groups /restart --exact
 # The segment and the continued run together hold every output step of the uninterrupted run, bit for bit.
-check - "$R/preempt" "$R/reference/small.h5" <<'EOF' || exit 1
-import sys, h5py, numpy as np
-d, ref = sys.argv[1], h5py.File(sys.argv[2], "r")
-got = {}
-for name in ("small-segment1.h5", "small.h5"):
-    f = h5py.File(f"{d}/{name}", "r")
-    for k, s in enumerate(f["fields/step"][()]):
-        got[int(s)] = f["fields/c"][k]
-steps = [int(s) for s in ref["fields/step"][()]]
-if sorted(got) != steps:
-    sys.exit(f"FAIL: interrupted + continued output steps {sorted(got)} != uninterrupted {steps}")
-for k, s in enumerate(steps):
-    if not np.array_equal(got[s], ref["fields/c"][k]):
-        sys.exit(f"FAIL: field c at step {s} differs from the uninterrupted run")
-print(f"preemption: output steps {steps} identical to the uninterrupted run")
-EOF
+check "$ROOT/postprocess/adjsim_check_jobs.py" segments "$R/preempt" "$R/reference/small.h5" --stem small
 say "preemption: requeued $prestarts time(s), resumed, same final state as the uninterrupted run: ok"
 OK=1
