@@ -51,9 +51,9 @@ typedef struct {
   AdjStepIndex forward_steps;    /* all forward step evaluations the schedule asks for (advances + one per reverse) */
   AdjStepIndex recomputed_steps; /* forward_steps - nsteps */
   AdjStepIndex reverse_steps;    /* REVERSE actions handed out */
-  PetscInt peak_ram, peak_disk;  /* most states held at once per level */
-  PetscInt64 disk_bytes_written, disk_bytes_read; /* global bytes (all ranks together) */
-  PetscInt64 snapshots_taken, restores;           /* AdjCheckpointStore / AdjCheckpointLoad calls */
+  PetscInt     peak_ram, peak_disk;                 /* most states held at once per level */
+  PetscInt64   disk_bytes_written, disk_bytes_read; /* global bytes (all ranks together) */
+  PetscInt64   snapshots_taken, restores;           /* AdjCheckpointStore / AdjCheckpointLoad calls */
 } AdjCheckpointStats;
 
 /**

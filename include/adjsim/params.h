@@ -29,8 +29,8 @@ PetscErrorCode AdjParamsGetNumActive(AdjParams params, PetscInt *nactive);
 PetscErrorCode AdjParamsCreateVector(AdjParams params, Vec *design);
 PetscErrorCode AdjParamsGetBounds(AdjParams params, Vec lower, Vec upper);
 PetscErrorCode AdjParamsGetNumBlocks(AdjParams params, PetscInt *nblocks);
-PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **name, const char **units, AdjParamKind *kind,
-                                     PetscInt *n, PetscBool *active);
+PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **name, const char **units,
+                                     AdjParamKind *kind, PetscInt *n, PetscBool *active);
 
 /* Moving values between a block of the design vector and the solver's own storage.
  * Pack: design block = value / scale.  Unpack: value = scale * design block.

@@ -27,8 +27,8 @@ typedef enum {
 /** One action of the schedule. */
 typedef struct {
   AdjRevolveActionType type;
-  AdjStepIndex from, to; /* TAKESHOT/RESTORE: to == from; ADVANCE: to > from; REVERSE: from == to - 1 */
-  PetscInt slot;         /* TAKESHOT/RESTORE: stack position 0..c-1 (0 = bottom = x_0); otherwise -1 */
+  AdjStepIndex         from, to; /* TAKESHOT/RESTORE: to == from; ADVANCE: to > from; REVERSE: from == to - 1 */
+  PetscInt             slot;     /* TAKESHOT/RESTORE: stack position 0..c-1 (0 = bottom = x_0); otherwise -1 */
 } AdjRevolveAction;
 
 typedef struct _p_AdjRevolve *AdjRevolve;

@@ -18,29 +18,30 @@
 #include <adjsim/params.h>
 
 typedef struct _p_AdjStepper *AdjStepper;
-typedef struct _p_AdjOutput *AdjOutput;
+typedef struct _p_AdjOutput  *AdjOutput;
 
 typedef struct {
   PetscErrorCode (*createstate)(AdjStepper, Vec *);
-  PetscErrorCode (*getparameters)(AdjStepper, AdjParams, Vec);     /* pack current values of active blocks */
-  PetscErrorCode (*setparameters)(AdjStepper, AdjParams, Vec);     /* unpack active blocks */
-  PetscErrorCode (*initialstate)(AdjStepper, Vec);                 /* x0 = X0(p) */
-  PetscErrorCode (*initialstateadjoint)(AdjStepper, Vec);          /* grad += (dX0/dp)^T lambda0 */
-  PetscErrorCode (*step)(AdjStepper, AdjStepIndex, Vec, Vec);      /* (k, x_{k-1}, x_k) */
-  PetscErrorCode (*stepadjoint)(AdjStepper, AdjStepIndex, Vec, Vec, Vec, Vec); /* (k, x_{k-1}, x_k, lambda_k, lambda_{k-1}) */
-  PetscErrorCode (*objective)(AdjStepper, AdjStepIndex, Vec, PetscReal *);     /* J_k(x_k) */
-  PetscErrorCode (*objectiveadjoint)(AdjStepper, AdjStepIndex, Vec, Vec);      /* lambda_k += dJ_k/dx_k, grad += dJ_k/dp */
-  PetscErrorCode (*regularization)(AdjStepper, PetscReal *);                   /* R(p), grad += dR/dp */
-  PetscErrorCode (*hasobjective)(AdjStepper, PetscBool *);                     /* any objective term configured? */
+  PetscErrorCode (*getparameters)(AdjStepper, AdjParams, Vec); /* pack current values of active blocks */
+  PetscErrorCode (*setparameters)(AdjStepper, AdjParams, Vec); /* unpack active blocks */
+  PetscErrorCode (*initialstate)(AdjStepper, Vec);             /* x0 = X0(p) */
+  PetscErrorCode (*initialstateadjoint)(AdjStepper, Vec);      /* grad += (dX0/dp)^T lambda0 */
+  PetscErrorCode (*step)(AdjStepper, AdjStepIndex, Vec, Vec);  /* (k, x_{k-1}, x_k) */
+  PetscErrorCode (*stepadjoint)(AdjStepper, AdjStepIndex, Vec, Vec, Vec,
+                                Vec); /* (k, x_{k-1}, x_k, lambda_k, lambda_{k-1}) */
+  PetscErrorCode (*objective)(AdjStepper, AdjStepIndex, Vec, PetscReal *); /* J_k(x_k) */
+  PetscErrorCode (*objectiveadjoint)(AdjStepper, AdjStepIndex, Vec, Vec);  /* lambda_k += dJ_k/dx_k, grad += dJ_k/dp */
+  PetscErrorCode (*regularization)(AdjStepper, PetscReal *);               /* R(p), grad += dR/dp */
+  PetscErrorCode (*hasobjective)(AdjStepper, PetscBool *);                 /* any objective term configured? */
   PetscErrorCode (*zerogradient)(AdjStepper);
   PetscErrorCode (*getgradient)(AdjStepper, AdjParams, Vec);
-  PetscErrorCode (*checkstate)(AdjStepper, AdjStepIndex, Vec);                 /* NaN/Inf and blow-up guard */
-  PetscErrorCode (*writefields)(AdjStepper, AdjOutput, Vec);                   /* state fields at an output step */
+  PetscErrorCode (*checkstate)(AdjStepper, AdjStepIndex, Vec); /* NaN/Inf and blow-up guard */
+  PetscErrorCode (*writefields)(AdjStepper, AdjOutput, Vec);   /* state fields at an output step */
   PetscErrorCode (*writeparameters)(AdjStepper, AdjOutput);
   PetscErrorCode (*writegradient)(AdjStepper, AdjOutput);
   PetscErrorCode (*writerestart)(AdjStepper, AdjOutput, AdjStepIndex, Vec, PetscBool); /* PETSC_TRUE: standalone file */
   PetscErrorCode (*readrestart)(AdjStepper, const char[], Vec, AdjStepIndex *);
-  PetscErrorCode (*readparameters)(AdjStepper, const char[]);                  /* values from a run file's /parameters */
+  PetscErrorCode (*readparameters)(AdjStepper, const char[]); /* values from a run file's /parameters */
   PetscErrorCode (*destroy)(AdjStepper);
 } AdjStepperOps;
 

@@ -7,7 +7,7 @@
 
 /* PETSc 3.18 returns 0 for success; PETSC_SUCCESS was introduced in 3.19. */
 #ifndef PETSC_SUCCESS
-  #define PETSC_SUCCESS 0
+#  define PETSC_SUCCESS 0
 #endif
 
 /* Step counters are 64-bit: revolve counts for 10^8 steps and more must stay exact. */
@@ -15,13 +15,13 @@ typedef int64_t AdjStepIndex;
 #define ADJ_STEP_FMT "%" PRId64
 
 /* Bridge for HDF5 calls: a negative return becomes a PETSc error with the call text. */
-#define AdjCallH5(call) \
-  do { \
-    if ((call) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #call); \
+#define AdjCallH5(call)                                                                                                \
+  do {                                                                                                                 \
+    if ((call) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 call failed: %s", #call);                            \
   } while (0)
 
 /* Bridge for FFTW planner calls: a NULL plan becomes a PETSc error. */
-#define AdjCheckFFTWPlan(plan) \
-  do { \
-    if (!(plan)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "FFTW could not create plan: %s", #plan); \
+#define AdjCheckFFTWPlan(plan)                                                                                         \
+  do {                                                                                                                 \
+    if (!(plan)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "FFTW could not create plan: %s", #plan);                     \
   } while (0)

@@ -53,10 +53,11 @@ PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2)
   PetscCall(VecDot(g, d, &gd));
   PetscCall(VecGetSize(p, &N));
   PetscCall(VecNorm(p, NORM_2, &rms));
-  rms = rms / PetscSqrtReal((PetscReal)N);
-  h   = drv->taylor_h0 > 0 ? drv->taylor_h0 : 1e-2 * PetscMax(1.0, rms);
+  rms        = rms / PetscSqrtReal((PetscReal)N);
+  h          = drv->taylor_h0 > 0 ? drv->taylor_h0 : 1e-2 * PetscMax(1.0, rms);
   *min_rate2 = PETSC_MAX_REAL;
-  PetscCall(PetscPrintf(comm, "Taylor test: J(p) = %.16e, g.d = %.16e (random direction, unit RMS)\n", (double)J0, (double)gd));
+  PetscCall(PetscPrintf(comm, "Taylor test: J(p) = %.16e, g.d = %.16e (random direction, unit RMS)\n", (double)J0,
+                        (double)gd));
   PetscCall(PetscPrintf(comm, "  %-12s %-24s %-12s %-7s %-12s %-7s\n", "h", "J(p+hd)", "r1", "rate1", "r2", "rate2"));
   for (PetscInt l = 0; l < drv->taylor_levels; l++, h *= 0.5) {
     PetscReal Jh, r1, r2, rate1 = 0, rate2 = 0;
@@ -74,12 +75,13 @@ PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2)
         counted++;
       }
     }
-    PetscCall(PetscPrintf(comm, "  %-12.4e %-24.16e %-12.4e %-7.3f %-12.4e %-7.3f%s\n", (double)h, (double)Jh, (double)r1, (double)rate1,
-                          (double)r2, (double)rate2, noise ? "  (round-off)" : ""));
+    PetscCall(PetscPrintf(comm, "  %-12.4e %-24.16e %-12.4e %-7.3f %-12.4e %-7.3f%s\n", (double)h, (double)Jh,
+                          (double)r1, (double)rate1, (double)r2, (double)rate2, noise ? "  (round-off)" : ""));
     r1prev = r1;
     r2prev = r2;
   }
-  PetscCheck(counted > 0, comm, PETSC_ERR_USER_INPUT, "Taylor test: all second-order remainders are at round-off level; raise -adjoint_taylor_h0");
+  PetscCheck(counted > 0, comm, PETSC_ERR_USER_INPUT,
+             "Taylor test: all second-order remainders are at round-off level; raise -adjoint_taylor_h0");
   PetscCall(VecDestroy(&g));
   PetscCall(VecDestroy(&d));
   PetscCall(VecDestroy(&work));
@@ -123,7 +125,8 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
   PetscCall(VecAbs(work));
   PetscCall(VecMax(work, &imax, &gmax));
   *max_rel_err = 0;
-  PetscCall(PetscPrintf(comm, "Finite-difference check (central, relative step %g), errors relative to max|g| = %.6e\n", (double)drv->fd_h, (double)gmax));
+  PetscCall(PetscPrintf(comm, "Finite-difference check (central, relative step %g), errors relative to max|g| = %.6e\n",
+                        (double)drv->fd_h, (double)gmax));
   for (PetscInt c = 0; c < PetscMin(ncomp, N); c++) {
     const PetscInt i = c == 0 ? imax : (PetscInt)(((PetscInt64)c * N) / ncomp);
     PetscReal      pi, gi, h, Jp, Jm, fd, err;
@@ -137,10 +140,11 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
     PetscCall(VecAssemblyEnd(e));
     PetscCall(AdjPerturbedObjective(drv, p, h, e, work, &Jp));
     PetscCall(AdjPerturbedObjective(drv, p, -h, e, work, &Jm));
-    fd  = (Jp - Jm) / (2 * h);
-    err = PetscAbsReal(fd - gi) / PetscMax(gmax, PETSC_SMALL);
+    fd           = (Jp - Jm) / (2 * h);
+    err          = PetscAbsReal(fd - gi) / PetscMax(gmax, PETSC_SMALL);
     *max_rel_err = PetscMax(*max_rel_err, err);
-    PetscCall(PetscPrintf(comm, "  component %-8" PetscInt_FMT " adjoint % .10e  fd % .10e  rel.err %.2e\n", i, (double)gi, (double)fd, (double)err));
+    PetscCall(PetscPrintf(comm, "  component %-8" PetscInt_FMT " adjoint % .10e  fd % .10e  rel.err %.2e\n", i,
+                          (double)gi, (double)fd, (double)err));
   }
   PetscCall(VecDestroy(&g));
   PetscCall(VecDestroy(&e));

@@ -3,8 +3,6 @@
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
 
-
-
 static PetscLogEvent ADJ_Forward, ADJ_Gradient, ADJ_ReverseStep;
 
 PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
@@ -42,13 +40,23 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
   PetscFunctionBeginUser;
   PetscOptionsBegin(drv->comm, NULL, "Runs, gradients and gradient checks", "AdjDriver");
   PetscCall(PetscOptionsBool("-quiet", "Suppress progress lines", "", drv->quiet, &drv->quiet, NULL));
-  PetscCall(PetscOptionsReal("-progress_interval", "Seconds of wall time between progress lines", "", drv->progress_interval, &drv->progress_interval, NULL));
-  PetscCall(PetscOptionsString("-restart", "Continue from this restart file: a forward run from its state, an optimization from its last iterate", "", drv->restart, drv->restart, sizeof(drv->restart), NULL));
-  PetscCall(PetscOptionsInt("-adjoint_taylor_levels", "Taylor test: number of step sizes h, halved each time", "", drv->taylor_levels, &drv->taylor_levels, NULL));
-  PetscCall(PetscOptionsReal("-adjoint_taylor_h0", "Taylor test: first step size along the unit-RMS random direction (0: 1e-2 max(1, RMS of p))", "", drv->taylor_h0, &drv->taylor_h0, NULL));
-  PetscCall(PetscOptionsReal("-adjoint_fd_h", "Finite-difference check: relative step", "", drv->fd_h, &drv->fd_h, NULL));
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds of wall time between progress lines", "",
+                             drv->progress_interval, &drv->progress_interval, NULL));
+  PetscCall(PetscOptionsString(
+      "-restart",
+      "Continue from this restart file: a forward run from its state, an optimization from its last iterate", "",
+      drv->restart, drv->restart, sizeof(drv->restart), NULL));
+  PetscCall(PetscOptionsInt("-adjoint_taylor_levels", "Taylor test: number of step sizes h, halved each time", "",
+                            drv->taylor_levels, &drv->taylor_levels, NULL));
+  PetscCall(
+      PetscOptionsReal("-adjoint_taylor_h0",
+                       "Taylor test: first step size along the unit-RMS random direction (0: 1e-2 max(1, RMS of p))",
+                       "", drv->taylor_h0, &drv->taylor_h0, NULL));
+  PetscCall(
+      PetscOptionsReal("-adjoint_fd_h", "Finite-difference check: relative step", "", drv->fd_h, &drv->fd_h, NULL));
   PetscOptionsEnd();
-  PetscCheck(drv->taylor_levels >= 2, drv->comm, PETSC_ERR_USER_INPUT, "-adjoint_taylor_levels must be >= 2, got %" PetscInt_FMT, drv->taylor_levels);
+  PetscCheck(drv->taylor_levels >= 2, drv->comm, PETSC_ERR_USER_INPUT,
+             "-adjoint_taylor_levels must be >= 2, got %" PetscInt_FMT, drv->taylor_levels);
   PetscCheck(drv->fd_h > 0, drv->comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_h must be > 0, got %g", (double)drv->fd_h);
   PetscCheck(drv->progress_interval >= 0, drv->comm, PETSC_ERR_USER_INPUT, "-progress_interval must be >= 0");
   PetscCall(AdjCheckpointSetFromOptions(drv->ckpt));
@@ -142,7 +150,8 @@ PetscErrorCode AdjProgressStart(AdjProgress *pr, PetscBool quiet, PetscReal inte
 
 /* A line at most every `interval` seconds, and a closing line at k = n if any was printed (short
  * work stays silent).  PetscPrintf prints on rank 0 only, so ranks need not agree on the clock. */
-PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char label[], AdjStepIndex k, AdjStepIndex n, PetscReal t)
+PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char label[], AdjStepIndex k, AdjStepIndex n,
+                                 PetscReal t)
 {
   PetscLogDouble now;
 
@@ -152,8 +161,9 @@ PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char labe
   if (now - pr->last < pr->interval && !(k == n && pr->printed)) PetscFunctionReturn(PETSC_SUCCESS);
   pr->last    = now;
   pr->printed = PETSC_TRUE;
-  PetscCall(PetscPrintf(comm, "%s step %" PetscInt64_FMT "/%" PetscInt64_FMT "  t = %.6g s  wall %.1f s  eta %.1f s\n", label,
-                        (PetscInt64)k, (PetscInt64)n, (double)t, now - pr->start, k > 0 ? (now - pr->start) * (double)(n - k) / (double)k : 0.0));
+  PetscCall(PetscPrintf(comm, "%s step %" PetscInt64_FMT "/%" PetscInt64_FMT "  t = %.6g s  wall %.1f s  eta %.1f s\n",
+                        label, (PetscInt64)k, (PetscInt64)n, (double)t, now - pr->start,
+                        k > 0 ? (now - pr->start) * (double)(n - k) / (double)k : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,10 +185,10 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
 
 PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, PetscReal *J)
 {
-  AdjStepIndex n, k0 = 0;
-  PetscReal    dt, Jk, R;
-  AdjProgress  pr;
-  AdjParams    params;
+  AdjStepIndex    n, k0 = 0;
+  PetscReal       dt, Jk, R;
+  AdjProgress     pr;
+  AdjParams       params;
   const PetscBool out = (PetscBool)(write_output && drv->out);
 
   PetscFunctionBeginUser;

@@ -60,7 +60,8 @@ PetscErrorCode AdjParamsDestroy(AdjParams *params)
 static PetscErrorCode AdjParamsAddBlock(AdjParams params, const char name[], const char units[], AdjParamBlock **blk)
 {
   PetscFunctionBeginUser;
-  PetscCheck(params->nblocks < ADJ_PARAMS_MAX, params->comm, PETSC_ERR_SUP, "At most %d parameter blocks", ADJ_PARAMS_MAX);
+  PetscCheck(params->nblocks < ADJ_PARAMS_MAX, params->comm, PETSC_ERR_SUP, "At most %d parameter blocks",
+             ADJ_PARAMS_MAX);
   *blk = &params->block[params->nblocks++];
   PetscCall(PetscStrncpy((*blk)->name, name, sizeof((*blk)->name)));
   PetscCall(PetscStrncpy((*blk)->units, units, sizeof((*blk)->units)));
@@ -152,8 +153,8 @@ static PetscErrorCode AdjParamsSelectFromOptions(AdjParams params, char names[],
   if (!set) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt b = 0; b < params->nblocks; b++) params->block[b].active = PETSC_FALSE;
   for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
-    PetscBool      known = PETSC_FALSE;
-    char           valid[512] = "";
+    PetscBool known      = PETSC_FALSE;
+    char      valid[512] = "";
     for (PetscInt b = 0; b < params->nblocks; b++) {
       PetscBool match;
       PetscCall(PetscStrcmp(params->block[b].name, tok, &match));
@@ -162,8 +163,8 @@ static PetscErrorCode AdjParamsSelectFromOptions(AdjParams params, char names[],
       PetscCall(PetscStrlcat(valid, " ", sizeof(valid)));
       PetscCall(PetscStrlcat(valid, params->block[b].name, sizeof(valid)));
     }
-    PetscCheck(known, params->comm, PETSC_ERR_USER_INPUT, "-adjoint_params: unknown parameter '%s'; valid names:%s", tok,
-               valid);
+    PetscCheck(known, params->comm, PETSC_ERR_USER_INPUT, "-adjoint_params: unknown parameter '%s'; valid names:%s",
+               tok, valid);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -177,23 +178,26 @@ PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(params->comm, NULL, "Parameters of gradient and optimization runs", "AdjParams");
-  PetscCall(PetscOptionsString("-adjoint_params", "Comma-separated parameter blocks to differentiate and optimize (default: all)",
+  PetscCall(PetscOptionsString("-adjoint_params",
+                               "Comma-separated parameter blocks to differentiate and optimize (default: all)",
                                "AdjParamsSetFromOptions", names, names, sizeof(names), &set));
   PetscCall(AdjParamsSelectFromOptions(params, names, set));
   for (PetscInt b = 0; b < params->nblocks; b++) {
-    AdjParamBlock *blk = &params->block[b];
+    AdjParamBlock *blk   = &params->block[b];
     PetscReal      scale = blk->scale, lower = blk->lower, upper = blk->upper;
 
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_scale_%s", blk->name));
-    PetscCall(PetscSNPrintf(help, sizeof(help), "Scale of parameter '%s' [%s]: design variable = value / scale", blk->name,
-                            blk->units));
+    PetscCall(PetscSNPrintf(help, sizeof(help), "Scale of parameter '%s' [%s]: design variable = value / scale",
+                            blk->name, blk->units));
     PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetScale", scale, &scale, &set));
     if (set) PetscCall(AdjParamsSetScale(params, blk->name, scale));
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_lower_%s", blk->name));
-    PetscCall(PetscSNPrintf(help, sizeof(help), "Lower bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
+    PetscCall(
+        PetscSNPrintf(help, sizeof(help), "Lower bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
     PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetBounds", lower, &lower, NULL));
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_upper_%s", blk->name));
-    PetscCall(PetscSNPrintf(help, sizeof(help), "Upper bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
+    PetscCall(
+        PetscSNPrintf(help, sizeof(help), "Upper bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
     PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetBounds", upper, &upper, NULL));
     PetscCall(AdjParamsSetBounds(params, blk->name, lower, upper));
   }
@@ -212,9 +216,12 @@ PetscErrorCode AdjParamsSetUp(AdjParams params)
     AdjParamBlock *blk = &params->block[b];
 
     blk->offset = params->nlocal;
-    if (!blk->active) blk->nlocal = 0;
-    else if (blk->kind == ADJ_PARAM_FIELD) PetscCall(VecGetLocalSize(blk->view, &blk->nlocal));
-    else blk->nlocal = params->rank == 0 ? blk->n : 0;
+    if (!blk->active)
+      blk->nlocal = 0;
+    else if (blk->kind == ADJ_PARAM_FIELD)
+      PetscCall(VecGetLocalSize(blk->view, &blk->nlocal));
+    else
+      blk->nlocal = params->rank == 0 ? blk->n : 0;
     params->nlocal += blk->nlocal;
     nactive += blk->active;
   }
@@ -271,7 +278,8 @@ PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **
                                      AdjParamKind *kind, PetscInt *n, PetscBool *active)
 {
   PetscFunctionBeginUser;
-  PetscCheck(b >= 0 && b < params->nblocks, params->comm, PETSC_ERR_ARG_OUTOFRANGE, "Block %" PetscInt_FMT " out of range", b);
+  PetscCheck(b >= 0 && b < params->nblocks, params->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "Block %" PetscInt_FMT " out of range", b);
   if (name) *name = params->block[b].name;
   if (units) *units = params->block[b].units;
   if (kind) *kind = params->block[b].kind;
@@ -294,8 +302,10 @@ static PetscErrorCode AdjParamsCopyField(AdjParams params, const char name[], Ve
   if (!blk->active) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecGetArrayRead(from, &src));
   PetscCall(VecGetArray(to, &dst));
-  if (into_design) for (PetscInt i = 0; i < blk->nlocal; i++) dst[blk->offset + i] = factor * src[i];
-  else for (PetscInt i = 0; i < blk->nlocal; i++) dst[i] = factor * src[blk->offset + i];
+  if (into_design)
+    for (PetscInt i = 0; i < blk->nlocal; i++) dst[blk->offset + i] = factor * src[i];
+  else
+    for (PetscInt i = 0; i < blk->nlocal; i++) dst[i] = factor * src[blk->offset + i];
   PetscCall(VecRestoreArray(to, &dst));
   PetscCall(VecRestoreArrayRead(from, &src));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -343,7 +353,8 @@ static PetscErrorCode AdjParamsCopyArrayIn(AdjParams params, const char name[], 
   PetscCheck(blk->kind == ADJ_PARAM_ARRAY, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not an array", name);
   if (!blk->active) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecGetArray(design, &d));
-  for (PetscInt i = 0; i < blk->nlocal; i++) d[blk->offset + i] = gradient ? value[i] * blk->scale : value[i] / blk->scale;
+  for (PetscInt i = 0; i < blk->nlocal; i++)
+    d[blk->offset + i] = gradient ? value[i] * blk->scale : value[i] / blk->scale;
   PetscCall(VecRestoreArray(design, &d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

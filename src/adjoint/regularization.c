@@ -4,13 +4,13 @@
 PetscErrorCode AdjTikhonovField(DM da, PetscReal hx, PetscReal hy, PetscReal alpha, PetscReal beta, Vec p, PetscReal *R,
                                 Vec grad)
 {
-  PetscInt           Mx, My, xs, ys, xm, ym;
-  DMBoundaryType     bx, by;
-  Vec                pl, gl;
+  PetscInt            Mx, My, xs, ys, xm, ym;
+  DMBoundaryType      bx, by;
+  Vec                 pl, gl;
   const PetscScalar **a;
-  PetscScalar      **ga;
-  PetscReal          local = 0, sum, norm;
-  const PetscReal    area = hx * hy, wx = beta * area / (hx * hx), wy = beta * area / (hy * hy);
+  PetscScalar       **ga;
+  PetscReal           local = 0, sum, norm;
+  const PetscReal     area = hx * hy, wx = beta * area / (hx * hx), wy = beta * area / (hy * hy);
 
   PetscFunctionBeginUser;
   if (alpha == 0 && beta == 0) PetscFunctionReturn(PETSC_SUCCESS);

@@ -11,9 +11,10 @@
 #include <errno.h>
 #include <string.h>
 
-static const char help[] = "adjsim: differentiable physics with exact discrete adjoints, revolve checkpointing and HDF5 output.\n"
-                           "Usage: mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]\n"
-                           "Every option below is listed with its default; units in brackets.\n\n";
+static const char help[] =
+    "adjsim: differentiable physics with exact discrete adjoints, revolve checkpointing and HDF5 output.\n"
+    "Usage: mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]\n"
+    "Every option below is listed with its default; units in brackets.\n\n";
 
 /* The solvers adjsim can run (-problem). */
 typedef struct {
@@ -21,8 +22,8 @@ typedef struct {
   PetscErrorCode (*create)(MPI_Comm, AdjStepper *);
 } AdjProblem;
 static const AdjProblem AdjProblems[] = {
-  {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
-  {"fluid",     "incompressible Navier-Stokes on a staggered grid (forward only for now)", FluidCreate },
+    {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
+    {"fluid", "incompressible Navier-Stokes on a staggered grid (forward only for now)", FluidCreate},
 };
 #define ADJ_NPROBLEMS ((PetscInt)(sizeof(AdjProblems) / sizeof(AdjProblems[0])))
 
@@ -31,15 +32,15 @@ static const char *const AdjModes[] = {"forward", "gradient", "optimize", "AdjMo
 
 typedef struct {
   const AdjProblem *problem;
-  AdjMode   mode;
-  PetscBool taylor;
-  PetscReal taylor_min_rate, fd_tol;
-  PetscInt  fd_components;
+  AdjMode           mode;
+  PetscBool         taylor;
+  PetscReal         taylor_min_rate, fd_tol;
+  PetscInt          fd_components;
 } AdjRunOptions;
 
 static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
 {
-  PetscInt  mode = MODE_FORWARD, problem = 0;
+  PetscInt    mode = MODE_FORWARD, problem = 0;
   const char *names[ADJ_NPROBLEMS + 3];
 
   PetscFunctionBeginUser;
@@ -50,12 +51,22 @@ static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
   PetscOptionsBegin(comm, NULL, "adjsim run", "adjsim");
   for (PetscInt i = 0; i < ADJ_NPROBLEMS; i++) names[i] = AdjProblems[i].name;
   names[ADJ_NPROBLEMS] = "AdjProblem", names[ADJ_NPROBLEMS + 1] = "", names[ADJ_NPROBLEMS + 2] = NULL;
-  PetscCall(PetscOptionsEList("-problem", "Physics: transport (passive scalar in a prescribed flow) or fluid (incompressible Navier-Stokes)", "", names, ADJ_NPROBLEMS, names[problem], &problem, NULL));
-  PetscCall(PetscOptionsEList("-mode", "What to run: forward, gradient (adjoint), optimize (TAO)", "", AdjModes, 3, AdjModes[mode], &mode, NULL));
-  PetscCall(PetscOptionsBool("-adjoint_taylor_test", "Gradient mode: Taylor test along a random direction (fails below -adjoint_taylor_min_rate)", "", ro->taylor, &ro->taylor, NULL));
-  PetscCall(PetscOptionsReal("-adjoint_taylor_min_rate", "Smallest accepted second-order Taylor rate", "", ro->taylor_min_rate, &ro->taylor_min_rate, NULL));
-  PetscCall(PetscOptionsInt("-adjoint_fd_check", "Gradient mode: compare this many gradient components with central differences", "", ro->fd_components, &ro->fd_components, NULL));
-  PetscCall(PetscOptionsReal("-adjoint_fd_tol", "Largest accepted finite-difference error relative to max|g|", "", ro->fd_tol, &ro->fd_tol, NULL));
+  PetscCall(PetscOptionsEList(
+      "-problem", "Physics: transport (passive scalar in a prescribed flow) or fluid (incompressible Navier-Stokes)",
+      "", names, ADJ_NPROBLEMS, names[problem], &problem, NULL));
+  PetscCall(PetscOptionsEList("-mode", "What to run: forward, gradient (adjoint), optimize (TAO)", "", AdjModes, 3,
+                              AdjModes[mode], &mode, NULL));
+  PetscCall(
+      PetscOptionsBool("-adjoint_taylor_test",
+                       "Gradient mode: Taylor test along a random direction (fails below -adjoint_taylor_min_rate)", "",
+                       ro->taylor, &ro->taylor, NULL));
+  PetscCall(PetscOptionsReal("-adjoint_taylor_min_rate", "Smallest accepted second-order Taylor rate", "",
+                             ro->taylor_min_rate, &ro->taylor_min_rate, NULL));
+  PetscCall(PetscOptionsInt("-adjoint_fd_check",
+                            "Gradient mode: compare this many gradient components with central differences", "",
+                            ro->fd_components, &ro->fd_components, NULL));
+  PetscCall(PetscOptionsReal("-adjoint_fd_tol", "Largest accepted finite-difference error relative to max|g|", "",
+                             ro->fd_tol, &ro->fd_tol, NULL));
   PetscOptionsEnd();
   ro->problem = &AdjProblems[problem];
   PetscCheck(ro->fd_components >= 0, comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_check must be >= 0");
@@ -76,18 +87,21 @@ static PetscErrorCode AdjCheckUnusedOptions(MPI_Comm comm)
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   nleft = n;
   for (PetscInt i = 0; i < n; i++)
-    PetscCall(PetscPrintf(comm, "adjsim: option -%s%s%s was given but is not used by this run (misspelt, or not for this problem/mode)\n", names[i],
-                          values[i] ? " " : "", values[i] ? values[i] : ""));
+    PetscCall(PetscPrintf(
+        comm, "adjsim: option -%s%s%s was given but is not used by this run (misspelt, or not for this problem/mode)\n",
+        names[i], values[i] ? " " : "", values[i] ? values[i] : ""));
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-  PetscCheck(nleft == 0, comm, PETSC_ERR_USER_INPUT, "%" PetscInt_FMT " unused option(s), listed above; see adjsim -help for the valid ones", nleft);
+  PetscCheck(nleft == 0, comm, PETSC_ERR_USER_INPUT,
+             "%" PetscInt_FMT " unused option(s), listed above; see adjsim -help for the valid ones", nleft);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjStepper st, AdjOutput out, Vec p)
+static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjStepper st,
+                                     AdjOutput out, Vec p)
 {
-  Vec           g;
-  PetscReal     J, gnorm;
-  AdjCheckpoint ckpt;
+  Vec                  g;
+  PetscReal            J, gnorm;
+  AdjCheckpoint        ckpt;
   const AdjStepperOps *ops;
 
   PetscFunctionBeginUser;
@@ -103,14 +117,18 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
   if (ro->taylor) {
     PetscReal rate;
     PetscCall(AdjDriverTaylorTest(drv, p, &rate));
-    PetscCall(PetscPrintf(comm, "Taylor test: smallest second-order rate %.3f (required >= %.2f): %s\n", (double)rate, (double)ro->taylor_min_rate, rate >= ro->taylor_min_rate ? "PASS" : "FAIL"));
-    PetscCheck(rate >= ro->taylor_min_rate, comm, PETSC_ERR_NOT_CONVERGED, "Taylor test failed: rate %.3f < %.2f", (double)rate, (double)ro->taylor_min_rate);
+    PetscCall(PetscPrintf(comm, "Taylor test: smallest second-order rate %.3f (required >= %.2f): %s\n", (double)rate,
+                          (double)ro->taylor_min_rate, rate >= ro->taylor_min_rate ? "PASS" : "FAIL"));
+    PetscCheck(rate >= ro->taylor_min_rate, comm, PETSC_ERR_NOT_CONVERGED, "Taylor test failed: rate %.3f < %.2f",
+               (double)rate, (double)ro->taylor_min_rate);
   }
   if (ro->fd_components > 0) {
     PetscReal err;
     PetscCall(AdjDriverFDCheck(drv, p, ro->fd_components, &err));
-    PetscCall(PetscPrintf(comm, "Finite-difference check: largest relative error %.3e (accepted <= %.1e): %s\n", (double)err, (double)ro->fd_tol, err <= ro->fd_tol ? "PASS" : "FAIL"));
-    PetscCheck(err <= ro->fd_tol, comm, PETSC_ERR_NOT_CONVERGED, "Finite-difference check failed: %.3e > %.1e", (double)err, (double)ro->fd_tol);
+    PetscCall(PetscPrintf(comm, "Finite-difference check: largest relative error %.3e (accepted <= %.1e): %s\n",
+                          (double)err, (double)ro->fd_tol, err <= ro->fd_tol ? "PASS" : "FAIL"));
+    PetscCheck(err <= ro->fd_tol, comm, PETSC_ERR_NOT_CONVERGED, "Finite-difference check failed: %.3e > %.1e",
+               (double)err, (double)ro->fd_tol);
   }
   PetscCall(VecDestroy(&g));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -118,7 +136,8 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
 
 /* Optimization; with -restart it resumes from an optimization restart file, and on SIGUSR1 or
  * SIGTERM it stops after the current iteration with a restart file (exit status 85). */
-static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out, Vec p, int *exit_status)
+static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out,
+                                     Vec p, int *exit_status)
 {
   PetscReal            J, gnorm;
   const AdjStepperOps *ops;
@@ -142,7 +161,10 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   if (stopped >= 0) {
     const char *rpath;
     PetscCall(AdjOutputGetRestartPath(out, &rpath));
-    PetscCall(PetscPrintf(comm, "adjsim: stopped by a signal after iteration %" PetscInt_FMT "; restart state in %s; continue with -restart %s\n", stopped, rpath, rpath));
+    PetscCall(PetscPrintf(comm,
+                          "adjsim: stopped by a signal after iteration %" PetscInt_FMT
+                          "; restart state in %s; continue with -restart %s\n",
+                          stopped, rpath, rpath));
     *exit_status = ADJ_EXIT_INTERRUPTED;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -194,13 +216,19 @@ static PetscErrorCode AdjsimMain(int *exit_status)
     PetscBool   has;
     const char *restart;
     PetscInt    nactive;
-    PetscCheck(ops->stepadjoint && ops->hasobjective, comm, PETSC_ERR_USER_INPUT, "-problem %s has no adjoint yet: use -mode forward", ro.problem->name);
+    PetscCheck(ops->stepadjoint && ops->hasobjective, comm, PETSC_ERR_USER_INPUT,
+               "-problem %s has no adjoint yet: use -mode forward", ro.problem->name);
     PetscCall(AdjParamsGetNumActive(params, &nactive));
-    PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT, "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro.mode]);
+    PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT,
+               "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro.mode]);
     PetscCall(AdjDriverGetRestart(drv, &restart));
-    PetscCheck(!restart[0] || ro.mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT, "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro.mode]);
+    PetscCheck(!restart[0] || ro.mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
+               "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro.mode]);
     PetscCall(ops->hasobjective(st, &has));
-    PetscCheck(has, comm, PETSC_ERR_USER_INPUT, "-mode %s needs an objective, but there is no objective: give observations (-transport_obs_file) or a final-time target (-transport_target_file)", AdjModes[ro.mode]);
+    PetscCheck(has, comm, PETSC_ERR_USER_INPUT,
+               "-mode %s needs an objective, but there is no objective: give observations (-transport_obs_file) or a "
+               "final-time target (-transport_target_file)",
+               AdjModes[ro.mode]);
   }
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (!help) PetscCall(AdjCheckUnusedOptions(comm));
@@ -219,16 +247,23 @@ static PetscErrorCode AdjsimMain(int *exit_status)
       if (stopped >= 0) {
         const char *rpath;
         PetscCall(AdjOutputGetRestartPath(out, &rpath));
-        PetscCall(PetscPrintf(comm, "adjsim: stopped by a signal after step %" PetscInt64_FMT "; restart state in %s; continue with -restart %s\n", (PetscInt64)stopped, rpath, rpath));
+        PetscCall(PetscPrintf(comm,
+                              "adjsim: stopped by a signal after step %" PetscInt64_FMT
+                              "; restart state in %s; continue with -restart %s\n",
+                              (PetscInt64)stopped, rpath, rpath));
         *exit_status = ADJ_EXIT_INTERRUPTED;
-      } else PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
-    } else if (ro.mode == MODE_GRADIENT) PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
-    else PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p, exit_status));
+      } else
+        PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
+    } else if (ro.mode == MODE_GRADIENT)
+      PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
+    else
+      PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p, exit_status));
     PetscCall(ops->writeparameters(st, out));
     if (*exit_status == 0) PetscCall(AdjOutputClose(out)); /* an interrupted run's file stays .partial */
     PetscCall(VecDestroy(&p));
     PetscCall(PetscTime(&t1));
-    PetscCall(PetscPrintf(comm, "adjsim: %s run %s in %.2f s\n", AdjModes[ro.mode], *exit_status ? "interrupted" : "done", t1 - t0));
+    PetscCall(PetscPrintf(comm, "adjsim: %s run %s in %.2f s\n", AdjModes[ro.mode],
+                          *exit_status ? "interrupted" : "done", t1 - t0));
   }
   PetscCall(AdjOptimizerDestroy(&opt));
   PetscCall(AdjOutputDestroy(&out));
@@ -252,8 +287,8 @@ static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func,
     adj_error_collective = (PetscBool)(size == wsize);
   }
 
-  if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_USER && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ && n != PETSC_ERR_FILE_UNEXPECTED &&
-      n != PETSC_ERR_FP && n != PETSC_ERR_NOT_CONVERGED)
+  if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_USER && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ &&
+      n != PETSC_ERR_FILE_UNEXPECTED && n != PETSC_ERR_FP && n != PETSC_ERR_NOT_CONVERGED)
     return PetscTraceBackErrorHandler(comm, line, func, file, n, p, mess, ctx);
   if (p != PETSC_ERROR_INITIAL) return n;
   MPI_Comm_rank(comm, &rank);
@@ -263,7 +298,8 @@ static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func,
       PetscMPIInt wrank;
       MPI_Comm_rank(PETSC_COMM_WORLD, &wrank);
       fprintf(stderr, "adjsim: error (rank %d): %s\n", wrank, mess ? mess : "");
-    } else fprintf(stderr, "adjsim: error: %s\n", mess ? mess : "");
+    } else
+      fprintf(stderr, "adjsim: error: %s\n", mess ? mess : "");
     fflush(stderr);
   }
   return n;
@@ -277,8 +313,10 @@ static void AdjTakeOptionsFiles(int *argc, char **argv, char *files[], int *nfil
 
   *nfiles = 0;
   for (int i = 1; i < *argc; i++) {
-    if (!strcmp(argv[i], "-options_file") && i + 1 < *argc && *nfiles < maxfiles) files[(*nfiles)++] = argv[++i];
-    else argv[kept++] = argv[i];
+    if (!strcmp(argv[i], "-options_file") && i + 1 < *argc && *nfiles < maxfiles)
+      files[(*nfiles)++] = argv[++i];
+    else
+      argv[kept++] = argv[i];
   }
   *argc      = kept;
   argv[kept] = NULL;
@@ -293,13 +331,15 @@ static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc
   for (int f = 0; f < nfiles; f++) {
     PetscErrorCode ierr;
     FILE          *fp = fopen(files[f], "r");
-    PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read options file %s (-options_file): %s", files[f], strerror(errno));
+    PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read options file %s (-options_file): %s", files[f],
+               strerror(errno));
     fclose(fp);
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, files[f], PETSC_TRUE);
     PetscCall(PetscPopErrorHandler());
     PetscCheck(!ierr, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
-               "Cannot parse options file %s (-options_file): not valid YAML (.yaml/.yml) or PETSc option syntax", files[f]);
+               "Cannot parse options file %s (-options_file): not valid YAML (.yaml/.yml) or PETSc option syntax",
+               files[f]);
   }
   PetscCall(PetscOptionsInsert(NULL, argc, argv, NULL));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view", &logview));

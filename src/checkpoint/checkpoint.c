@@ -16,29 +16,29 @@ PetscErrorCode AdjCheckpointCreate(MPI_Comm comm, AdjCheckpoint *ckpt)
   PetscFunctionBeginUser;
   PetscCheck(ckpt, comm, PETSC_ERR_ARG_NULL, "AdjCheckpointCreate: output argument is NULL");
   PetscCall(PetscNew(&c));
-  c->comm = comm;
-  c->ram = 10;
-  c->disk = 0;
-  c->store_all = PETSC_FALSE;
-  c->monitor = PETSC_FALSE;
-  c->slots_set = PETSC_FALSE;
+  c->comm          = comm;
+  c->ram           = 10;
+  c->disk          = 0;
+  c->store_all     = PETSC_FALSE;
+  c->monitor       = PETSC_FALSE;
+  c->slots_set     = PETSC_FALSE;
   c->store_all_set = PETSC_FALSE;
   PetscCall(PetscStrncpy(c->disk_file, "adjsim-checkpoints.h5", sizeof(c->disk_file)));
-  c->rev = NULL;
-  c->nsteps = 0;
-  c->nslots = 0;
-  c->nram = 0;
-  c->ndisk = 0;
-  c->slot_step = NULL;
-  c->last.type = ADJ_REVOLVE_TERMINATE;
-  c->summary_done = PETSC_FALSE;
-  c->template_vec = NULL;
-  c->ramvecs = NULL;
-  c->nramvecs = 0;
-  c->diskio.file = H5I_INVALID_HID;
-  c->diskio.path[0] = '\0';
-  c->diskio.dsets = NULL;
-  c->diskio.ndsets = 0;
+  c->rev                = NULL;
+  c->nsteps             = 0;
+  c->nslots             = 0;
+  c->nram               = 0;
+  c->ndisk              = 0;
+  c->slot_step          = NULL;
+  c->last.type          = ADJ_REVOLVE_TERMINATE;
+  c->summary_done       = PETSC_FALSE;
+  c->template_vec       = NULL;
+  c->ramvecs            = NULL;
+  c->nramvecs           = 0;
+  c->diskio.file        = H5I_INVALID_HID;
+  c->diskio.path[0]     = '\0';
+  c->diskio.dsets       = NULL;
+  c->diskio.ndsets      = 0;
   c->diskio.global_size = c->diskio.local_size = c->diskio.rstart = -1;
   PetscCall(PetscMemzero(&c->stats, sizeof(c->stats)));
   *ckpt = c;
@@ -47,7 +47,7 @@ PetscErrorCode AdjCheckpointCreate(MPI_Comm comm, AdjCheckpoint *ckpt)
 
 PetscErrorCode AdjCheckpointSetFromOptions(AdjCheckpoint ckpt)
 {
-  PetscInt type = ckpt->store_all ? 1 : 0, ram = ckpt->ram, disk = ckpt->disk;
+  PetscInt  type = ckpt->store_all ? 1 : 0, ram = ckpt->ram, disk = ckpt->disk;
   PetscBool set_type, set_ram, set_disk;
 
   PetscFunctionBeginUser;
@@ -80,7 +80,7 @@ PetscErrorCode AdjCheckpointSetFromOptions(AdjCheckpoint ckpt)
                "-checkpoint_ram %" PetscInt_FMT " -checkpoint_disk %" PetscInt_FMT
                ": need at least one slot in total (it holds the initial state)",
                ram, disk);
-    ckpt->ram = ram;
+    ckpt->ram  = ram;
     ckpt->disk = disk;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -93,8 +93,8 @@ PetscErrorCode AdjCheckpointSetSlots(AdjCheckpoint ckpt, PetscInt ram, PetscInt 
              "AdjCheckpointSetSlots: ram = %" PetscInt_FMT ", disk = %" PetscInt_FMT
              " (need both >= 0 and ram + disk >= 1)",
              ram, disk);
-  ckpt->ram = ram;
-  ckpt->disk = disk;
+  ckpt->ram       = ram;
+  ckpt->disk      = disk;
   ckpt->slots_set = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -102,7 +102,7 @@ PetscErrorCode AdjCheckpointSetSlots(AdjCheckpoint ckpt, PetscInt ram, PetscInt 
 PetscErrorCode AdjCheckpointSetStoreAll(AdjCheckpoint ckpt, PetscBool all)
 {
   PetscFunctionBeginUser;
-  ckpt->store_all = all;
+  ckpt->store_all     = all;
   ckpt->store_all_set = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -112,13 +112,13 @@ PetscErrorCode AdjCheckpointSetStoreAll(AdjCheckpoint ckpt, PetscBool all)
    the disk level first, keeping the used stack positions in RAM. */
 static void CheckpointChooseSlots(AdjCheckpoint ckpt, AdjStepIndex n)
 {
-  AdjStepIndex useful = PetscMax(n - 1, 1);
+  AdjStepIndex useful    = PetscMax(n - 1, 1);
   AdjStepIndex requested = ckpt->store_all ? n : (AdjStepIndex)ckpt->ram + ckpt->disk;
-  AdjStepIndex ram = ckpt->store_all ? n : ckpt->ram;
+  AdjStepIndex ram       = ckpt->store_all ? n : ckpt->ram;
 
   ckpt->nslots = (PetscInt)PetscMin(requested, useful);
-  ckpt->ndisk = (PetscInt)PetscMax(0, (AdjStepIndex)ckpt->nslots - ram);
-  ckpt->nram = ckpt->nslots - ckpt->ndisk;
+  ckpt->ndisk  = (PetscInt)PetscMax(0, (AdjStepIndex)ckpt->nslots - ram);
+  ckpt->nram   = ckpt->nslots - ckpt->ndisk;
 }
 
 /* RAM level: keep the Vecs already allocated when the layout is unchanged, free the ones no longer needed. */
@@ -168,7 +168,7 @@ PetscErrorCode AdjCheckpointSetUp(AdjCheckpoint ckpt, AdjStepIndex nsteps, Vec s
     PetscCall(AdjCheckpointDiskOpen(ckpt, state_template, ckpt->ndisk));
   else
     PetscCall(AdjCheckpointDiskClose(ckpt));
-  ckpt->last.type = ADJ_REVOLVE_TERMINATE;
+  ckpt->last.type    = ADJ_REVOLVE_TERMINATE;
   ckpt->summary_done = PETSC_FALSE;
   PetscCall(PetscMemzero(&ckpt->stats, sizeof(ckpt->stats)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -251,9 +251,9 @@ PetscErrorCode AdjCheckpointStore(AdjCheckpoint ckpt, const AdjRevolveAction *ta
   ckpt->slot_step[pos] = takeshot->from;
   ckpt->stats.snapshots_taken++;
   /* revolve pushes on top of its stack: positions 0..pos are now live, everything above is free */
-  live = pos + 1;
+  live                  = pos + 1;
   ckpt->stats.peak_disk = PetscMax(ckpt->stats.peak_disk, PetscMin(live, ckpt->ndisk));
-  ckpt->stats.peak_ram = PetscMax(ckpt->stats.peak_ram, live - PetscMin(live, ckpt->ndisk));
+  ckpt->stats.peak_ram  = PetscMax(ckpt->stats.peak_ram, live - PetscMin(live, ckpt->ndisk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -279,7 +279,7 @@ PetscErrorCode AdjCheckpointLoad(AdjCheckpoint ckpt, const AdjRevolveAction *res
 PetscErrorCode AdjCheckpointGetStats(AdjCheckpoint ckpt, AdjCheckpointStats *stats)
 {
   PetscFunctionBeginUser;
-  *stats = ckpt->stats;
+  *stats                  = ckpt->stats;
   stats->recomputed_steps = stats->forward_steps - ckpt->nsteps;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -287,7 +287,7 @@ PetscErrorCode AdjCheckpointGetStats(AdjCheckpoint ckpt, AdjCheckpointStats *sta
 PetscErrorCode AdjCheckpointView(AdjCheckpoint ckpt, PetscViewer viewer)
 {
   AdjCheckpointStats s;
-  PetscBool ascii;
+  PetscBool          ascii;
 
   PetscFunctionBeginUser;
   if (!viewer) viewer = PETSC_VIEWER_STDOUT_(ckpt->comm);

@@ -23,10 +23,10 @@
 static PetscErrorCode DiskCreateFile(AdjCheckpoint ckpt)
 {
   AdjCheckpointDisk *d = &ckpt->diskio;
-  hid_t fapl, file;
-  H5E_auto2_t handler;
-  void *handler_data;
-  int created, created_everywhere;
+  hid_t              fapl, file;
+  H5E_auto2_t        handler;
+  void              *handler_data;
+  int                created, created_everywhere;
 
   PetscFunctionBeginUser;
   AdjCallH5(fapl = H5Pcreate(H5P_FILE_ACCESS));
@@ -54,7 +54,7 @@ static PetscErrorCode DiskCreateFile(AdjCheckpoint ckpt)
 PetscErrorCode AdjCheckpointDiskOpen(AdjCheckpoint ckpt, Vec layout, PetscInt ndisk)
 {
   AdjCheckpointDisk *d = &ckpt->diskio;
-  PetscInt N, nlocal, rstart;
+  PetscInt           N, nlocal, rstart;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetSize(layout, &N));
@@ -69,8 +69,8 @@ PetscErrorCode AdjCheckpointDiskOpen(AdjCheckpoint ckpt, Vec layout, PetscInt nd
   if (d->file == H5I_INVALID_HID) {
     PetscCall(DiskCreateFile(ckpt));
     d->global_size = N;
-    d->local_size = nlocal;
-    d->rstart = rstart;
+    d->local_size  = nlocal;
+    d->rstart      = rstart;
   }
   if (ndisk > d->ndsets) {
     PetscCall(PetscRealloc(sizeof(hid_t) * (size_t)ndisk, &d->dsets));
@@ -102,14 +102,14 @@ static PetscErrorCode DiskSelect(AdjCheckpointDisk *d, hid_t dset, hid_t *memspa
 PetscErrorCode AdjCheckpointDiskWrite(AdjCheckpoint ckpt, PetscInt position, Vec x)
 {
   AdjCheckpointDisk *d = &ckpt->diskio;
-  hid_t memspace, filespace, dxpl;
+  hid_t              memspace, filespace, dxpl;
   const PetscScalar *xa;
 
   PetscFunctionBeginUser;
   if (d->dsets[position] == H5I_INVALID_HID) {
-    char name[64];
+    char    name[64];
     hsize_t dims = (hsize_t)d->global_size * ADJ_REALS_PER_SCALAR;
-    hid_t space;
+    hid_t   space;
 
     PetscCall(PetscSNPrintf(name, sizeof(name), "/slot_%" PetscInt_FMT, position));
     AdjCallH5(space = H5Screate_simple(1, &dims, NULL));
@@ -134,8 +134,8 @@ PetscErrorCode AdjCheckpointDiskWrite(AdjCheckpoint ckpt, PetscInt position, Vec
 PetscErrorCode AdjCheckpointDiskRead(AdjCheckpoint ckpt, PetscInt position, Vec x)
 {
   AdjCheckpointDisk *d = &ckpt->diskio;
-  hid_t memspace, filespace, dxpl;
-  PetscScalar *xa;
+  hid_t              memspace, filespace, dxpl;
+  PetscScalar       *xa;
 
   PetscFunctionBeginUser;
   PetscCheck(d->dsets[position] != H5I_INVALID_HID, ckpt->comm, PETSC_ERR_PLIB,
@@ -157,7 +157,7 @@ PetscErrorCode AdjCheckpointDiskRead(AdjCheckpoint ckpt, PetscInt position, Vec 
 PetscErrorCode AdjCheckpointDiskClose(AdjCheckpoint ckpt)
 {
   AdjCheckpointDisk *d = &ckpt->diskio;
-  PetscMPIInt rank;
+  PetscMPIInt        rank;
 
   PetscFunctionBeginUser;
   if (d->file == H5I_INVALID_HID) PetscFunctionReturn(PETSC_SUCCESS);

@@ -7,9 +7,9 @@
 
 /* Disk level: one parallel HDF5 file, one contiguous dataset of N scalars per disk stack position. */
 typedef struct {
-  hid_t file;                               /* H5I_INVALID_HID while closed */
-  char path[PETSC_MAX_PATH_LEN];            /* path the open file was created with */
-  hid_t *dsets;                             /* dsets[k]: dataset "/slot_<k>", H5I_INVALID_HID until first written */
+  hid_t    file;                            /* H5I_INVALID_HID while closed */
+  char     path[PETSC_MAX_PATH_LEN];        /* path the open file was created with */
+  hid_t   *dsets;                           /* dsets[k]: dataset "/slot_<k>", H5I_INVALID_HID until first written */
   PetscInt ndsets;                          /* capacity of dsets */
   PetscInt global_size, local_size, rstart; /* layout the file was created for */
 } AdjCheckpointDisk;
@@ -18,26 +18,26 @@ struct _p_AdjCheckpoint {
   MPI_Comm comm;
 
   /* configuration */
-  PetscInt ram, disk;                 /* requested slots per level */
-  PetscBool store_all;                /* c = n, all in RAM */
-  PetscBool monitor;                  /* print every action */
-  char disk_file[PETSC_MAX_PATH_LEN]; /* -checkpoint_disk_file */
-  PetscBool slots_set, store_all_set; /* set programmatically: options do not override */
+  PetscInt  ram, disk;                     /* requested slots per level */
+  PetscBool store_all;                     /* c = n, all in RAM */
+  PetscBool monitor;                       /* print every action */
+  char      disk_file[PETSC_MAX_PATH_LEN]; /* -checkpoint_disk_file */
+  PetscBool slots_set, store_all_set;      /* set programmatically: options do not override */
 
   /* current schedule (built by SetUp) */
-  AdjRevolve rev;
-  AdjStepIndex nsteps;
-  PetscInt nslots, nram, ndisk; /* effective: positions 0..ndisk-1 on disk, ndisk..nslots-1 in RAM */
-  AdjStepIndex *slot_step;      /* step stored in each stack position, -1 if none */
-  AdjRevolveAction last;        /* action handed out last, to validate Store/Load */
-  PetscBool summary_done;       /* TERMINATE summary printed */
+  AdjRevolve       rev;
+  AdjStepIndex     nsteps;
+  PetscInt         nslots, nram, ndisk; /* effective: positions 0..ndisk-1 on disk, ndisk..nslots-1 in RAM */
+  AdjStepIndex    *slot_step;           /* step stored in each stack position, -1 if none */
+  AdjRevolveAction last;                /* action handed out last, to validate Store/Load */
+  PetscBool        summary_done;        /* TERMINATE summary printed */
 
   /* RAM level: ramvecs[k] holds stack position ndisk + k, duplicated lazily from the template */
-  Vec template_vec;
-  Vec *ramvecs;
+  Vec      template_vec;
+  Vec     *ramvecs;
   PetscInt nramvecs;
 
-  AdjCheckpointDisk diskio;
+  AdjCheckpointDisk  diskio;
   AdjCheckpointStats stats;
 };
 

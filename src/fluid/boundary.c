@@ -15,14 +15,14 @@
  * the one at the high side lives in the ghost column/row M. */
 #include "fluidimpl.h"
 
-const char *const FluidBCTypes[] = {"periodic", "wall", "slip", "inflow", "outflow", "FluidBCType", "FLUID_BC_", NULL};
+const char *const FluidBCTypes[]  = {"periodic", "wall", "slip", "inflow", "outflow", "FluidBCType", "FLUID_BC_", NULL};
 const char *const FluidProfiles[] = {"uniform", "parabolic", "FluidProfile", "FLUID_PROFILE_", NULL};
 
 /* Inward normal speed of an inflow side at the tangential coordinate t [m]: uniform U, or the
  * parabola 6 U t (L - t) / L^2 whose mean over the side is U (peak 3/2 U). */
 PetscReal FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal t)
 {
-  const FluidBC *bc = &g->bc[d][s];
+  const FluidBC  *bc = &g->bc[d][s];
   const PetscReal Lt = g->L[1 - d];
 
   if (bc->type != FLUID_BC_INFLOW) return 0;
@@ -52,8 +52,8 @@ static void FluidFillNormalPrescribed(const FluidGrid *g, FluidCell **x)
 
   for (PetscInt s = 0; s < 2; s++) {
     const PetscReal sign = s ? -1.0 : 1.0;
-    const PetscInt fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
-    const FluidBC *bx = &g->bc[0][s], *by = &g->bc[1][s];
+    const PetscInt  fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
+    const FluidBC  *bx = &g->bc[0][s], *by = &g->bc[1][s];
 
     if (bx->type != FLUID_BC_PERIODIC && bx->type != FLUID_BC_OUTFLOW && fi >= g->gxs && fi < gxe)
       for (PetscInt j = g->gys; j < gye; j++) x[j][fi].u = sign * FluidInflowProfile(g, 0, s, (j + 0.5) * g->h[1]);
@@ -68,7 +68,7 @@ static void FluidFillNormalPrescribed(const FluidGrid *g, FluidCell **x)
  * skipped: no kernel reads them. */
 static void FluidFillNormalOutflow(const FluidGrid *g, FluidCell **x)
 {
-  const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
+  const PetscInt  gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
   const PetscReal rx = g->h[0] / g->h[1], ry = g->h[1] / g->h[0];
 
   if (g->bc[0][0].type == FLUID_BC_OUTFLOW && g->gxs <= 0 && 1 < gxe)
@@ -88,7 +88,7 @@ static void FluidFillNormalOutflow(const FluidGrid *g, FluidCell **x)
 static void FluidFillTangential(const FluidGrid *g, FluidCell **x)
 {
   const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
-  PetscReal sigma, beta;
+  PetscReal      sigma, beta;
 
   if (g->bc[0][0].type != FLUID_BC_PERIODIC) {
     if (g->gxs < 0) {

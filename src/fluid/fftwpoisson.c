@@ -18,22 +18,22 @@
 #endif
 
 struct _n_FluidFFTW {
-  ptrdiff_t n0, n1, nc1;             /* real grid n0 x n1 = My x Mx; complex rows of nc1 = n1/2 + 1 */
-  ptrdiff_t local_n0, local_0_start; /* real space: rows [local_0_start, + local_n0) on this rank */
-  ptrdiff_t local_n1, local_1_start; /* Fourier space (transposed): x-modes [local_1_start, + local_n1) */
-  double *data;                      /* in place: local_n0 rows of 2 nc1 doubles / local_n1 x n0 complex */
-  fftw_plan forward, backward;
+  ptrdiff_t  n0, n1, nc1;             /* real grid n0 x n1 = My x Mx; complex rows of nc1 = n1/2 + 1 */
+  ptrdiff_t  local_n0, local_0_start; /* real space: rows [local_0_start, + local_n0) on this rank */
+  ptrdiff_t  local_n1, local_1_start; /* Fourier space (transposed): x-modes [local_1_start, + local_n1) */
+  double    *data;                    /* in place: local_n0 rows of 2 nc1 doubles / local_n1 x n0 complex */
+  fftw_plan  forward, backward;
   PetscReal *inverse; /* 1/(K N) of each local mode (0 for the mean), transposed order */
-  Vec slab;           /* natural ordering, owned in FFTW's row slabs */
+  Vec        slab;    /* natural ordering, owned in FFTW's row slabs */
   VecScatter toslab;  /* DMDA global vector -> slab */
 };
 
 static PetscErrorCode FluidFFTWCreateScatter(Fluid fl, FluidFFTW fft)
 {
   const PetscInt nlocal = (PetscInt)(fft->local_n0 * fft->n1), first = (PetscInt)(fft->local_0_start * fft->n1);
-  IS is;
-  AO ao;
-  Vec g;
+  IS             is;
+  AO             ao;
+  Vec            g;
 
   PetscFunctionBeginUser;
   PetscCall(VecCreateMPI(fl->comm, nlocal, fl->grid.M[0] * fl->grid.M[1], &fft->slab));
@@ -52,19 +52,19 @@ static PetscErrorCode FluidFFTWCreateScatter(Fluid fl, FluidFFTW fft)
 PetscErrorCode FluidFFTWCreate(Fluid fl, FluidFFTW *fft_out)
 {
   const FluidGrid *g = &fl->grid;
-  const PetscReal N = (PetscReal)g->M[0] * g->M[1];
-  FluidFFTW fft;
-  ptrdiff_t alloc_local;
+  const PetscReal  N = (PetscReal)g->M[0] * g->M[1];
+  FluidFFTW        fft;
+  ptrdiff_t        alloc_local;
 
   PetscFunctionBeginUser;
   fftw_mpi_init(); /* after MPI_Init; later calls are no-ops */
   PetscCall(PetscNew(&fft));
-  fft->n0 = g->M[1];
-  fft->n1 = g->M[0];
-  fft->nc1 = g->M[0] / 2 + 1;
+  fft->n0     = g->M[1];
+  fft->n1     = g->M[0];
+  fft->nc1    = g->M[0] / 2 + 1;
   alloc_local = fftw_mpi_local_size_2d_transposed(fft->n0, fft->nc1, fl->comm, &fft->local_n0, &fft->local_0_start,
                                                   &fft->local_n1, &fft->local_1_start);
-  fft->data = fftw_alloc_real(2 * (size_t)PetscMax(alloc_local, 1));
+  fft->data   = fftw_alloc_real(2 * (size_t)PetscMax(alloc_local, 1));
   PetscCheck(fft->data, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %td doubles", 2 * alloc_local);
   fft->forward = fftw_mpi_plan_dft_r2c_2d(fft->n0, fft->n1, fft->data, (fftw_complex *)fft->data, fl->comm,
                                           FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_OUT);
@@ -76,8 +76,8 @@ PetscErrorCode FluidFFTWCreate(Fluid fl, FluidFFTW *fft_out)
   for (ptrdiff_t m = 0; m < fft->local_n1; m++) {
     const PetscReal sx = PetscSinReal(PETSC_PI * (PetscReal)(fft->local_1_start + m) / g->M[0]);
     for (ptrdiff_t n = 0; n < fft->n0; n++) {
-      const PetscReal sy = PetscSinReal(PETSC_PI * (PetscReal)n / g->M[1]);
-      const PetscReal K = 4 * sx * sx / (g->h[0] * g->h[0]) + 4 * sy * sy / (g->h[1] * g->h[1]);
+      const PetscReal sy            = PetscSinReal(PETSC_PI * (PetscReal)n / g->M[1]);
+      const PetscReal K             = 4 * sx * sx / (g->h[0] * g->h[0]) + 4 * sy * sy / (g->h[1] * g->h[1]);
       fft->inverse[m * fft->n0 + n] = (fft->local_1_start + m == 0 && n == 0) ? 0.0 : 1.0 / (K * N);
     }
   }
@@ -90,9 +90,9 @@ PetscErrorCode FluidFFTWCreate(Fluid fl, FluidFFTW *fft_out)
     may be the same. Collective. @*/
 PetscErrorCode FluidFFTWSolve(FluidFFTW fft, Vec b, Vec phi)
 {
-  const ptrdiff_t stride = 2 * fft->nc1; /* padded real row */
+  const ptrdiff_t    stride = 2 * fft->nc1; /* padded real row */
   const PetscScalar *in;
-  PetscScalar *out;
+  PetscScalar       *out;
 
   PetscFunctionBeginUser;
   PetscCall(VecScatterBegin(fft->toslab, b, fft->slab, INSERT_VALUES, SCATTER_FORWARD));

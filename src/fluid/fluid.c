@@ -10,7 +10,7 @@ PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, F
 PetscErrorCode FluidRegisterEvents(void)
 {
   static PetscBool registered = PETSC_FALSE;
-  PetscClassId id;
+  PetscClassId     id;
 
   PetscFunctionBeginUser;
   if (registered) PetscFunctionReturn(PETSC_SUCCESS);
@@ -56,7 +56,7 @@ static PetscErrorCode FluidGetParameters(AdjStepper st, AdjParams params, Vec p)
 /* A new viscosity must still satisfy the stability limit of the chosen time step. */
 static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
 {
-  Fluid fl;
+  Fluid     fl;
   PetscBool active;
   PetscReal nu, limit;
 
@@ -78,7 +78,7 @@ static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
 static PetscErrorCode FluidInitialState(AdjStepper st, Vec x0)
 {
   Fluid fl;
-  Vec p;
+  Vec   p;
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
@@ -140,15 +140,15 @@ static PetscErrorCode FluidGetGradient(AdjStepper st, AdjParams params, Vec g)
 /* Largest face speed with its location (x, y of the face centre), the same on every rank. */
 static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, PetscReal loc[2], PetscBool *nan)
 {
-  const FluidGrid *g = &fl->grid;
+  const FluidGrid  *g = &fl->grid;
   const FluidCell **a;
   struct {
     double val;
-    int rank;
+    int    rank;
   } lmax = {-1, 0}, gmax;
   PetscMPIInt rank;
-  PetscReal where[3] = {0, 0, 0};
-  PetscInt lnan = 0, gnan;
+  PetscReal   where[3] = {0, 0, 0};
+  PetscInt    lnan     = 0, gnan;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(fl->comm, &rank));
@@ -170,7 +170,7 @@ static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, P
   PetscCallMPI(MPI_Allreduce(&lnan, &gnan, 1, MPIU_INT, MPI_MAX, fl->comm));
   PetscCallMPI(MPI_Allreduce(&lmax, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, fl->comm));
   PetscCallMPI(MPI_Bcast(where, 2, MPIU_REAL, gmax.rank, fl->comm));
-  *vmax = gmax.val;
+  *vmax  = gmax.val;
   loc[0] = where[0], loc[1] = where[1];
   *nan = (PetscBool)(gnan != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -180,7 +180,7 @@ static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, P
  * naming the step, the time and the location of the largest velocity. */
 static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
 {
-  Fluid fl;
+  Fluid     fl;
   PetscReal umax, vmax, smax, loc[2], cfl;
   PetscBool nan;
 
@@ -206,10 +206,10 @@ static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
 /* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid. */
 static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
 {
-  Fluid fl;
+  Fluid             fl;
   const FluidCell **xa;
-  PetscScalar **f[4];
-  const char *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
+  PetscScalar     **f[4];
+  const char       *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
@@ -253,7 +253,7 @@ static PetscErrorCode FluidWriteRestart(AdjStepper st, AdjOutput out, AdjStepInd
 
 static PetscErrorCode FluidReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
 {
-  Fluid fl;
+  Fluid     fl;
   PetscReal t;
 
   PetscFunctionBeginUser;
@@ -302,24 +302,24 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
 
 PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
 {
-  Fluid fl;
-  AdjParams params;
-  const AdjStepperOps ops = {.createstate = FluidCreateState,
-                             .getparameters = FluidGetParameters,
-                             .setparameters = FluidSetParameters,
-                             .initialstate = FluidInitialState,
-                             .step = FluidStep,
-                             .objective = FluidObjective,
-                             .regularization = FluidRegularization,
-                             .hasobjective = FluidHasObjective,
-                             .zerogradient = FluidZeroGradient,
-                             .getgradient = FluidGetGradient,
-                             .checkstate = FluidCheckState,
-                             .writefields = FluidWriteFields,
+  Fluid               fl;
+  AdjParams           params;
+  const AdjStepperOps ops = {.createstate     = FluidCreateState,
+                             .getparameters   = FluidGetParameters,
+                             .setparameters   = FluidSetParameters,
+                             .initialstate    = FluidInitialState,
+                             .step            = FluidStep,
+                             .objective       = FluidObjective,
+                             .regularization  = FluidRegularization,
+                             .hasobjective    = FluidHasObjective,
+                             .zerogradient    = FluidZeroGradient,
+                             .getgradient     = FluidGetGradient,
+                             .checkstate      = FluidCheckState,
+                             .writefields     = FluidWriteFields,
                              .writeparameters = FluidWriteParameters,
-                             .writerestart = FluidWriteRestart,
-                             .readrestart = FluidReadRestart,
-                             .destroy = FluidDestroy};
+                             .writerestart    = FluidWriteRestart,
+                             .readrestart     = FluidReadRestart,
+                             .destroy         = FluidDestroy};
 
   PetscFunctionBeginUser;
   PetscCall(FluidRegisterEvents());

@@ -21,18 +21,18 @@ extern const char *const FluidInitialTypes[];
 /* One side of the box.  wall: velocity = tangential wall speed [m/s] (a moving lid);
  * inflow: velocity = inward normal speed [m/s] (mean of the parabolic profile's peak 3/2). */
 typedef struct {
-  FluidBCType type;
-  PetscReal velocity;
+  FluidBCType  type;
+  PetscReal    velocity;
   FluidProfile profile;
 } FluidBC;
 
 /* Uniform MAC grid of M[0] x M[1] cells, h = L / M.  This rank owns cells [xs, xs+xm) x [ys, ys+ym)
  * and its local (ghosted) arrays span [gxs, gxs+gxm) x [gys, gys+gym). */
 typedef struct {
-  PetscInt M[FLUID_DIM];
+  PetscInt  M[FLUID_DIM];
   PetscReal L[FLUID_DIM], h[FLUID_DIM];
-  PetscInt xs, ys, xm, ym, gxs, gys, gxm, gym;
-  FluidBC bc[FLUID_DIM][2]; /* [direction][low, high side] */
+  PetscInt  xs, ys, xm, ym, gxs, gys, gxm, gym;
+  FluidBC   bc[FLUID_DIM][2]; /* [direction][low, high side] */
 } FluidGrid;
 
 /* The state per cell (DMDA dof 3): u on the cell's left x-face, v on its bottom y-face, p at its
@@ -53,29 +53,29 @@ typedef struct _n_FluidFFTW *FluidFFTW;
 
 typedef struct _n_Fluid *Fluid;
 struct _n_Fluid {
-  MPI_Comm comm;
-  DM da;  /* dof 3: the state */
-  DM pda; /* dof 1, same ownership: pressure Poisson, output fields, the run's grid */
-  FluidGrid grid;
-  PetscReal nu; /* kinematic viscosity [m^2/s] */
-  PetscReal final_time, dt, cfl, dt_limit, uscale, blowup_cfl;
-  AdjStepIndex nsteps;
+  MPI_Comm         comm;
+  DM               da;  /* dof 3: the state */
+  DM               pda; /* dof 1, same ownership: pressure Poisson, output fields, the run's grid */
+  FluidGrid        grid;
+  PetscReal        nu; /* kinematic viscosity [m^2/s] */
+  PetscReal        final_time, dt, cfl, dt_limit, uscale, blowup_cfl;
+  AdjStepIndex     nsteps;
   FluidInitialType initial;
-  PetscReal tg_amplitude;
-  char initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
+  PetscReal        tg_amplitude;
+  char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
   /* pressure projection */
-  FluidPoissonType poisson; /* resolved: KSP or FFTW */
-  PetscBool singular;       /* no Dirichlet pressure anywhere: constant null space */
-  Mat A;                    /* -D G, SPD (semi-definite when singular) */
-  KSP ksp;                  /* prefix -fluid_ */
-  MatNullSpace nullsp;
-  FluidFFTW fft;
-  PetscInt ksp_its; /* iterations of the last solve */
+  FluidPoissonType poisson;  /* resolved: KSP or FFTW */
+  PetscBool        singular; /* no Dirichlet pressure anywhere: constant null space */
+  Mat              A;        /* -D G, SPD (semi-definite when singular) */
+  KSP              ksp;      /* prefix -fluid_ */
+  MatNullSpace     nullsp;
+  FluidFFTW        fft;
+  PetscInt         ksp_its; /* iterations of the last solve */
   /* work */
-  Vec xloc;                 /* ghosted state */
-  Vec stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
-  Vec div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
-  Vec out[4];               /* output fields on pda */
+  Vec       xloc;                 /* ghosted state */
+  Vec       stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
+  Vec       div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
+  Vec       out[4];               /* output fields on pda */
   PetscBool quiet;
 };
 
@@ -89,7 +89,7 @@ PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const 
                                     const PetscScalar *const *phi, FluidCell **y);
 PetscErrorCode FluidCellCentre(const FluidGrid *g, const FluidCell *const *x, PetscScalar **uc, PetscScalar **vc,
                                PetscScalar **pc, PetscScalar **wc);
-PetscReal FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal tangential);
+PetscReal      FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal tangential);
 
 /* Vec-level operations (projection.c, step.c). */
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc);
@@ -116,4 +116,4 @@ PetscErrorCode FluidSetUpTime(Fluid fl);
 
 /* Log events, one per kernel. */
 extern PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
-PetscErrorCode FluidRegisterEvents(void);
+PetscErrorCode       FluidRegisterEvents(void);

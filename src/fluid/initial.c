@@ -7,10 +7,10 @@
  * an exact solution of the Navier-Stokes equations (the pressure balances the advection). */
 static PetscErrorCode FluidTaylorGreenFaces(Fluid fl, PetscReal t, Vec x)
 {
-  const FluidGrid *g = &fl->grid;
-  const PetscReal kx = 2 * PETSC_PI / g->L[0], ky = 2 * PETSC_PI / g->L[1];
-  const PetscReal A = fl->tg_amplitude * PetscExpReal(-fl->nu * (kx * kx + ky * ky) * t);
-  FluidCell **a;
+  const FluidGrid *g  = &fl->grid;
+  const PetscReal  kx = 2 * PETSC_PI / g->L[0], ky = 2 * PETSC_PI / g->L[1];
+  const PetscReal  A = fl->tg_amplitude * PetscExpReal(-fl->nu * (kx * kx + ky * ky) * t);
+  FluidCell      **a;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArray(fl->da, x, &a));

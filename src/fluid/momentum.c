@@ -27,7 +27,7 @@ PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCel
       if (FluidIsBoundaryFace(g, 0, i))
         r[j][i].u = 0;
       else {
-        const PetscScalar u = xc[i].u;
+        const PetscScalar u  = xc[i].u;
         const PetscScalar ue = 0.5 * (u + xc[i + 1].u), uw = 0.5 * (xc[i - 1].u + u);
         const PetscScalar un = 0.5 * (u + xn[i].u), us = 0.5 * (xs[i].u + u);
         const PetscScalar vn = 0.5 * (xn[i - 1].v + xn[i].v), vs = 0.5 * (xc[i - 1].v + xc[i].v);
@@ -37,7 +37,7 @@ PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCel
       if (FluidIsBoundaryFace(g, 1, j))
         r[j][i].v = 0;
       else {
-        const PetscScalar v = xc[i].v;
+        const PetscScalar v  = xc[i].v;
         const PetscScalar vn = 0.5 * (v + xn[i].v), vs = 0.5 * (xs[i].v + v);
         const PetscScalar ve = 0.5 * (v + xc[i + 1].v), vw = 0.5 * (xc[i - 1].v + v);
         const PetscScalar ue = 0.5 * (xs[i + 1].u + xc[i + 1].u), uw = 0.5 * (xs[i].u + xc[i].u);

@@ -65,19 +65,19 @@ PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
  * phi = 0 on the face, ghost = -inner). */
 static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
 {
-  const FluidGrid *g = &fl->grid;
-  const PetscReal cx = 1 / (g->h[0] * g->h[0]), cy = 1 / (g->h[1] * g->h[1]);
+  const FluidGrid *g  = &fl->grid;
+  const PetscReal  cx = 1 / (g->h[0] * g->h[0]), cy = 1 / (g->h[1] * g->h[1]);
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateMatrix(fl->pda, &fl->A));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      MatStencil row = {.i = i, .j = j}, col[5];
-      PetscScalar val[5];
-      PetscInt n = 1;
-      const PetscInt nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
-      const PetscInt face[4][2] = {{0, i}, {0, i + 1}, {1, j}, {1, j + 1}}; /* direction, face index */
-      const PetscReal c[4] = {cx, cx, cy, cy};
+      MatStencil      row = {.i = i, .j = j}, col[5];
+      PetscScalar     val[5];
+      PetscInt        n          = 1;
+      const PetscInt  nb[4][2]   = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+      const PetscInt  face[4][2] = {{0, i}, {0, i + 1}, {1, j}, {1, j + 1}}; /* direction, face index */
+      const PetscReal c[4]       = {cx, cx, cy, cy};
 
       col[0] = row;
       val[0] = 0;
@@ -106,7 +106,7 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
 {
   const FluidGrid *g = &fl->grid;
   PetscBool periodic = (PetscBool)(g->bc[0][0].type == FLUID_BC_PERIODIC && g->bc[1][0].type == FLUID_BC_PERIODIC);
-  PC pc;
+  PC        pc;
   PetscReal hmin = PetscMin(g->h[0], g->h[1]);
 
   PetscFunctionBeginUser;
@@ -192,8 +192,8 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
 PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
 {
   const FluidCell **xa;
-  FluidCell **ya;
-  PetscScalar **d, **phi;
+  FluidCell       **ya;
+  PetscScalar     **d, **phi;
 
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));

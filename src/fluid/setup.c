@@ -11,7 +11,7 @@ static const char *const FluidSideNames[FLUID_DIM][2] = {{"xlo", "xhi"}, {"ylo",
 static PetscErrorCode FluidSideFromOptions(Fluid fl, PetscInt d, PetscInt s)
 {
   FluidBC *bc = &fl->grid.bc[d][s];
-  char opt[3][64];
+  char     opt[3][64];
   PetscInt type = bc->type, profile = bc->profile;
 
   PetscFunctionBeginUser;
@@ -29,15 +29,15 @@ static PetscErrorCode FluidSideFromOptions(Fluid fl, PetscInt d, PetscInt s)
   PetscCall(PetscOptionsEList(opt[2], "inflow profile: uniform, or parabolic (peak 3/2 of the mean speed)", "",
                               FluidProfiles, 2, FluidProfiles[profile], &profile, NULL));
   PetscOptionsEnd();
-  bc->type = (FluidBCType)type;
+  bc->type    = (FluidBCType)type;
   bc->profile = (FluidProfile)profile;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FluidCheckBoundaries(Fluid fl)
 {
-  const FluidGrid *g = &fl->grid;
-  PetscInt ninflow = 0, noutflow_dirs = 0;
+  const FluidGrid *g       = &fl->grid;
+  PetscInt         ninflow = 0, noutflow_dirs = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++) {
@@ -67,16 +67,16 @@ static PetscErrorCode FluidCheckBoundaries(Fluid fl)
     cell DMDA with the same ownership, and the boundaries. Collective. @*/
 PetscErrorCode FluidSetUpGrid(Fluid fl)
 {
-  FluidGrid *g = &fl->grid;
-  PetscInt cells[2] = {32, 32}, n = 2;
-  PetscReal len[2] = {1.0, 1.0};
+  FluidGrid *g        = &fl->grid;
+  PetscInt   cells[2] = {32, 32}, n = 2;
+  PetscReal  len[2] = {1.0, 1.0};
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) {
-      g->bc[d][s].type = FLUID_BC_PERIODIC;
+      g->bc[d][s].type     = FLUID_BC_PERIODIC;
       g->bc[d][s].velocity = 0;
-      g->bc[d][s].profile = FLUID_PROFILE_UNIFORM;
+      g->bc[d][s].profile  = FLUID_PROFILE_UNIFORM;
     }
   PetscOptionsBegin(fl->comm, NULL, "Fluid: grid and boundaries", "Fluid");
   PetscCall(PetscOptionsIntArray("-fluid_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
@@ -123,12 +123,12 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
 {
   PetscReal re = 0, uref = 0, lref = fl->grid.L[0];
   PetscBool set_nu = PETSC_FALSE, set_re = PETSC_FALSE;
-  PetscInt initial = FLUID_INITIAL_ZERO, poisson = FLUID_POISSON_AUTO;
+  PetscInt  initial = FLUID_INITIAL_ZERO, poisson = FLUID_POISSON_AUTO;
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) uref = PetscMax(uref, PetscAbsReal(fl->grid.bc[d][s].velocity));
-  fl->nu = 1e-2;
+  fl->nu           = 1e-2;
   fl->tg_amplitude = 1.0;
   if (uref == 0) uref = 1.0;
   PetscCall(PetscStrncpy(fl->initial_dset[0], "/restart/u", sizeof(fl->initial_dset[0])));
@@ -182,12 +182,12 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
 PetscErrorCode FluidSetUpTime(Fluid fl)
 {
   PetscReal dt = 0, umax, vmax, uscale = 0;
-  PetscInt nsteps = 0;
-  Vec x0;
+  PetscInt  nsteps = 0;
+  Vec       x0;
 
   PetscFunctionBeginUser;
   fl->final_time = 1.0;
-  fl->cfl = 0.8;
+  fl->cfl        = 0.8;
   fl->blowup_cfl = 2.5;
   PetscOptionsBegin(fl->comm, NULL, "Fluid: time stepping", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_final_time", "Final time [s]", "", fl->final_time, &fl->final_time, NULL));
@@ -237,7 +237,7 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
   if (dt == 0) dt = fl->cfl * fl->dt_limit;
   if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(fl->final_time / dt * (1 - 1e-12));
   fl->nsteps = PetscMax(nsteps, 1);
-  fl->dt = fl->final_time / (PetscReal)fl->nsteps;
+  fl->dt     = fl->final_time / (PetscReal)fl->nsteps;
   fl->uscale = PetscMax(PetscMax(umax, vmax), PETSC_SMALL);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

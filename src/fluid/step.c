@@ -14,7 +14,7 @@
 PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r)
 {
   const FluidCell **xa;
-  FluidCell **ra;
+  FluidCell       **ra;
 
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
@@ -35,7 +35,7 @@ PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r)
 PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout)
 {
   const PetscReal dt = fl->dt;
-  Vec s1 = fl->stage[0], s2 = fl->stage[1], r = fl->rhs, c = fl->combo;
+  Vec             s1 = fl->stage[0], s2 = fl->stage[1], r = fl->rhs, c = fl->combo;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Step, 0, 0, 0, 0));
@@ -65,15 +65,15 @@ static PetscReal RK3Amplification(PetscReal re, PetscReal im)
 
 static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, PetscReal dx, PetscReal dy)
 {
-  const PetscInt n = 64;
-  PetscReal amax = 0;
+  const PetscInt n    = 64;
+  PetscReal      amax = 0;
 
   for (PetscInt a = 0; a <= n; a++)
     for (PetscInt b = 0; b <= n; b++) {
       const PetscReal tx = PETSC_PI * a / n, ty = PETSC_PI * b / n;
       const PetscReal re = -dt * (dx * (1 - PetscCosReal(tx)) + dy * (1 - PetscCosReal(ty)));
       const PetscReal im = dt * (ax * PetscSinReal(tx) + ay * PetscSinReal(ty));
-      amax = PetscMax(amax, RK3Amplification(re, im));
+      amax               = PetscMax(amax, RK3Amplification(re, im));
     }
   return amax;
 }
@@ -86,7 +86,7 @@ PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal u
 {
   const PetscReal ax = umax / g->h[0], ay = vmax / g->h[1];
   const PetscReal dx = 2 * nu / (g->h[0] * g->h[0]), dy = 2 * nu / (g->h[1] * g->h[1]);
-  PetscReal lo = 0, hi;
+  PetscReal       lo = 0, hi;
 
   PetscFunctionBeginUser;
   if (ax + ay + dx + dy == 0) {
@@ -108,9 +108,9 @@ PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal u
 /*@ FluidMaxVelocity - max |u| and max |v| over the stored faces (NaN propagates). Collective. @*/
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax)
 {
-  const FluidGrid *g = &fl->grid;
+  const FluidGrid  *g = &fl->grid;
   const FluidCell **xa;
-  PetscReal lmax[2] = {0, 0}, gmax[2];
+  PetscReal         lmax[2] = {0, 0}, gmax[2];
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));

@@ -28,7 +28,7 @@ PetscErrorCode AdjH5FileAccess(MPI_Comm comm, hid_t *fapl)
  *  parent group answers "no" instead of raising an HDF5 error. Not collective. */
 PetscErrorCode AdjH5Exists(hid_t loc, const char path[], PetscBool *exists)
 {
-  char prefix[2 * ADJ_IO_NAME_MAX + 8] = "", copy[2 * ADJ_IO_NAME_MAX + 8], *tok, *save = NULL;
+  char   prefix[2 * ADJ_IO_NAME_MAX + 8] = "", copy[2 * ADJ_IO_NAME_MAX + 8], *tok, *save = NULL;
   size_t len;
 
   PetscFunctionBeginUser;
@@ -78,9 +78,9 @@ PetscErrorCode AdjH5GroupOpen(hid_t loc, const char path[], PetscBool create, hi
 PetscErrorCode AdjH5WriteAttr(hid_t obj, const char name[], hid_t memtype, hid_t filetype, PetscInt n,
                               const void *values)
 {
-  hid_t space, attr;
+  hid_t   space, attr;
   hsize_t dims[1] = {(hsize_t)n};
-  htri_t exists;
+  htri_t  exists;
 
   PetscFunctionBeginUser;
   /* Delete then create: the shape or string length may differ from the previous value. */
@@ -144,10 +144,10 @@ PetscErrorCode AdjH5WriteAttrReal(hid_t obj, const char name[], PetscInt n, cons
  *  values in the file (values is filled only when count <= nmax). Not collective. */
 PetscErrorCode AdjH5ReadAttr(hid_t obj, const char name[], hid_t memtype, PetscInt nmax, void *values, PetscInt *count)
 {
-  hid_t attr, space, ftype;
-  hssize_t npoints;
+  hid_t       attr, space, ftype;
+  hssize_t    npoints;
   H5T_class_t cls;
-  htri_t exists;
+  htri_t      exists;
 
   PetscFunctionBeginUser;
   *count = -1;
@@ -158,7 +158,7 @@ PetscErrorCode AdjH5ReadAttr(hid_t obj, const char name[], hid_t memtype, PetscI
   AdjCallH5(attr);
   ftype = H5Aget_type(attr);
   AdjCallH5(ftype);
-  cls = H5Tget_class(ftype);
+  cls   = H5Tget_class(ftype);
   space = H5Aget_space(attr);
   AdjCallH5(space);
   npoints = H5Sget_simple_extent_npoints(space);
@@ -177,13 +177,13 @@ PetscErrorCode AdjH5ReadAttr(hid_t obj, const char name[], hid_t memtype, PetscI
  *  attribute is absent or not a string. Not collective. */
 PetscErrorCode AdjH5ReadAttrString(hid_t obj, const char name[], size_t len, char value[], PetscBool *found)
 {
-  hid_t attr, ftype, mtype;
+  hid_t  attr, ftype, mtype;
   htri_t exists, isvar;
 
   PetscFunctionBeginUser;
-  *found = PETSC_FALSE;
+  *found   = PETSC_FALSE;
   value[0] = 0;
-  exists = H5Aexists(obj, name);
+  exists   = H5Aexists(obj, name);
   AdjCallH5(exists);
   if (!exists) PetscFunctionReturn(PETSC_SUCCESS);
   attr = H5Aopen(obj, name, H5P_DEFAULT);
@@ -206,7 +206,7 @@ PetscErrorCode AdjH5ReadAttrString(hid_t obj, const char name[], size_t len, cha
       if (s) AdjCallH5(H5free_memory(s));
     } else {
       size_t fsize = H5Tget_size(ftype);
-      char *buf;
+      char  *buf;
 
       PetscCall(PetscCalloc1(fsize + 1, &buf));
       AdjCallH5(H5Tset_size(mtype, fsize + 1));
@@ -227,7 +227,7 @@ PetscErrorCode AdjH5ReadAttrString(hid_t obj, const char name[], size_t len, cha
 PetscErrorCode AdjH5DatasetDims(hid_t dset, PetscInt *ndims, hsize_t dims[])
 {
   hid_t space;
-  int nd;
+  int   nd;
 
   PetscFunctionBeginUser;
   space = H5Dget_space(dset);
@@ -280,7 +280,7 @@ static PetscErrorCode AdjH5CollectiveTransfer(hid_t *dxpl)
 PetscErrorCode AdjH5WriteSelection(hid_t dset, hid_t memtype, PetscInt ndims, const hsize_t start[],
                                    const hsize_t count[], PetscBool participate, const void *buf)
 {
-  hid_t fspace, mspace, dxpl;
+  hid_t  fspace, mspace, dxpl;
   double dummy = 0;
 
   PetscFunctionBeginUser;
@@ -297,7 +297,7 @@ PetscErrorCode AdjH5WriteSelection(hid_t dset, hid_t memtype, PetscInt ndims, co
 PetscErrorCode AdjH5ReadSelection(hid_t dset, hid_t memtype, PetscInt ndims, const hsize_t start[],
                                   const hsize_t count[], void *buf)
 {
-  hid_t fspace, mspace, dxpl;
+  hid_t  fspace, mspace, dxpl;
   double dummy;
 
   PetscFunctionBeginUser;
@@ -322,10 +322,10 @@ PetscErrorCode AdjH5AppendOpen(hid_t loc, const char name[], hid_t filetype, hsi
   if (exists) {
     *dset = H5Dopen2(loc, name, H5P_DEFAULT);
   } else {
-    int nd = ncols ? 2 : 1;
+    int     nd      = ncols ? 2 : 1;
     hsize_t dims[2] = {0, ncols}, maxdims[2] = {H5S_UNLIMITED, ncols};
     hsize_t chunk[2] = {256, ncols};
-    hid_t space, dcpl;
+    hid_t   space, dcpl;
 
     if (ncols) chunk[0] = ncols >= 1024 ? 1 : 1024 / ncols;
     space = H5Screate_simple(nd, dims, maxdims);
@@ -351,8 +351,8 @@ PetscErrorCode AdjH5AppendOpen(hid_t loc, const char name[], hid_t filetype, hsi
 PetscErrorCode AdjH5AppendWrite(hid_t loc, const char name[], hid_t filetype, hid_t memtype, hsize_t ncols, hsize_t row,
                                 hsize_t col0, hsize_t ncols_local, PetscBool participate, const void *buf)
 {
-  hid_t dset;
-  hsize_t dims[8], start[2] = {row, col0}, count[2] = {1, ncols_local};
+  hid_t    dset;
+  hsize_t  dims[8], start[2] = {row, col0}, count[2] = {1, ncols_local};
   PetscInt nd;
 
   PetscFunctionBeginUser;
@@ -373,7 +373,7 @@ PetscErrorCode AdjH5AppendWrite(hid_t loc, const char name[], hid_t filetype, hi
  *  Collective: value must be the same on all ranks; only participating ranks write the data. */
 PetscErrorCode AdjH5WriteStringDataset(hid_t loc, const char name[], const char value[], PetscBool participate)
 {
-  hid_t type, space, dset;
+  hid_t     type, space, dset;
   PetscBool exists;
 
   PetscFunctionBeginUser;
@@ -397,7 +397,7 @@ PetscErrorCode AdjH5WriteStringDataset(hid_t loc, const char name[], const char 
 PetscErrorCode AdjIODAGetBox(DM da, AdjIOBox *box)
 {
   PetscBool isda;
-  PetscInt dim, M, N, P, dof, xs, ys, zs, xm, ym, zm;
+  PetscInt  dim, M, N, P, dof, xs, ys, zs, xm, ym, zm;
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
@@ -424,7 +424,7 @@ PetscErrorCode AdjIODAGetBox(DM da, AdjIOBox *box)
 /** Box of a DMDA global vector: its own DM, else fallback; checks the local size. Not collective. */
 PetscErrorCode AdjIOVecGetBox(Vec v, DM fallback, AdjIOBox *box)
 {
-  DM dm;
+  DM       dm;
   PetscInt n, nbox = 1;
 
   PetscFunctionBeginUser;
@@ -458,7 +458,7 @@ static void AdjIOBoxSelection(PetscInt lead, const AdjIOBox *box, PetscInt *nd, 
 /** Collective write of this rank's box (at time index lead, or none when lead < 0). */
 PetscErrorCode AdjIOWriteBox(hid_t dset, PetscInt lead, const AdjIOBox *box, const PetscScalar *local)
 {
-  hsize_t start[ADJ_IO_MAX_DIM + 1], count[ADJ_IO_MAX_DIM + 1];
+  hsize_t  start[ADJ_IO_MAX_DIM + 1], count[ADJ_IO_MAX_DIM + 1];
   PetscInt nd;
 
   PetscFunctionBeginUser;
@@ -470,7 +470,7 @@ PetscErrorCode AdjIOWriteBox(hid_t dset, PetscInt lead, const AdjIOBox *box, con
 /** Collective read of this rank's box (at time index lead, or none when lead < 0). */
 PetscErrorCode AdjIOReadBox(hid_t dset, PetscInt lead, const AdjIOBox *box, PetscScalar *local)
 {
-  hsize_t start[ADJ_IO_MAX_DIM + 1], count[ADJ_IO_MAX_DIM + 1];
+  hsize_t  start[ADJ_IO_MAX_DIM + 1], count[ADJ_IO_MAX_DIM + 1];
   PetscInt nd;
 
   PetscFunctionBeginUser;
@@ -483,15 +483,15 @@ PetscErrorCode AdjIOReadBox(hid_t dset, PetscInt lead, const AdjIOBox *box, Pets
  *  dataset of another shape. Collective. */
 PetscErrorCode AdjIOWriteVec(hid_t loc, const char name[], const AdjIOBox *box, Vec v)
 {
-  PetscBool exists;
-  hid_t dset = H5I_INVALID_HID;
+  PetscBool          exists;
+  hid_t              dset = H5I_INVALID_HID;
   const PetscScalar *a;
 
   PetscFunctionBeginUser;
   PetscCall(AdjH5Exists(loc, name, &exists));
   if (exists) {
-    hsize_t dims[8];
-    PetscInt nd;
+    hsize_t   dims[8];
+    PetscInt  nd;
     PetscBool same;
 
     dset = H5Dopen2(loc, name, H5P_DEFAULT);
@@ -524,8 +524,8 @@ PetscErrorCode AdjIOWriteVec(hid_t loc, const char name[], const AdjIOBox *box, 
  *  a PetscMalloc'd copy to PetscFree. Collective. */
 PetscErrorCode AdjIOBcastString(MPI_Comm comm, char **str)
 {
-  PetscMPIInt rank;
-  size_t len = 0;
+  PetscMPIInt        rank;
+  size_t             len = 0;
   unsigned long long n;
 
   PetscFunctionBeginUser;
@@ -545,7 +545,7 @@ PetscErrorCode AdjIOBcastString(MPI_Comm comm, char **str)
 /** Current time as ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z. Not collective. */
 PetscErrorCode AdjIOUTCTime(char buf[], size_t len)
 {
-  time_t now = time(NULL);
+  time_t    now = time(NULL);
   struct tm utc;
 
   PetscFunctionBeginUser;
@@ -557,7 +557,7 @@ PetscErrorCode AdjIOUTCTime(char buf[], size_t len)
 /* Rank 0's verdict on whether path can be created: 0 when it can, else an errno-like reason in msg. */
 static int AdjIOProbeWritable(const char path[], char msg[], size_t len)
 {
-  char dir[PETSC_MAX_PATH_LEN];
+  char        dir[PETSC_MAX_PATH_LEN];
   const char *slash = strrchr(path, '/');
   struct stat st;
 
@@ -595,8 +595,8 @@ static int AdjIOProbeWritable(const char path[], char msg[], size_t len)
 PetscErrorCode AdjIOCheckWritableTarget(MPI_Comm comm, const char path[], const char option[])
 {
   PetscMPIInt rank;
-  int bad = 0;
-  char msg[ADJ_IO_MSG_MAX] = "";
+  int         bad                 = 0;
+  char        msg[ADJ_IO_MSG_MAX] = "";
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -611,7 +611,7 @@ PetscErrorCode AdjIOCheckWritableTarget(MPI_Comm comm, const char path[], const 
  * durable. Returns 0 or an errno. */
 static int AdjIOProbeCommit(const char tmp[], const char path[])
 {
-  int fd = open(tmp, O_RDONLY);
+  int  fd = open(tmp, O_RDONLY);
   char dir[PETSC_MAX_PATH_LEN];
 
   if (fd < 0) return errno;
@@ -645,7 +645,7 @@ static int AdjIOProbeCommit(const char tmp[], const char path[])
 PetscErrorCode AdjIOCommitFile(MPI_Comm comm, const char tmp[], const char path[])
 {
   PetscMPIInt rank;
-  int err = 0;
+  int         err = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));

@@ -14,10 +14,10 @@
 static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[], size_t len)
 {
   H5E_auto2_t func;
-  void *data;
-  htri_t ishdf5;
-  hid_t file, fapl;
-  int code = 0;
+  void       *data;
+  htri_t      ishdf5;
+  hid_t       file, fapl;
+  int         code = 0;
 
   if (access(path, F_OK)) {
     snprintf(msg, len, "Cannot read %s: the file does not exist", path);
@@ -44,12 +44,12 @@ static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[]
     code = PETSC_ERR_FILE_READ;
   } else {
     if (require_adjsim) {
-      char format[64] = "";
-      hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
-      hid_t attr = root >= 0 && H5Aexists(root, "format") > 0 ? H5Aopen(root, "format", H5P_DEFAULT) : -1;
-      hid_t mtype = H5Tcopy(H5T_C_S1);
-      long long version = -1;
-      hid_t vattr;
+      char      format[64] = "";
+      hid_t     root       = H5Gopen2(file, "/", H5P_DEFAULT);
+      hid_t     attr       = root >= 0 && H5Aexists(root, "format") > 0 ? H5Aopen(root, "format", H5P_DEFAULT) : -1;
+      hid_t     mtype      = H5Tcopy(H5T_C_S1);
+      long long version    = -1;
+      hid_t     vattr;
 
       H5Tset_size(mtype, sizeof(format));
       if (attr >= 0) {
@@ -91,9 +91,9 @@ static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[]
 static PetscErrorCode AdjInputOpen(MPI_Comm comm, const char path[], PetscBool require_adjsim, hid_t *file)
 {
   PetscMPIInt rank;
-  int code = 0;
-  char msg[ADJ_IO_MSG_MAX] = "";
-  hid_t fapl;
+  int         code                = 0;
+  char        msg[ADJ_IO_MSG_MAX] = "";
+  hid_t       fapl;
 
   PetscFunctionBeginUser;
   PetscCheck(path && path[0], comm, PETSC_ERR_USER_INPUT, "No input file given (empty path)");
@@ -112,9 +112,9 @@ static PetscErrorCode AdjInputOpen(MPI_Comm comm, const char path[], PetscBool r
 /* Open dataset dset of the file path (for messages) with numeric data. Collective. */
 static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t *d)
 {
-  PetscBool exists = PETSC_FALSE;
-  hid_t obj, type;
-  H5I_type_t kind;
+  PetscBool   exists = PETSC_FALSE;
+  hid_t       obj, type;
+  H5I_type_t  kind;
   H5T_class_t cls;
 
   PetscFunctionBeginUser;
@@ -125,7 +125,7 @@ static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char 
   kind = H5Iget_type(obj);
   if (kind != H5I_DATASET) AdjCallH5(H5Oclose(obj));
   PetscCheck(kind == H5I_DATASET, comm, PETSC_ERR_FILE_READ, "Cannot read %s: %s is not a dataset", path, dset);
-  *d = obj;
+  *d   = obj;
   type = H5Dget_type(*d);
   AdjCallH5(type);
   cls = H5Tget_class(type);
@@ -139,10 +139,10 @@ static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char 
 static PetscErrorCode AdjInputCheckShape(MPI_Comm comm, const char path[], const char dset[], hid_t d, PetscBool lead,
                                          const AdjIOBox *box, hsize_t *nt)
 {
-  hsize_t dims[8];
-  PetscInt nd, off = lead ? 1 : 0;
+  hsize_t   dims[8];
+  PetscInt  nd, off = lead ? 1 : 0;
   PetscBool same;
-  char file_cells[96] = "?", da_cells[96];
+  char      file_cells[96] = "?", da_cells[96];
 
   PetscFunctionBeginUser;
   PetscCall(AdjH5DatasetDims(d, &nd, dims));
@@ -194,13 +194,13 @@ static PetscErrorCode AdjInputReadVec(hid_t d, PetscInt lead, const AdjIOBox *bo
 PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char solver[], DM da, PetscInt nfields,
                                    const char *const names[], Vec fields[], AdjStepIndex *step, PetscReal *time)
 {
-  hid_t file, grp;
+  hid_t     file, grp;
   PetscBool exists, found, same;
-  char fsolver[ADJ_IO_NAME_MAX];
-  int64_t s = 0, cells[8];
+  char      fsolver[ADJ_IO_NAME_MAX];
+  int64_t   s = 0, cells[8];
   PetscReal t = 0;
-  PetscInt count;
-  AdjIOBox box;
+  PetscInt  count;
+  AdjIOBox  box;
 
   PetscFunctionBeginUser;
   PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
@@ -234,7 +234,7 @@ PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char 
   PetscCall(AdjH5ReadAttr(grp, "time", ADJ_H5_REAL_MEM, 1, &t, &count));
   PetscCheck(count == 1, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: /restart has no time attribute", path);
   for (PetscInt f = 0; f < nfields; f++) {
-    char dset[2 * ADJ_IO_NAME_MAX];
+    char  dset[2 * ADJ_IO_NAME_MAX];
     hid_t d;
 
     PetscCall(AdjIOCheckName(comm, "restart field", names[f]));
@@ -260,8 +260,8 @@ PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char 
 PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const char name[], PetscInt *nt,
                                      AdjStepIndex **steps, PetscReal **times)
 {
-  hid_t file, dstep, dtime;
-  hsize_t dims[8], nsteps, ntimes, n, zero = 0;
+  hid_t    file, dstep, dtime;
+  hsize_t  dims[8], nsteps, ntimes, n, zero = 0;
   PetscInt nd;
 
   PetscFunctionBeginUser;
@@ -277,7 +277,7 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
              "Cannot read %s: /fields/time and /fields/step differ in length (corrupt file)", path);
   n = nsteps;
   if (name) {
-    char dset[2 * ADJ_IO_NAME_MAX];
+    char  dset[2 * ADJ_IO_NAME_MAX];
     hid_t d;
 
     PetscCall(AdjIOCheckName(comm, "field", name));
@@ -313,9 +313,9 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
  *  vector v; the file's grid must match da. Collective. */
 PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const char name[], PetscInt index, DM da, Vec v)
 {
-  char dset[2 * ADJ_IO_NAME_MAX];
-  hid_t file, d;
-  hsize_t nt;
+  char     dset[2 * ADJ_IO_NAME_MAX];
+  hid_t    file, d;
+  hsize_t  nt;
   AdjIOBox box;
 
   PetscFunctionBeginUser;
@@ -338,7 +338,7 @@ PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const ch
  *  of any HDF5 file, into the DMDA global vector v. Integer or float data are converted. Collective. */
 PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v)
 {
-  hid_t file, d;
+  hid_t    file, d;
   AdjIOBox box;
 
   PetscFunctionBeginUser;
@@ -359,8 +359,8 @@ PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char da
 PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n,
                                  PetscReal **values)
 {
-  hid_t file, d;
-  hsize_t dims[8], count = 1, zero = 0;
+  hid_t    file, d;
+  hsize_t  dims[8], count = 1, zero = 0;
   PetscInt nd;
 
   PetscFunctionBeginUser;

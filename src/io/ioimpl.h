@@ -26,9 +26,9 @@
 /* The part of a DMDA field one rank owns, as an HDF5 box in C order (slowest index first: z, y, x). */
 typedef struct {
   PetscInt dim;
-  hsize_t gdims[ADJ_IO_MAX_DIM]; /* global cells, C order */
-  hsize_t start[ADJ_IO_MAX_DIM]; /* first owned cell, C order */
-  hsize_t count[ADJ_IO_MAX_DIM]; /* owned cells, C order */
+  hsize_t  gdims[ADJ_IO_MAX_DIM]; /* global cells, C order */
+  hsize_t  start[ADJ_IO_MAX_DIM]; /* first owned cell, C order */
+  hsize_t  count[ADJ_IO_MAX_DIM]; /* owned cells, C order */
 } AdjIOBox;
 
 /* What was written, so rank 0 can describe it in the XDMF file at close without reopening the file. */
@@ -43,44 +43,44 @@ typedef enum {
 
 typedef struct {
   AdjIOEntryKind kind;
-  char path[2 * ADJ_IO_NAME_MAX]; /* full dataset path in the file */
-  char name[ADJ_IO_NAME_MAX];
-  PetscInt n;         /* arrays: length */
-  PetscInt extent;    /* time series: slices in the dataset */
-  PetscBool *written; /* time series: written[k] for output step k (unwritten slices hold NaN) */
-  PetscInt nalloc;
+  char           path[2 * ADJ_IO_NAME_MAX]; /* full dataset path in the file */
+  char           name[ADJ_IO_NAME_MAX];
+  PetscInt       n;       /* arrays: length */
+  PetscInt       extent;  /* time series: slices in the dataset */
+  PetscBool     *written; /* time series: written[k] for output step k (unwritten slices hold NaN) */
+  PetscInt       nalloc;
 } AdjIOEntry;
 
 struct _p_AdjOutput {
-  MPI_Comm comm; /* PETSc inner communicator, duplicated from the user's */
+  MPI_Comm    comm; /* PETSc inner communicator, duplicated from the user's */
   PetscMPIInt rank, size;
 
   /* settings */
-  char path[PETSC_MAX_PATH_LEN];
-  char restart_path[PETSC_MAX_PATH_LEN]; /* empty: "<stem>-restart.h5" */
-  char restart_eff[PETSC_MAX_PATH_LEN];  /* the restart path in effect (returned by the getter) */
-  PetscInt interval, restart_interval, design_max;
+  char      path[PETSC_MAX_PATH_LEN];
+  char      restart_path[PETSC_MAX_PATH_LEN]; /* empty: "<stem>-restart.h5" */
+  char      restart_eff[PETSC_MAX_PATH_LEN];  /* the restart path in effect (returned by the getter) */
+  PetscInt  interval, restart_interval, design_max;
   PetscBool xdmf;
 
   /* grid */
-  DM da;
-  PetscInt dim;
-  PetscInt cells[ADJ_IO_MAX_DIM]; /* x, y, z order */
+  DM        da;
+  PetscInt  dim;
+  PetscInt  cells[ADJ_IO_MAX_DIM]; /* x, y, z order */
   PetscReal lower[ADJ_IO_MAX_DIM], upper[ADJ_IO_MAX_DIM];
-  char units[64];
+  char      units[64];
 
   /* state of the open file */
-  hid_t file;
-  PetscBool isopen, closed;
-  char partial[PETSC_MAX_PATH_LEN + 16];
-  PetscInt nt; /* output steps begun */
+  hid_t         file;
+  PetscBool     isopen, closed;
+  char          partial[PETSC_MAX_PATH_LEN + 16];
+  PetscInt      nt; /* output steps begun */
   AdjStepIndex *steps;
-  PetscReal *times;
-  PetscInt nt_alloc;
-  PetscInt nopt, ndesign; /* optimization rows; design columns (-1: not yet known, 0: none or large) */
+  PetscReal    *times;
+  PetscInt      nt_alloc;
+  PetscInt      nopt, ndesign; /* optimization rows; design columns (-1: not yet known, 0: none or large) */
 
   AdjIOEntry *entries;
-  PetscInt nentries, entries_alloc;
+  PetscInt    nentries, entries_alloc;
 };
 
 /* HDF5 helpers (h5util.c). All are collective on the file's communicator unless noted. */

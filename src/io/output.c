@@ -27,21 +27,21 @@ PetscErrorCode AdjOutputCreate(MPI_Comm comm, AdjOutput *out)
   PetscCallMPI(MPI_Comm_rank(o->comm, &o->rank));
   PetscCallMPI(MPI_Comm_size(o->comm, &o->size));
   PetscCall(PetscStrncpy(o->path, "adjsim.h5", sizeof(o->path)));
-  o->restart_path[0] = 0;
-  o->interval = 0;
+  o->restart_path[0]  = 0;
+  o->interval         = 0;
   o->restart_interval = 0;
-  o->design_max = ADJ_IO_DESIGN_SMALL;
-  o->xdmf = PETSC_TRUE;
-  o->da = NULL;
-  o->dim = 0;
+  o->design_max       = ADJ_IO_DESIGN_SMALL;
+  o->xdmf             = PETSC_TRUE;
+  o->da               = NULL;
+  o->dim              = 0;
   PetscCall(PetscStrncpy(o->units, "m", sizeof(o->units)));
-  o->file = H5I_INVALID_HID;
-  o->isopen = PETSC_FALSE;
-  o->closed = PETSC_FALSE;
-  o->nt = 0;
-  o->nopt = 0;
+  o->file    = H5I_INVALID_HID;
+  o->isopen  = PETSC_FALSE;
+  o->closed  = PETSC_FALSE;
+  o->nt      = 0;
+  o->nopt    = 0;
   o->ndesign = -1;
-  *out = o;
+  *out       = o;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -49,7 +49,7 @@ PetscErrorCode AdjOutputCreate(MPI_Comm comm, AdjOutput *out)
  *  Collective. The help strings are the manual (run with -help). */
 PetscErrorCode AdjOutputSetFromOptions(AdjOutput out)
 {
-  char path[PETSC_MAX_PATH_LEN];
+  char      path[PETSC_MAX_PATH_LEN];
   PetscBool set;
 
   PetscFunctionBeginUser;
@@ -166,7 +166,7 @@ PetscErrorCode AdjOutputSetGrid(AdjOutput out, DM da, const PetscReal lower[], c
   PetscCall(AdjIODAGetBox(da, &box));
   PetscCall(PetscObjectReference((PetscObject)da));
   PetscCall(DMDestroy(&out->da));
-  out->da = da;
+  out->da  = da;
   out->dim = box.dim;
   for (PetscInt i = 0; i < box.dim; i++) {
     out->cells[i] = (PetscInt)box.gdims[box.dim - 1 - i];
@@ -220,11 +220,11 @@ static PetscErrorCode AdjOutputCommandLine(char **line)
  *  Collective. */
 PetscErrorCode AdjOutputWriteProvenance(AdjOutput out, hid_t file, PetscBool full)
 {
-  hid_t grp;
-  char petsc[256], hdf5[64], mpi[MPI_MAX_LIBRARY_VERSION_STRING], when[64], host[256];
-  char *cmd = NULL, *opts = NULL, *nl;
-  unsigned maj, min, rel;
-  int mpilen;
+  hid_t         grp;
+  char          petsc[256], hdf5[64], mpi[MPI_MAX_LIBRARY_VERSION_STRING], when[64], host[256];
+  char         *cmd = NULL, *opts = NULL, *nl;
+  unsigned      maj, min, rel;
+  int           mpilen;
   const int64_t nranks = out->size;
 
   PetscFunctionBeginUser;
@@ -268,14 +268,14 @@ PetscErrorCode AdjOutputWriteProvenance(AdjOutput out, hid_t file, PetscBool ful
 /** Write /grid (dim, cells, lower, upper, spacing: x first; units; centering). Collective. */
 PetscErrorCode AdjOutputWriteGridGroup(AdjOutput out, hid_t file)
 {
-  hid_t grp;
-  int64_t dim = out->dim, cells[ADJ_IO_MAX_DIM];
+  hid_t     grp;
+  int64_t   dim = out->dim, cells[ADJ_IO_MAX_DIM];
   PetscReal spacing[ADJ_IO_MAX_DIM];
-  char axes[8] = "";
+  char      axes[8] = "";
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < out->dim; i++) {
-    cells[i] = out->cells[i];
+    cells[i]   = out->cells[i];
     spacing[i] = (out->upper[i] - out->lower[i]) / (PetscReal)out->cells[i];
     PetscCall(PetscStrlcat(axes, i ? " " : "", sizeof(axes)));
     PetscCall(PetscStrlcat(axes, i == 0 ? "x" : (i == 1 ? "y" : "z"), sizeof(axes)));
@@ -307,10 +307,10 @@ PetscErrorCode AdjOutputCheckOpen(AdjOutput out, const char caller[])
 static PetscErrorCode AdjOutputCreateSkeleton(AdjOutput out)
 {
   const char *groups[] = {"/fields", "/gradients", "/parameters", "/optimization"};
-  const char *names[] = {"/fields/step", "/fields/time", "/optimization/iteration", "/optimization/objective",
-                         "/optimization/gradient_norm"};
-  const char *units[] = {"1", "s", "1", "1", "1"};
-  const hid_t types[] = {ADJ_H5_INT_FILE, ADJ_H5_REAL_FILE, ADJ_H5_INT_FILE, ADJ_H5_REAL_FILE, ADJ_H5_REAL_FILE};
+  const char *names[]  = {"/fields/step", "/fields/time", "/optimization/iteration", "/optimization/objective",
+                          "/optimization/gradient_norm"};
+  const char *units[]  = {"1", "s", "1", "1", "1"};
+  const hid_t types[]  = {ADJ_H5_INT_FILE, ADJ_H5_REAL_FILE, ADJ_H5_INT_FILE, ADJ_H5_REAL_FILE, ADJ_H5_REAL_FILE};
 
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
@@ -336,7 +336,7 @@ static PetscErrorCode AdjOutputCreateSkeleton(AdjOutput out)
  *  not writable. */
 PetscErrorCode AdjOutputOpen(AdjOutput out)
 {
-  hid_t fapl, grp;
+  hid_t         fapl, grp;
   const int64_t version = ADJ_OUTPUT_FORMAT_VERSION;
 
   PetscFunctionBeginUser;
@@ -387,7 +387,7 @@ PetscErrorCode AdjOutputGetXdmfPath(AdjOutput out, char xmf[], size_t len)
 /* Rank 0 only: write the XDMF file under a temporary name and rename it, so a reader never sees half of it. */
 static PetscErrorCode AdjOutputCommitXdmf(AdjOutput out)
 {
-  char xmf[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 16];
+  char        xmf[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 16];
   const char *base = strrchr(out->path, '/');
 
   PetscFunctionBeginUser;
@@ -404,10 +404,10 @@ static PetscErrorCode AdjOutputCommitXdmf(AdjOutput out)
  *  called. */
 PetscErrorCode AdjOutputClose(AdjOutput out)
 {
-  hid_t grp;
-  char when[64];
+  hid_t          grp;
+  char           when[64];
   PetscErrorCode xerr = PETSC_SUCCESS;
-  int xcode;
+  int            xcode;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCheckOpen(out, "AdjOutputClose"));
@@ -417,7 +417,7 @@ PetscErrorCode AdjOutputClose(AdjOutput out)
   PetscCall(AdjH5WriteAttrString(grp, "end_time", when));
   AdjCallH5(H5Gclose(grp));
   AdjCallH5(H5Fclose(out->file));
-  out->file = H5I_INVALID_HID;
+  out->file   = H5I_INVALID_HID;
   out->isopen = PETSC_FALSE;
   out->closed = PETSC_TRUE;
   PetscCall(AdjIOCommitFile(out->comm, out->partial, out->path));

@@ -13,7 +13,7 @@ PetscErrorCode AdjOutputGetEntry(AdjOutput out, AdjIOEntryKind kind, const char 
   for (PetscInt i = 0; i < out->nentries; i++) {
     PetscCall(PetscStrcmp(out->entries[i].path, path, &same));
     if (same) {
-      *entry = &out->entries[i];
+      *entry         = &out->entries[i];
       (*entry)->kind = kind; /* a gradient array may be rewritten as a field */
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -91,7 +91,7 @@ static PetscErrorCode AdjOutputCreateSeries(AdjOutput out, const char path[], co
                                             hid_t *dset)
 {
   hsize_t dims[ADJ_IO_MAX_DIM + 1], maxdims[ADJ_IO_MAX_DIM + 1], chunk[ADJ_IO_MAX_DIM + 1], n = 1;
-  hid_t space, dcpl;
+  hid_t   space, dcpl;
 
   PetscFunctionBeginUser;
   dims[0] = 0, maxdims[0] = H5S_UNLIMITED, chunk[0] = 1;
@@ -125,12 +125,12 @@ static PetscErrorCode AdjOutputCreateSeries(AdjOutput out, const char path[], co
  *  @param[in] units physical units (NULL: "1", dimensionless), stored when the series is created */
 PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char units[], Vec v)
 {
-  char path[2 * ADJ_IO_NAME_MAX];
-  AdjIOBox box;
-  AdjIOEntry *e;
-  PetscBool exists, reserved1, reserved2;
-  hid_t dset;
-  const PetscInt k = out->nt - 1;
+  char               path[2 * ADJ_IO_NAME_MAX];
+  AdjIOBox           box;
+  AdjIOEntry        *e;
+  PetscBool          exists, reserved1, reserved2;
+  hid_t              dset;
+  const PetscInt     k = out->nt - 1;
   const PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -158,7 +158,7 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
     for (PetscInt i = 0; i < box.dim; i++) dims[i + 1] = box.gdims[i];
     AdjCallH5(H5Dset_extent(dset, dims));
     if (e->extent < k) { /* output steps at which this field was not written read as NaN, not garbage */
-      PetscInt nloc;
+      PetscInt     nloc;
       PetscScalar *nan;
 
       PetscCall(VecGetLocalSize(v, &nloc));
@@ -175,14 +175,14 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
   AdjCallH5(H5Dclose(dset));
 
   if (e->nalloc < out->nt) {
-    PetscInt nalloc = PetscMax(2 * e->nalloc, out->nt);
+    PetscInt   nalloc = PetscMax(2 * e->nalloc, out->nt);
     PetscBool *w;
 
     PetscCall(PetscCalloc1(nalloc, &w));
     if (e->nalloc) PetscCall(PetscArraycpy(w, e->written, e->nalloc));
     PetscCall(PetscFree(e->written));
     e->written = w;
-    e->nalloc = nalloc;
+    e->nalloc  = nalloc;
   }
   e->written[k] = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -192,10 +192,10 @@ PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char 
 static PetscErrorCode AdjOutputWriteDataField(AdjOutput out, const char group[], AdjIOEntryKind kind, const char name[],
                                               const char units[], Vec v)
 {
-  char path[2 * ADJ_IO_NAME_MAX];
-  AdjIOBox box;
+  char        path[2 * ADJ_IO_NAME_MAX];
+  AdjIOBox    box;
   AdjIOEntry *e;
-  hid_t dset;
+  hid_t       dset;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCheckOpen(out, group));
@@ -215,12 +215,12 @@ static PetscErrorCode AdjOutputWriteDataField(AdjOutput out, const char group[],
 static PetscErrorCode AdjOutputWriteDataArray(AdjOutput out, const char group[], AdjIOEntryKind kind, const char name[],
                                               const char units[], PetscInt n, const PetscReal values[])
 {
-  char path[2 * ADJ_IO_NAME_MAX];
+  char        path[2 * ADJ_IO_NAME_MAX];
   AdjIOEntry *e;
-  hid_t dset = H5I_INVALID_HID;
-  hsize_t dims[8], zero = 0, count = (hsize_t)n;
-  PetscInt nd;
-  PetscBool exists;
+  hid_t       dset = H5I_INVALID_HID;
+  hsize_t     dims[8], zero = 0, count = (hsize_t)n;
+  PetscInt    nd;
+  PetscBool   exists;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCheckOpen(out, group));
@@ -295,10 +295,10 @@ PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], co
  * not depend on the number of ranks). */
 static PetscErrorCode AdjOutputWriteDesignRow(AdjOutput out, hsize_t row, Vec design)
 {
-  DM dm;
-  PetscBool isda = PETSC_FALSE;
-  Vec x = design;
-  PetscInt rs, re;
+  DM                 dm;
+  PetscBool          isda = PETSC_FALSE;
+  Vec                x    = design;
+  PetscInt           rs, re;
   const PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -329,17 +329,17 @@ static PetscErrorCode AdjOutputWriteDesignRow(AdjOutput out, hsize_t row, Vec de
  * the grid, else a 1-D array in PETSc ordering), with the iteration it belongs to. */
 static PetscErrorCode AdjOutputWriteDesignLast(AdjOutput out, PetscInt it, Vec design)
 {
-  const char *path = "/optimization/design_last";
-  DM dm;
-  PetscBool isda = PETSC_FALSE;
-  hid_t dset;
+  const char   *path = "/optimization/design_last";
+  DM            dm;
+  PetscBool     isda = PETSC_FALSE;
+  hid_t         dset;
   const int64_t it64 = it;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetDM(design, &dm));
   if (dm) PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
   if (isda) {
-    AdjIOBox box;
+    AdjIOBox    box;
     AdjIOEntry *e;
 
     PetscCall(AdjOutputVecBox(out, "design", "design_last", design, &box));
@@ -352,7 +352,7 @@ static PetscErrorCode AdjOutputWriteDesignLast(AdjOutput out, PetscInt it, Vec d
     /* Seen as a 1-D "grid" of N cells owned in PETSc's contiguous ranges, it is just another box. */
     PetscCall(VecGetSize(design, &N));
     PetscCall(VecGetOwnershipRange(design, &rs, &re));
-    box.dim = 1;
+    box.dim      = 1;
     box.gdims[0] = (hsize_t)N;
     box.start[0] = (hsize_t)rs;
     box.count[0] = (hsize_t)(re - rs);
@@ -373,7 +373,7 @@ static PetscErrorCode AdjOutputWriteDesignLast(AdjOutput out, PetscInt it, Vec d
 PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
                                                    Vec design)
 {
-  const hsize_t row = (hsize_t)out->nopt;
+  const hsize_t row  = (hsize_t)out->nopt;
   const int64_t it64 = it;
 
   PetscFunctionBeginUser;

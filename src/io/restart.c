@@ -6,16 +6,16 @@
 static PetscErrorCode AdjOutputPruneRestart(hid_t grp, PetscInt nfields, const char *const names[])
 {
   H5G_info_t info;
-  char **stale;
-  PetscInt nstale = 0;
+  char     **stale;
+  PetscInt   nstale = 0;
 
   PetscFunctionBeginUser;
   AdjCallH5(H5Gget_info(grp, &info));
   PetscCall(PetscCalloc1(info.nlinks + 1, &stale));
   for (hsize_t i = 0; i < info.nlinks; i++) {
-    char name[ADJ_IO_NAME_MAX];
+    char      name[ADJ_IO_NAME_MAX];
     PetscBool keep = PETSC_FALSE;
-    ssize_t len = H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof(name), H5P_DEFAULT);
+    ssize_t   len  = H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof(name), H5P_DEFAULT);
 
     AdjCallH5(len);
     for (PetscInt f = 0; f < nfields && !keep; f++) PetscCall(PetscStrcmp(name, names[f], &keep));
@@ -36,11 +36,11 @@ static PetscErrorCode AdjOutputPruneRestart(hid_t grp, PetscInt nfields, const c
 PetscErrorCode AdjOutputWriteRestartGroup(AdjOutput out, hid_t file, const char solver[], AdjStepIndex step,
                                           PetscReal time, PetscInt nfields, const char *const names[], Vec fields[])
 {
-  hid_t grp;
+  hid_t         grp;
   const int64_t s = step;
-  int64_t cells[ADJ_IO_MAX_DIM];
-  char *list;
-  size_t len = 1;
+  int64_t       cells[ADJ_IO_MAX_DIM];
+  char         *list;
+  size_t        len = 1;
 
   PetscFunctionBeginUser;
   PetscCheck(out->da, out->comm, PETSC_ERR_ORDER, "restart: call AdjOutputSetGrid() first");
@@ -54,7 +54,7 @@ PetscErrorCode AdjOutputWriteRestartGroup(AdjOutput out, hid_t file, const char 
   PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_TRUE, &grp));
   PetscCall(AdjOutputPruneRestart(grp, nfields, names));
   for (PetscInt f = 0; f < nfields; f++) {
-    AdjIOBox box;
+    AdjIOBox  box;
     PetscBool same;
 
     PetscCall(AdjIOVecGetBox(fields[f], out->da, &box));
@@ -106,9 +106,9 @@ PetscErrorCode AdjOutputWriteRestart(AdjOutput out, const char solver[], AdjStep
 PetscErrorCode AdjOutputWriteRestartFile(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
                                          PetscInt nfields, const char *const names[], Vec fields[])
 {
-  const char *path;
-  char tmp[PETSC_MAX_PATH_LEN + 16];
-  hid_t fapl, file, root;
+  const char   *path;
+  char          tmp[PETSC_MAX_PATH_LEN + 16];
+  hid_t         fapl, file, root;
   const int64_t version = ADJ_OUTPUT_FORMAT_VERSION;
 
   PetscFunctionBeginUser;

@@ -37,15 +37,15 @@ static void XdmfPutEscaped(FILE *fp, const char *s)
 static void XdmfPutMesh(FILE *fp, AdjOutput out, const char *indent)
 {
   const PetscInt nd = out->dim == 1 ? 2 : out->dim;
-  long long points[ADJ_IO_MAX_DIM];
-  double origin[ADJ_IO_MAX_DIM], spacing[ADJ_IO_MAX_DIM];
+  long long      points[ADJ_IO_MAX_DIM];
+  double         origin[ADJ_IO_MAX_DIM], spacing[ADJ_IO_MAX_DIM];
 
   for (PetscInt i = 0; i < nd; i++) {
     PetscInt axis = nd - 1 - i; /* x is last */
 
     if (axis < out->dim) {
-      points[i] = (long long)out->cells[axis] + 1;
-      origin[i] = (double)out->lower[axis];
+      points[i]  = (long long)out->cells[axis] + 1;
+      origin[i]  = (double)out->lower[axis];
       spacing[i] = (double)((out->upper[axis] - out->lower[axis]) / (PetscReal)out->cells[axis]);
     } else {
       points[i] = 2, origin[i] = 0.0, spacing[i] = 1.0;
@@ -109,8 +109,8 @@ static void XdmfPutSliceAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, 
 /* A gradient/parameter field (Center Cell) or array (Center Grid: field data, one value per entry). */
 static void XdmfPutDataAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, const char *h5name)
 {
-  const char *prefix = "";
-  PetscBool isfield = (PetscBool)(e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_PARAMETER_FIELD ||
+  const char *prefix  = "";
+  PetscBool   isfield = (PetscBool)(e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_PARAMETER_FIELD ||
                                   e->kind == ADJ_IO_ENTRY_DESIGN_FIELD);
 
   if (e->kind == ADJ_IO_ENTRY_GRADIENT_FIELD || e->kind == ADJ_IO_ENTRY_GRADIENT_ARRAY)
@@ -136,8 +136,8 @@ static void XdmfPutDataAttribute(FILE *fp, AdjOutput out, const AdjIOEntry *e, c
  *  Not collective: rank 0 only. */
 PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5name[])
 {
-  FILE *fp;
-  PetscInt ndata = 0;
+  FILE     *fp;
+  PetscInt  ndata = 0;
   PetscBool failed;
 
   PetscFunctionBeginUser;

@@ -76,12 +76,15 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
   PetscCall(ops->setparameters(opt->stepper, params, x));
   PetscCall(ops->writeparameters(opt->stepper, r));
   for (PetscInt i = 0; i < opt->history.n; i++)
-    PetscCall(AdjOutputWriteOptimizationIteration(r, (PetscInt)opt->history.iteration[i], opt->history.objective[i], opt->history.gnorm[i], NULL));
-  PetscCall(AdjOutputSetAttribute(r, "/optimization", "content", "optimization restart: parameters of the last iterate and the history"));
+    PetscCall(AdjOutputWriteOptimizationIteration(r, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
+                                                  opt->history.gnorm[i], NULL));
+  PetscCall(AdjOutputSetAttribute(r, "/optimization", "content",
+                                  "optimization restart: parameters of the last iterate and the history"));
   PetscCall(AdjOutputClose(r));
   PetscCall(AdjOutputDestroy(&r));
   PetscCallMPI(MPI_Comm_rank(opt->comm, &rank));
-  if (!rank) PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, path);
+  if (!rank)
+    PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, path);
   PetscCallMPI(MPI_Barrier(opt->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -101,12 +104,16 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
   PetscCall(TaoGetSolution(tao, &x));
   total = opt->offset + its;
   if (opt->resumed && its == 0) { /* the iterate the interrupted run stopped at: already recorded */
-    if (!opt->quiet) PetscCall(PetscPrintf(opt->comm, "optimize: resumed at iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e\n", total, (double)f, (double)gnorm));
+    if (!opt->quiet)
+      PetscCall(PetscPrintf(opt->comm, "optimize: resumed at iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e\n",
+                            total, (double)f, (double)gnorm));
   } else {
     PetscCall(AdjHistoryAppend(&opt->history, (PetscReal)total, f, gnorm));
     if (opt->out) PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, x));
     if (!opt->quiet)
-      PetscCall(PetscPrintf(opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n", total, (double)f, (double)gnorm, opt->evaluations));
+      PetscCall(PetscPrintf(
+          opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n",
+          total, (double)f, (double)gnorm, opt->evaluations));
   }
   if (!opt->interruptible) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjInterruptRequested(opt->comm, &stop));
@@ -205,7 +212,8 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
   PetscFunctionBeginUser;
   opt->out = out;
   for (PetscInt i = 0; out && i < opt->history.n; i++) /* a resumed run's file holds the whole history */
-    PetscCall(AdjOutputWriteOptimizationIteration(out, (PetscInt)opt->history.iteration[i], opt->history.objective[i], opt->history.gnorm[i], NULL));
+    PetscCall(AdjOutputWriteOptimizationIteration(out, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
+                                                  opt->history.gnorm[i], NULL));
   PetscCall(AdjStepperGetParams(opt->stepper, &params));
   PetscCall(VecDuplicate(design, &lower));
   PetscCall(VecDuplicate(design, &upper));
@@ -216,8 +224,10 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
   PetscCall(TaoGetConvergedReason(opt->tao, &reason));
   PetscCall(TaoGetIterationNumber(opt->tao, &its));
   if (!opt->quiet)
-    PetscCall(PetscPrintf(opt->comm, "optimize: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " gradient evaluations\n",
-                          opt->interrupted_at >= 0 ? "STOPPED_BY_SIGNAL" : TaoConvergedReasons[reason], opt->offset + its, opt->evaluations));
+    PetscCall(PetscPrintf(opt->comm,
+                          "optimize: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " gradient evaluations\n",
+                          opt->interrupted_at >= 0 ? "STOPPED_BY_SIGNAL" : TaoConvergedReasons[reason],
+                          opt->offset + its, opt->evaluations));
   PetscCall(VecDestroy(&lower));
   PetscCall(VecDestroy(&upper));
   PetscFunctionReturn(PETSC_SUCCESS);

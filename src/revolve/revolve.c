@@ -20,23 +20,23 @@
 #include <adjsim/revolve.h>
 
 struct _p_AdjRevolve {
-  AdjStepIndex nsteps;  /* n */
-  PetscInt nslots;      /* c */
-  AdjStepIndex *stack;  /* stack[k] = step held by stack position k, k < ntop */
-  PetscInt ntop;        /* number of live checkpoints */
-  AdjStepIndex current; /* step of the current state; -1 once a reversal has consumed it */
-  AdjStepIndex end;     /* next step to reverse; 0 when everything is reversed */
-  PetscBool started;    /* x_0 has been handed out for storage */
-  PetscBool pending;    /* the last ADVANCE reached a step that must be stored next */
-  PetscBool finished;   /* TERMINATE has been handed out */
+  AdjStepIndex  nsteps;   /* n */
+  PetscInt      nslots;   /* c */
+  AdjStepIndex *stack;    /* stack[k] = step held by stack position k, k < ntop */
+  PetscInt      ntop;     /* number of live checkpoints */
+  AdjStepIndex  current;  /* step of the current state; -1 once a reversal has consumed it */
+  AdjStepIndex  end;      /* next step to reverse; 0 when everything is reversed */
+  PetscBool     started;  /* x_0 has been handed out for storage */
+  PetscBool     pending;  /* the last ADVANCE reached a step that must be stored next */
+  PetscBool     finished; /* TERMINATE has been handed out */
 };
 
 static int64_t GreatestCommonDivisor(int64_t a, int64_t b)
 {
   while (b) {
     int64_t t = a % b;
-    a = b;
-    b = t;
+    a         = b;
+    b         = t;
   }
   return a;
 }
@@ -106,7 +106,7 @@ static AdjStepIndex RevolveOptimalSplit(AdjStepIndex l, PetscInt s)
   AdjStepIndex lo = 1, hi = l - 1; /* answer in [lo, hi]; l-1 when every difference is negative */
 
   while (lo < hi) {
-    AdjStepIndex m = lo + (hi - lo) / 2;
+    AdjStepIndex m     = lo + (hi - lo) / 2;
     AdjStepIndex delta = 1 + AdjRevolveRepetitionNumber(m + 1, s) - AdjRevolveRepetitionNumber(l - m, s - 1);
     if (delta >= 0)
       hi = m;
@@ -131,13 +131,13 @@ PetscErrorCode AdjRevolveCreate(AdjStepIndex nsteps, PetscInt nslots, AdjRevolve
   r->nslots = nslots;
   /* at most one checkpoint per step 0..n-2 is ever live (x_{n-1} is never stored), and at most c */
   PetscCall(PetscMalloc1((size_t)PetscMin((AdjStepIndex)nslots, nsteps), &r->stack));
-  r->ntop = 0;
-  r->current = -1;
-  r->end = nsteps;
-  r->started = PETSC_FALSE;
-  r->pending = PETSC_FALSE;
+  r->ntop     = 0;
+  r->current  = -1;
+  r->end      = nsteps;
+  r->started  = PETSC_FALSE;
+  r->pending  = PETSC_FALSE;
   r->finished = PETSC_FALSE;
-  *rev = r;
+  *rev        = r;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -146,7 +146,7 @@ static void RevolveSetAction(AdjRevolveAction *action, AdjRevolveActionType type
 {
   action->type = type;
   action->from = from;
-  action->to = to;
+  action->to   = to;
   action->slot = slot;
 }
 
@@ -187,7 +187,7 @@ PetscErrorCode AdjRevolveNext(AdjRevolve rev, AdjRevolveAction *action)
     if (rev->stack[rev->ntop - 1] == rev->end) rev->ntop--;
   } else {
     AdjStepIndex l = rev->end - rev->current, m;
-    PetscInt s = rev->nslots - (rev->ntop - 1); /* slots from the current checkpoint's position up */
+    PetscInt     s = rev->nslots - (rev->ntop - 1); /* slots from the current checkpoint's position up */
 
     PetscCheck(rev->stack[rev->ntop - 1] == rev->current, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "Revolve: current step %" PRId64 " is not on top of the stack (%" PRId64 ")", (int64_t)rev->current,

@@ -25,13 +25,13 @@
 #endif
 
 struct _n_TransportFFTW {
-  ptrdiff_t n0, n1, nc1;             /* real grid n0 x n1 = My x Mx; complex rows n0 x nc1, nc1 = n1/2 + 1 */
-  ptrdiff_t local_n0, local_0_start; /* real space: rows [local_0_start, + local_n0) on this rank */
-  ptrdiff_t local_n1, local_1_start; /* Fourier space (transposed): x-modes [local_1_start, + local_n1) */
-  double *data;                      /* in place: local_n0 rows of 2 nc1 doubles / local_n1 x n0 complex */
-  fftw_plan forward, backward;
+  ptrdiff_t  n0, n1, nc1;             /* real grid n0 x n1 = My x Mx; complex rows n0 x nc1, nc1 = n1/2 + 1 */
+  ptrdiff_t  local_n0, local_0_start; /* real space: rows [local_0_start, + local_n0) on this rank */
+  ptrdiff_t  local_n1, local_1_start; /* Fourier space (transposed): x-modes [local_1_start, + local_n1) */
+  double    *data;                    /* in place: local_n0 rows of 2 nc1 doubles / local_n1 x n0 complex */
+  fftw_plan  forward, backward;
   PetscReal *symbol; /* K(m,n) of each local mode, in the transposed order */
-  Vec slab;          /* natural ordering, owned in FFTW's row slabs */
+  Vec        slab;   /* natural ordering, owned in FFTW's row slabs */
   VecScatter toslab; /* DMDA global vector -> slab */
 };
 
@@ -40,9 +40,9 @@ struct _n_TransportFFTW {
 static PetscErrorCode TransportFFTWCreateScatter(Transport tr, TransportFFTW fft)
 {
   const PetscInt nlocal = (PetscInt)(fft->local_n0 * fft->n1), first = (PetscInt)(fft->local_0_start * fft->n1);
-  IS is;
-  AO ao;
-  Vec g;
+  IS             is;
+  AO             ao;
+  Vec            g;
 
   PetscFunctionBeginUser;
   PetscCall(VecCreateMPI(tr->comm, nlocal, tr->grid.Mx * tr->grid.My, &fft->slab));
@@ -61,18 +61,18 @@ static PetscErrorCode TransportFFTWCreateScatter(Transport tr, TransportFFTW fft
 PetscErrorCode TransportFFTWCreate(Transport tr, TransportFFTW *fft_out)
 {
   const TransportGrid *g = &tr->grid;
-  TransportFFTW fft;
-  ptrdiff_t alloc_local;
+  TransportFFTW        fft;
+  ptrdiff_t            alloc_local;
 
   PetscFunctionBeginUser;
   fftw_mpi_init(); /* after MPI_Init; later calls are no-ops */
   PetscCall(PetscNew(&fft));
-  fft->n0 = g->My;
-  fft->n1 = g->Mx;
-  fft->nc1 = g->Mx / 2 + 1;
+  fft->n0     = g->My;
+  fft->n1     = g->Mx;
+  fft->nc1    = g->Mx / 2 + 1;
   alloc_local = fftw_mpi_local_size_2d_transposed(fft->n0, fft->nc1, tr->comm, &fft->local_n0, &fft->local_0_start,
                                                   &fft->local_n1, &fft->local_1_start);
-  fft->data = fftw_alloc_real(2 * (size_t)PetscMax(alloc_local, 1));
+  fft->data   = fftw_alloc_real(2 * (size_t)PetscMax(alloc_local, 1));
   PetscCheck(fft->data, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %td doubles", 2 * alloc_local);
   fft->forward = fftw_mpi_plan_dft_r2c_2d(fft->n0, fft->n1, fft->data, (fftw_complex *)fft->data, tr->comm,
                                           FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_OUT);
@@ -84,7 +84,7 @@ PetscErrorCode TransportFFTWCreate(Transport tr, TransportFFTW *fft_out)
   for (ptrdiff_t m = 0; m < fft->local_n1; m++) {
     const PetscReal sx = PetscSinReal(PETSC_PI * (PetscReal)(fft->local_1_start + m) / g->Mx);
     for (ptrdiff_t n = 0; n < fft->n0; n++) {
-      const PetscReal sy = PetscSinReal(PETSC_PI * (PetscReal)n / g->My);
+      const PetscReal sy           = PetscSinReal(PETSC_PI * (PetscReal)n / g->My);
       fft->symbol[m * fft->n0 + n] = 4 * sx * sx / (g->hx * g->hx) + 4 * sy * sy / (g->hy * g->hy);
     }
   }
@@ -97,10 +97,10 @@ PetscErrorCode TransportFFTWCreate(Transport tr, TransportFFTW *fft_out)
     global vectors and may be the same. Collective. @*/
 PetscErrorCode TransportFFTWSolve(TransportFFTW fft, PetscReal s, Vec r, Vec x)
 {
-  const ptrdiff_t stride = 2 * fft->nc1;                                   /* padded real row */
-  const PetscReal scale = 1.0 / ((PetscReal)fft->n0 * (PetscReal)fft->n1); /* FFTW is unnormalised */
+  const ptrdiff_t    stride = 2 * fft->nc1;                                    /* padded real row */
+  const PetscReal    scale  = 1.0 / ((PetscReal)fft->n0 * (PetscReal)fft->n1); /* FFTW is unnormalised */
   const PetscScalar *in;
-  PetscScalar *out;
+  PetscScalar       *out;
 
   PetscFunctionBeginUser;
   PetscCall(VecScatterBegin(fft->toslab, r, fft->slab, INSERT_VALUES, SCATTER_FORWARD));

@@ -14,12 +14,12 @@ PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
 
 const char *const TransportDiffusionModes[] = {"explicit", "implicit", "TransportDiffusionMode", "TRANSPORT_DIFFUSION_",
                                                NULL};
-const char *const TransportCNSolverTypes[] = {"auto", "fftw", "ksp", "TransportCNSolverType", "TRANSPORT_CN_", NULL};
+const char *const TransportCNSolverTypes[]  = {"auto", "fftw", "ksp", "TransportCNSolverType", "TRANSPORT_CN_", NULL};
 
 static PetscErrorCode TransportImplicitRegisterEvents(void)
 {
   static PetscBool registered = PETSC_FALSE;
-  PetscClassId id;
+  PetscClassId     id;
 
   PetscFunctionBeginUser;
   if (registered) PetscFunctionReturn(PETSC_SUCCESS);
@@ -39,7 +39,7 @@ static PetscErrorCode TransportImplicitRegisterEvents(void)
 static PetscErrorCode TransportCNCreateKSP(Transport tr)
 {
   TransportImplicit *im = &tr->impl;
-  PC pc;
+  PC                 pc;
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateMatrix(tr->da, &im->A));
@@ -62,9 +62,9 @@ static PetscErrorCode TransportCNCreateKSP(Transport tr)
     parameters and work vectors exist and before the time step is chosen. Collective. @*/
 PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
 {
-  TransportImplicit *im = &tr->impl;
-  const PetscBool periodic = (PetscBool)(tr->crule.periodic[0] && tr->crule.periodic[1]);
-  PetscInt mode = TRANSPORT_DIFFUSION_EXPLICIT, solver = TRANSPORT_CN_AUTO;
+  TransportImplicit *im       = &tr->impl;
+  const PetscBool    periodic = (PetscBool)(tr->crule.periodic[0] && tr->crule.periodic[1]);
+  PetscInt           mode = TRANSPORT_DIFFUSION_EXPLICIT, solver = TRANSPORT_CN_AUTO;
 
   PetscFunctionBeginUser;
   PetscCall(TransportImplicitRegisterEvents());
@@ -85,14 +85,14 @@ PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
         "the true residual: states and gradients are exact to this solver tolerance, not to round-off)",
         "", TransportCNSolverTypes, 3, TransportCNSolverTypes[solver], &solver, NULL));
   PetscOptionsEnd();
-  im->mode = (TransportDiffusionMode)mode;
-  im->solver = TRANSPORT_CN_AUTO;
-  im->A = NULL;
-  im->ksp = NULL;
-  im->fft = NULL;
-  im->tau = 0; /* nothing set up yet */
-  im->kappa_const = 0;
-  im->kappa_zero = PETSC_FALSE;
+  im->mode                  = (TransportDiffusionMode)mode;
+  im->solver                = TRANSPORT_CN_AUTO;
+  im->A                     = NULL;
+  im->ksp                   = NULL;
+  im->fft                   = NULL;
+  im->tau                   = 0; /* nothing set up yet */
+  im->kappa_const           = 0;
+  im->kappa_zero            = PETSC_FALSE;
   tr->rhs_without_diffusion = (PetscBool)(im->mode == TRANSPORT_DIFFUSION_IMPLICIT);
   if (im->mode == TRANSPORT_DIFFUSION_EXPLICIT) PetscFunctionReturn(PETSC_SUCCESS);
 
@@ -158,7 +158,7 @@ PetscErrorCode TransportImplicitDestroy(Transport tr)
 static PetscErrorCode TransportCNBoundaryPart(Transport tr)
 {
   const PetscScalar **k, **cl;
-  PetscScalar **zero, **b;
+  PetscScalar       **zero, **b;
 
   PetscFunctionBeginUser;
   PetscCall(VecSet(tr->cloc, 0.0));
@@ -182,25 +182,25 @@ static PetscErrorCode TransportCNBoundaryPart(Transport tr)
  * into the diagonal (beta belongs to b).  The weights are symmetric, so A is. */
 static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
 {
-  const TransportGrid *g = &tr->grid;
-  const PetscReal bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy), h = 0.5 * tau;
-  const PetscScalar **k;
-  Mat A = tr->impl.A;
+  const TransportGrid *g  = &tr->grid;
+  const PetscReal      bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy), h = 0.5 * tau;
+  const PetscScalar  **k;
+  Mat                  A = tr->impl.A;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(tr->da, tr->kloc, &k));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       /* neighbours e, w, n, s: offset, weight, whether it is a physical ghost and its sigma */
-      const PetscInt di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
+      const PetscInt  di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
       const PetscBool ghost[4] = {
           (PetscBool)(!tr->crule.periodic[0] && i == g->Mx - 1), (PetscBool)(!tr->crule.periodic[0] && i == 0),
           (PetscBool)(!tr->crule.periodic[1] && j == g->My - 1), (PetscBool)(!tr->crule.periodic[1] && j == 0)};
       const PetscReal sigma[4] = {tr->crule.sigma[0][1], tr->crule.sigma[0][0], tr->crule.sigma[1][1],
                                   tr->crule.sigma[1][0]};
-      MatStencil row = {.i = i, .j = j}, col[5];
-      PetscScalar v[5], diag = 1;
-      PetscInt n = 0;
+      MatStencil      row      = {.i = i, .j = j}, col[5];
+      PetscScalar     v[5], diag = 1;
+      PetscInt        n = 0;
 
       for (PetscInt d = 0; d < 4; d++) {
         const PetscScalar w = (d < 2 ? bx : by) * (k[j][i] + k[j + dj[d]][i + di[d]]);
@@ -210,12 +210,12 @@ static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
         else {
           col[n].i = i + di[d];
           col[n].j = j + dj[d];
-          v[n++] = -h * w;
+          v[n++]   = -h * w;
         }
       }
       col[n].i = i;
       col[n].j = j;
-      v[n++] = diag;
+      v[n++]   = diag;
       PetscCall(MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES));
     }
   }
@@ -234,9 +234,9 @@ static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
     kloc.  Collective. @*/
 PetscErrorCode TransportCNSetUp(Transport tr, PetscReal tau)
 {
-  TransportImplicit *im = &tr->impl;
-  PetscBool same = PETSC_FALSE;
-  PetscReal kmin, kmax;
+  TransportImplicit *im   = &tr->impl;
+  PetscBool          same = PETSC_FALSE;
+  PetscReal          kmin, kmax;
 
   PetscFunctionBeginUser;
   if (tau == im->tau) PetscCall(VecEqual(tr->kappa, im->kappa_setup, &same));
@@ -275,8 +275,8 @@ PetscErrorCode TransportCNSolve(Transport tr, PetscReal tau, Vec r, Vec x)
     PetscCall(TransportFFTWSolve(im->fft, 0.5 * tau * im->kappa_const, r, x));
   else {
     KSPConvergedReason reason;
-    PetscInt its;
-    PetscReal rnorm;
+    PetscInt           its;
+    PetscReal          rnorm;
 
     PetscCall(KSPSolve(im->ksp, r, x));
     PetscCall(KSPGetConvergedReason(im->ksp, &reason));
@@ -297,9 +297,9 @@ PetscErrorCode TransportCNSolve(Transport tr, PetscReal tau, Vec r, Vec x)
     cout may be c. Collective. @*/
 PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout)
 {
-  TransportImplicit *im = &tr->impl;
+  TransportImplicit  *im = &tr->impl;
   const PetscScalar **k, **cl;
-  PetscScalar **r;
+  PetscScalar       **r;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_DiffuseCN, 0, 0, 0, 0));
@@ -332,9 +332,9 @@ PetscErrorCode TransportDiffuseCN(Transport tr, PetscReal tau, Vec c, Vec cout)
     ghost-rule adjoint) does not depend on the state.  lin may be lout. Collective. @*/
 PetscErrorCode TransportDiffuseCNAdjoint(Transport tr, PetscReal tau, Vec c, Vec cout, Vec lout, Vec lin)
 {
-  TransportImplicit *im = &tr->impl;
+  TransportImplicit  *im = &tr->impl;
   const PetscScalar **k, **cl, **rb;
-  PetscScalar **lb, **kb;
+  PetscScalar       **lb, **kb;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_DiffuseCNAdj, 0, 0, 0, 0));

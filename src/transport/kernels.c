@@ -89,16 +89,17 @@ static inline TransportStencil StencilOf(const TransportGrid *g)
   return st;
 }
 
-static inline PetscScalar AdvectionAt(const TransportStencil *st, PetscReal uw, PetscReal ue, PetscReal vs, PetscReal vn,
-                                      const PetscScalar *const *c, PetscInt i, PetscInt j)
+static inline PetscScalar AdvectionAt(const TransportStencil *st, PetscReal uw, PetscReal ue, PetscReal vs,
+                                      PetscReal vn, const PetscScalar *const *c, PetscInt i, PetscInt j)
 {
   const PetscScalar cc = c[j][i];
-  return -st->ax * (ue * (cc + c[j][i + 1]) - uw * (c[j][i - 1] + cc)) - st->ay * (vn * (cc + c[j + 1][i]) - vs * (c[j - 1][i] + cc));
+  return -st->ax * (ue * (cc + c[j][i + 1]) - uw * (c[j][i - 1] + cc)) -
+         st->ay * (vn * (cc + c[j + 1][i]) - vs * (c[j - 1][i] + cc));
 }
 
 /* cbar += r dA_ij/dc */
-static inline void AdvectionAtAdjoint(const TransportStencil *st, PetscReal uw, PetscReal ue, PetscReal vs, PetscReal vn,
-                                      PetscScalar r, PetscScalar **cbar, PetscInt i, PetscInt j)
+static inline void AdvectionAtAdjoint(const TransportStencil *st, PetscReal uw, PetscReal ue, PetscReal vs,
+                                      PetscReal vn, PetscScalar r, PetscScalar **cbar, PetscInt i, PetscInt j)
 {
   const PetscScalar rx = st->ax * r, ry = st->ay * r;
   cbar[j][i] -= rx * (ue - uw) + ry * (vn - vs);
@@ -108,8 +109,8 @@ static inline void AdvectionAtAdjoint(const TransportStencil *st, PetscReal uw, 
   cbar[j - 1][i] += ry * vs;
 }
 
-static inline PetscScalar DiffusionAt(const TransportStencil *st, const PetscScalar *const *k, const PetscScalar *const *c,
-                                      PetscInt i, PetscInt j)
+static inline PetscScalar DiffusionAt(const TransportStencil *st, const PetscScalar *const *k,
+                                      const PetscScalar *const *c, PetscInt i, PetscInt j)
 {
   const PetscScalar kc = k[j][i], cc = c[j][i];
   return st->bx * ((kc + k[j][i + 1]) * (c[j][i + 1] - cc) - (kc + k[j][i - 1]) * (cc - c[j][i - 1])) +
@@ -124,8 +125,9 @@ static inline PetscScalar LaplacianAt(const TransportStencil *st, const PetscSca
 }
 
 /* cbar += r dD_ij/dc, and kbar += r dD_ij/dk when kbar is given. */
-static inline void DiffusionAtAdjoint(const TransportStencil *st, const PetscScalar *const *k, const PetscScalar *const *c,
-                                      PetscScalar r, PetscScalar **cbar, PetscScalar **kbar, PetscInt i, PetscInt j)
+static inline void DiffusionAtAdjoint(const TransportStencil *st, const PetscScalar *const *k,
+                                      const PetscScalar *const *c, PetscScalar r, PetscScalar **cbar,
+                                      PetscScalar **kbar, PetscInt i, PetscInt j)
 {
   const PetscScalar rx = st->bx * r, ry = st->by * r, kc = k[j][i];
   const PetscScalar ke = kc + k[j][i + 1], kw = kc + k[j][i - 1], kn = kc + k[j + 1][i], ks = kc + k[j - 1][i];
@@ -146,7 +148,8 @@ static inline void DiffusionAtAdjoint(const TransportStencil *st, const PetscSca
 }
 
 /* cbar += r k dL_ij/dc for a uniform diffusivity k. */
-static inline void LaplacianAtAdjoint(const TransportStencil *st, PetscScalar kr, PetscScalar **cbar, PetscInt i, PetscInt j)
+static inline void LaplacianAtAdjoint(const TransportStencil *st, PetscScalar kr, PetscScalar **cbar, PetscInt i,
+                                      PetscInt j)
 {
   const PetscScalar rx = 2 * st->bx * kr, ry = 2 * st->by * kr;
   cbar[j][i] -= 2 * (rx + ry);
@@ -166,7 +169,8 @@ PetscErrorCode TransportAdvection(const TransportGrid *g, const TransportVelocit
   PetscCall(PetscLogEventBegin(TRANSPORT_Advect, 0, 0, 0, 0));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
     const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
-    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) rhs[j][i] += AdvectionAt(&st, uw[f], uw[f + 1], vs[f], vn[f], c, i, j);
+    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++)
+      rhs[j][i] += AdvectionAt(&st, uw[f], uw[f + 1], vs[f], vn[f], c, i, j);
   }
   PetscCall(PetscLogFlops(12.0 * g->xm * g->ym));
   PetscCall(PetscLogEventEnd(TRANSPORT_Advect, 0, 0, 0, 0));
@@ -183,7 +187,8 @@ PetscErrorCode TransportAdvectionAdjoint(const TransportGrid *g, const Transport
   PetscCall(PetscLogEventBegin(TRANSPORT_AdvectAdj, 0, 0, 0, 0));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
     const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
-    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) AdvectionAtAdjoint(&st, uw[f], uw[f + 1], vs[f], vn[f], rbar[j][i], cbar, i, j);
+    for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++)
+      AdvectionAtAdjoint(&st, uw[f], uw[f + 1], vs[f], vn[f], rbar[j][i], cbar, i, j);
   }
   PetscCall(PetscLogFlops(16.0 * g->xm * g->ym));
   PetscCall(PetscLogEventEnd(TRANSPORT_AdvectAdj, 0, 0, 0, 0));
@@ -208,8 +213,8 @@ PetscErrorCode TransportDiffusion(const TransportGrid *g, const PetscScalar *con
 /* Transpose of the bilinear diffusion term in both arguments:
  *   cbar += D(kappa)^T rbar,   kbar += (dD/dkappa c)^T rbar   (kbar may be NULL). */
 PetscErrorCode TransportDiffusionAdjoint(const TransportGrid *g, const PetscScalar *const *kappa,
-                                         const PetscScalar *const *c, const PetscScalar *const *rbar, PetscScalar **cbar,
-                                         PetscScalar **kbar)
+                                         const PetscScalar *const *c, const PetscScalar *const *rbar,
+                                         PetscScalar **cbar, PetscScalar **kbar)
 {
   const TransportStencil st = StencilOf(g);
 
@@ -237,7 +242,8 @@ PetscErrorCode TransportStage(const TransportGrid *g, const TransportVelocity *v
     const PetscReal *uw = &vel->u[FaceU(g, g->xs, j)], *vs = &vel->v[FaceV(g, g->xs, j)], *vn = vs + g->xm;
     for (PetscInt i = g->xs, f = 0; i < g->xs + g->xm; i++, f++) {
       PetscScalar r = AdvectionAt(&st, uw[f], uw[f + 1], vs[f], vn[f], c, i, j);
-      if (sc->diffusion) r += sc->kappa ? DiffusionAt(&st, sc->kappa, c, i, j) : sc->kuniform * LaplacianAt(&st, c, i, j);
+      if (sc->diffusion)
+        r += sc->kappa ? DiffusionAt(&st, sc->kappa, c, i, j) : sc->kuniform * LaplacianAt(&st, c, i, j);
       if (sc->s) r += sc->s[j][i];
       out[j][i] = sc->b * c[j][i] + sc->gamma * r + (sc->c0 ? sc->a * sc->c0[j][i] : 0.0);
     }
@@ -251,11 +257,12 @@ PetscErrorCode TransportStage(const TransportGrid *g, const TransportVelocity *v
  *   cbar += gamma (dR/dc)^T y,
  *   kbar += gamma (dR/dkappa)^T y for a diffusivity field (kbar given), or, for a uniform one,
  *   *ksum += gamma <y, L(c)> over the owned cells (D = k L(c) is linear in k). */
-PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
-                                     const PetscScalar *const *c, const PetscScalar *const *y, PetscScalar **cbar,
-                                     PetscScalar **kbar, PetscScalar *ksum)
+PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelocity *vel,
+                                     const TransportStageCoeffs *sc, const PetscScalar *const *c,
+                                     const PetscScalar *const *y, PetscScalar **cbar, PetscScalar **kbar,
+                                     PetscScalar *ksum)
 {
-  const TransportStencil st = StencilOf(g);
+  const TransportStencil st  = StencilOf(g);
   PetscScalar            sum = 0;
 
   PetscFunctionBeginUser;
@@ -266,7 +273,8 @@ PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelo
       const PetscScalar r = sc->gamma * y[j][i];
       AdvectionAtAdjoint(&st, uw[f], uw[f + 1], vs[f], vn[f], r, cbar, i, j);
       if (!sc->diffusion) continue;
-      if (sc->kappa) DiffusionAtAdjoint(&st, sc->kappa, c, r, cbar, kbar, i, j);
+      if (sc->kappa)
+        DiffusionAtAdjoint(&st, sc->kappa, c, r, cbar, kbar, i, j);
       else {
         LaplacianAtAdjoint(&st, sc->kuniform * r, cbar, i, j);
         if (ksum) sum += r * LaplacianAt(&st, c, i, j);

@@ -19,7 +19,9 @@ static PetscErrorCode TransportLoadObservations(Transport tr, const char file[])
     const PetscReal t = steps[s] * tr->dt;
     if (steps[s] < 1 || steps[s] > tr->nsteps) continue;
     PetscCheck(PetscAbsReal(times[s] - t) <= 1e-9 * tr->final_time, tr->comm, PETSC_ERR_USER_INPUT,
-               "Observation file %s is incompatible with this run: its step %" PetscInt64_FMT " is at time %.12g s, but this run's step %" PetscInt64_FMT " is at %.12g s (check -transport_final_time, -transport_dt, -transport_steps)",
+               "Observation file %s is incompatible with this run: its step %" PetscInt64_FMT
+               " is at time %.12g s, but this run's step %" PetscInt64_FMT
+               " is at %.12g s (check -transport_final_time, -transport_dt, -transport_steps)",
                file, (PetscInt64)steps[s], (double)times[s], (PetscInt64)steps[s], (double)t);
     tr->obj.step[tr->obj.nobs] = steps[s];
     PetscCall(DMCreateGlobalVector(tr->da, &tr->obj.data[tr->obj.nobs]));
@@ -29,7 +31,9 @@ static PetscErrorCode TransportLoadObservations(Transport tr, const char file[])
   PetscCall(PetscFree(steps));
   PetscCall(PetscFree(times));
   PetscCheck(tr->obj.nobs > 0, tr->comm, PETSC_ERR_USER_INPUT,
-             "Observation file %s (-transport_obs_file) has no field 'c' at any step in 1..%" PetscInt64_FMT " of this run", file, (PetscInt64)tr->nsteps);
+             "Observation file %s (-transport_obs_file) has no field 'c' at any step in 1..%" PetscInt64_FMT
+             " of this run",
+             file, (PetscInt64)tr->nsteps);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -44,7 +48,8 @@ static PetscErrorCode TransportLoadTarget(Transport tr, const char file[])
   PetscCall(AdjInputGetFieldTimes(tr->comm, file, "c", &nt, &steps, &times));
   PetscCall(PetscFree(steps));
   PetscCall(PetscFree(times));
-  PetscCheck(nt > 0, tr->comm, PETSC_ERR_USER_INPUT, "Target file %s (-transport_target_file) holds no slice of field 'c'", file);
+  PetscCheck(nt > 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "Target file %s (-transport_target_file) holds no slice of field 'c'", file);
   PetscCall(DMCreateGlobalVector(tr->da, &tr->obj.target));
   PetscCall(AdjInputReadFieldSlice(tr->comm, file, "c", nt - 1, tr->da, tr->obj.target));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -60,18 +65,27 @@ PetscErrorCode TransportObjectiveSetUp(Transport tr)
   tr->obj.weight        = 1.0;
   tr->obj.target_weight = 1.0;
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: objective", "Transport");
-  PetscCall(PetscOptionsString("-transport_obs_file", "Run file (HDF5) whose field 'c' time slices are observations to fit", "", obs, obs, sizeof(obs), NULL));
-  PetscCall(PetscOptionsReal("-transport_obs_weight", "Weight w of the observation misfit w/2 sum_k ||c_k - d_k||^2 [1/(m^2)]", "", tr->obj.weight, &tr->obj.weight, NULL));
-  PetscCall(PetscOptionsString("-transport_target_file", "Run file whose last slice of field 'c' is the final-time target", "", target, target, sizeof(target), NULL));
-  PetscCall(PetscOptionsReal("-transport_target_weight", "Weight of the final-time target misfit", "", tr->obj.target_weight, &tr->obj.target_weight, NULL));
+  PetscCall(PetscOptionsString("-transport_obs_file",
+                               "Run file (HDF5) whose field 'c' time slices are observations to fit", "", obs, obs,
+                               sizeof(obs), NULL));
+  PetscCall(PetscOptionsReal("-transport_obs_weight",
+                             "Weight w of the observation misfit w/2 sum_k ||c_k - d_k||^2 [1/(m^2)]", "",
+                             tr->obj.weight, &tr->obj.weight, NULL));
+  PetscCall(PetscOptionsString("-transport_target_file",
+                               "Run file whose last slice of field 'c' is the final-time target", "", target, target,
+                               sizeof(target), NULL));
+  PetscCall(PetscOptionsReal("-transport_target_weight", "Weight of the final-time target misfit", "",
+                             tr->obj.target_weight, &tr->obj.target_weight, NULL));
   for (PetscInt b = 0; b < 3; b++) {
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-transport_reg_%s_alpha", names[b]));
     PetscCall(PetscSNPrintf(help, sizeof(help), "Tikhonov weight alpha/2 ||p||^2 on field parameter '%s'", names[b]));
     PetscCall(PetscOptionsReal(opt, help, "", tr->obj.reg_alpha[b], &tr->obj.reg_alpha[b], NULL));
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-transport_reg_%s_beta", names[b]));
-    PetscCall(PetscSNPrintf(help, sizeof(help), "Smoothness weight beta/2 ||grad p||^2 on field parameter '%s'", names[b]));
+    PetscCall(
+        PetscSNPrintf(help, sizeof(help), "Smoothness weight beta/2 ||grad p||^2 on field parameter '%s'", names[b]));
     PetscCall(PetscOptionsReal(opt, help, "", tr->obj.reg_beta[b], &tr->obj.reg_beta[b], NULL));
-    PetscCheck(tr->obj.reg_alpha[b] >= 0 && tr->obj.reg_beta[b] >= 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_reg_%s_alpha/beta must be >= 0", names[b]);
+    PetscCheck(tr->obj.reg_alpha[b] >= 0 && tr->obj.reg_beta[b] >= 0, tr->comm, PETSC_ERR_USER_INPUT,
+               "-transport_reg_%s_alpha/beta must be >= 0", names[b]);
   }
   PetscOptionsEnd();
   if (obs[0]) PetscCall(TransportLoadObservations(tr, obs));
@@ -107,7 +121,8 @@ PetscErrorCode TransportMisfit(Transport tr, AdjStepIndex k, Vec c, PetscReal *J
   *J = 0;
   for (PetscInt o = 0; o < tr->obj.nobs; o++)
     if (tr->obj.step[o] == k) PetscCall(TransportSquaredMisfit(tr, c, tr->obj.data[o], tr->obj.weight, J));
-  if (k == tr->nsteps && tr->obj.target) PetscCall(TransportSquaredMisfit(tr, c, tr->obj.target, tr->obj.target_weight, J));
+  if (k == tr->nsteps && tr->obj.target)
+    PetscCall(TransportSquaredMisfit(tr, c, tr->obj.target, tr->obj.target_weight, J));
   PetscCall(PetscLogEventEnd(TRANSPORT_Misfit, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -120,7 +135,8 @@ PetscErrorCode TransportMisfitAdjoint(Transport tr, AdjStepIndex k, Vec c, Vec l
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_MisfitAdj, 0, 0, 0, 0));
   for (PetscInt o = 0; o < tr->obj.nobs; o++)
-    if (tr->obj.step[o] == k) PetscCall(VecAXPBYPCZ(lambda, tr->obj.weight * area, -tr->obj.weight * area, 1.0, c, tr->obj.data[o]));
+    if (tr->obj.step[o] == k)
+      PetscCall(VecAXPBYPCZ(lambda, tr->obj.weight * area, -tr->obj.weight * area, 1.0, c, tr->obj.data[o]));
   if (k == tr->nsteps && tr->obj.target)
     PetscCall(VecAXPBYPCZ(lambda, tr->obj.target_weight * area, -tr->obj.target_weight * area, 1.0, c, tr->obj.target));
   PetscCall(PetscLogEventEnd(TRANSPORT_MisfitAdj, 0, 0, 0, 0));

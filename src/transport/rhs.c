@@ -37,9 +37,10 @@ PetscErrorCode TransportGhostState(Transport tr, Vec c, Vec cl)
 /* out = a c0 + b c + gamma R(c), with cl the ghosted c (c0 may be NULL when a = 0). */
 PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, PetscReal b, PetscReal gamma, Vec out)
 {
-  TransportStageCoeffs sc = {.a = a, .b = b, .gamma = gamma, .kuniform = tr->kappa_value, .diffusion = (PetscBool)!tr->rhs_without_diffusion};
-  const PetscScalar  **c;
-  PetscScalar        **o;
+  TransportStageCoeffs sc = {
+      .a = a, .b = b, .gamma = gamma, .kuniform = tr->kappa_value, .diffusion = (PetscBool)!tr->rhs_without_diffusion};
+  const PetscScalar **c;
+  PetscScalar       **o;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(tr->da, cl, &c));
@@ -63,9 +64,10 @@ PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, Pets
 PetscErrorCode TransportStageAdjointVec(Transport tr, Vec cl, PetscReal gamma, Vec y, Vec cbar)
 {
   const PetscBool      kfield = (PetscBool)(tr->need_gkappa && (tr->kappa_is_field || !tr->kappa_uniform));
-  TransportStageCoeffs sc     = {.gamma = gamma, .kuniform = tr->kappa_value, .diffusion = (PetscBool)!tr->rhs_without_diffusion};
-  const PetscScalar  **c, **yy;
-  PetscScalar        **lb, **kb = NULL, ksum = 0;
+  TransportStageCoeffs sc     = {
+          .gamma = gamma, .kuniform = tr->kappa_value, .diffusion = (PetscBool)!tr->rhs_without_diffusion};
+  const PetscScalar **c, **yy;
+  PetscScalar       **lb, **kb = NULL, ksum = 0;
 
   PetscFunctionBeginUser;
   PetscCall(VecSet(tr->lloc, 0.0));
@@ -75,7 +77,8 @@ PetscErrorCode TransportStageAdjointVec(Transport tr, Vec cl, PetscReal gamma, V
   PetscCall(DMDAVecGetArray(tr->da, tr->lloc, &lb));
   if (kfield || !tr->kappa_uniform) PetscCall(DMDAVecGetArrayRead(tr->da, tr->kloc, &sc.kappa));
   if (kfield) PetscCall(DMDAVecGetArray(tr->da, tr->klloc, &kb));
-  PetscCall(TransportStageAdjoint(&tr->grid, &tr->vel, &sc, c, yy, lb, kb, (tr->need_gkappa && !kfield) ? &ksum : NULL));
+  PetscCall(
+      TransportStageAdjoint(&tr->grid, &tr->vel, &sc, c, yy, lb, kb, (tr->need_gkappa && !kfield) ? &ksum : NULL));
   PetscCall(TransportFillGhostsAdjoint(&tr->grid, &tr->crule, lb));
   if (kfield) {
     PetscCall(TransportFillGhostsAdjoint(&tr->grid, &tr->krule, kb));

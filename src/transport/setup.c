@@ -3,36 +3,43 @@
 #include "transportimpl.h"
 #include <adjsim/io.h>
 
-static const char *const TransportBCTypes[] = {"periodic", "dirichlet", "neumann", "TransportBCType", "TRANSPORT_BC_", NULL};
+static const char *const TransportBCTypes[] = {"periodic",        "dirichlet",     "neumann",
+                                               "TransportBCType", "TRANSPORT_BC_", NULL};
 
 /*@ TransportSetUpGrid - DMDA of Mx x My cells on [0,Lx] x [0,Ly], ghosted boundaries where not periodic. @*/
 PetscErrorCode TransportSetUpGrid(Transport tr)
 {
-  PetscInt       cells[2] = {64, 64}, n = 2;
-  PetscReal      len[2] = {1.0, 1.0}, bval[2][2] = {{0, 0}, {0, 0}};
-  PetscInt       bc[2] = {TRANSPORT_BC_PERIODIC, TRANSPORT_BC_PERIODIC};
-  const char    *sidename[2][2] = {{"-transport_bc_xlo", "-transport_bc_xhi"}, {"-transport_bc_ylo", "-transport_bc_yhi"}};
-  TransportGrid *g = &tr->grid;
+  PetscInt    cells[2] = {64, 64}, n = 2;
+  PetscReal   len[2] = {1.0, 1.0}, bval[2][2] = {{0, 0}, {0, 0}};
+  PetscInt    bc[2]          = {TRANSPORT_BC_PERIODIC, TRANSPORT_BC_PERIODIC};
+  const char *sidename[2][2] = {{"-transport_bc_xlo", "-transport_bc_xhi"}, {"-transport_bc_ylo", "-transport_bc_yhi"}};
+  TransportGrid *g           = &tr->grid;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: grid and boundaries", "Transport");
   PetscCall(PetscOptionsIntArray("-transport_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
-  PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
+  PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "-transport_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
   n = 2;
   PetscCall(PetscOptionsRealArray("-transport_domain", "Domain lengths Lx,Ly [m]", "", len, &n, NULL));
-  PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
+  PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "-transport_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
   PetscCall(PetscOptionsEList("-transport_bc_x", "Boundary type at x = 0 and x = Lx", "", TransportBCTypes, 3,
                               TransportBCTypes[bc[0]], &bc[0], NULL));
   PetscCall(PetscOptionsEList("-transport_bc_y", "Boundary type at y = 0 and y = Ly", "", TransportBCTypes, 3,
                               TransportBCTypes[bc[1]], &bc[1], NULL));
   for (PetscInt d = 0; d < 2; d++)
     for (PetscInt s = 0; s < 2; s++)
-      PetscCall(PetscOptionsReal(sidename[d][s],
-                                 "Boundary value on that side: the scalar for dirichlet, its outward normal derivative [1/m] for neumann",
-                                 "", bval[d][s], &bval[d][s], NULL));
+      PetscCall(PetscOptionsReal(
+          sidename[d][s],
+          "Boundary value on that side: the scalar for dirichlet, its outward normal derivative [1/m] for neumann", "",
+          bval[d][s], &bval[d][s], NULL));
   PetscOptionsEnd();
-  PetscCheck(cells[0] >= 4 && cells[1] >= 4, tr->comm, PETSC_ERR_USER_INPUT, "-transport_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0], cells[1]);
-  PetscCheck(len[0] > 0 && len[1] > 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
+  PetscCheck(cells[0] >= 4 && cells[1] >= 4, tr->comm, PETSC_ERR_USER_INPUT,
+             "-transport_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0],
+             cells[1]);
+  PetscCheck(len[0] > 0 && len[1] > 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "-transport_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
   g->Mx = cells[0];
   g->My = cells[1];
   g->Lx = len[0];
@@ -43,14 +50,15 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
                          bc[1] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED, DMDA_STENCIL_STAR,
                          g->Mx, g->My, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &tr->da));
   PetscCall(DMSetUp(tr->da));
-  PetscCall(DMDASetUniformCoordinates(tr->da, 0.5 * g->hx, g->Lx - 0.5 * g->hx, 0.5 * g->hy, g->Ly - 0.5 * g->hy, 0, 0));
+  PetscCall(
+      DMDASetUniformCoordinates(tr->da, 0.5 * g->hx, g->Lx - 0.5 * g->hx, 0.5 * g->hy, g->Ly - 0.5 * g->hy, 0, 0));
   PetscCall(DMDASetFieldName(tr->da, 0, "c"));
   PetscCall(DMDAGetCorners(tr->da, &g->xs, &g->ys, NULL, &g->xm, &g->ym, NULL));
   for (PetscInt d = 0; d < 2; d++) {
-    const PetscReal h = d == 0 ? g->hx : g->hy;
-    tr->bctype[d]            = (TransportBCType)bc[d];
-    tr->crule.periodic[d]    = (PetscBool)(bc[d] == TRANSPORT_BC_PERIODIC);
-    tr->krule.periodic[d]    = tr->crule.periodic[d];
+    const PetscReal h     = d == 0 ? g->hx : g->hy;
+    tr->bctype[d]         = (TransportBCType)bc[d];
+    tr->crule.periodic[d] = (PetscBool)(bc[d] == TRANSPORT_BC_PERIODIC);
+    tr->krule.periodic[d] = tr->crule.periodic[d];
     for (PetscInt s = 0; s < 2; s++) {
       tr->crule.sigma[d][s] = bc[d] == TRANSPORT_BC_DIRICHLET ? -1.0 : 1.0;
       tr->crule.beta[d][s]  = bc[d] == TRANSPORT_BC_DIRICHLET ? 2.0 * bval[d][s] : h * bval[d][s];
@@ -84,9 +92,11 @@ static PetscErrorCode TransportFacesFromCells(Transport tr, Vec ucell, Vec vcell
   PetscCall(DMDAVecGetArrayRead(tr->da, ul, &u));
   PetscCall(DMDAVecGetArrayRead(tr->da, vl, &v));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
-    for (PetscInt i = g->xs; i <= g->xs + g->xm; i++) tr->vel.u[(j - g->ys) * (g->xm + 1) + i - g->xs] = 0.5 * (u[j][i - 1] + u[j][i]);
+    for (PetscInt i = g->xs; i <= g->xs + g->xm; i++)
+      tr->vel.u[(j - g->ys) * (g->xm + 1) + i - g->xs] = 0.5 * (u[j][i - 1] + u[j][i]);
   for (PetscInt j = g->ys; j <= g->ys + g->ym; j++)
-    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) tr->vel.v[(j - g->ys) * g->xm + i - g->xs] = 0.5 * (v[j - 1][i] + v[j][i]);
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++)
+      tr->vel.v[(j - g->ys) * g->xm + i - g->xs] = 0.5 * (v[j - 1][i] + v[j][i]);
   PetscCall(DMDAVecRestoreArrayRead(tr->da, ul, &u));
   PetscCall(DMDAVecRestoreArrayRead(tr->da, vl, &v));
   PetscCall(DMRestoreLocalVector(tr->da, &ul));
@@ -117,7 +127,8 @@ static PetscErrorCode TransportCellsFromFaces(Transport tr)
 }
 
 typedef enum { VELOCITY_UNIFORM, VELOCITY_ROTATION, VELOCITY_FILE } TransportVelocityType;
-static const char *const TransportVelocityTypes[] = {"uniform", "rotation", "file", "TransportVelocityType", "VELOCITY_", NULL};
+static const char *const TransportVelocityTypes[] = {"uniform",   "rotation", "file", "TransportVelocityType",
+                                                     "VELOCITY_", NULL};
 
 /* Analytic face velocities: uniform (ux,uy) or solid-body rotation u = -w (y - yc), v = w (x - xc),
  * both exactly divergence-free on the staggered faces. */
@@ -129,12 +140,12 @@ static PetscErrorCode TransportAnalyticFaces(Transport tr, PetscInt type, const 
   PetscFunctionBeginUser;
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i <= g->xs + g->xm; i++) {
-      const PetscReal y = (j + 0.5) * g->hy;
+      const PetscReal y                                = (j + 0.5) * g->hy;
       tr->vel.u[(j - g->ys) * (g->xm + 1) + i - g->xs] = type == VELOCITY_UNIFORM ? uni[0] : -omega * (y - ctr[1]);
     }
   for (PetscInt j = g->ys; j <= g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      const PetscReal x = (i + 0.5) * g->hx;
+      const PetscReal x                          = (i + 0.5) * g->hx;
       tr->vel.v[(j - g->ys) * g->xm + i - g->xs] = type == VELOCITY_UNIFORM ? uni[1] : omega * (x - ctr[0]);
     }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -143,7 +154,7 @@ static PetscErrorCode TransportAnalyticFaces(Transport tr, PetscInt type, const 
 /*@ TransportSetUpVelocity - the prescribed, steady velocity on the cell faces. @*/
 PetscErrorCode TransportSetUpVelocity(Transport tr)
 {
-  TransportGrid *g = &tr->grid;
+  TransportGrid *g    = &tr->grid;
   PetscInt       type = VELOCITY_UNIFORM, n = 2;
   PetscReal      uni[2] = {1.0, 0.0}, omega = 2 * PETSC_PI, ctr[2] = {0.5 * g->Lx, 0.5 * g->Ly}, lmax[2] = {0, 0};
   char           file[PETSC_MAX_PATH_LEN] = "", dset[2][256] = {"/parameters/velocity_u", "/parameters/velocity_v"};
@@ -153,19 +164,24 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
   PetscCall(PetscOptionsEList("-transport_velocity", "Velocity field: uniform, rotation (solid body) or file", "",
                               TransportVelocityTypes, 3, TransportVelocityTypes[type], &type, NULL));
   PetscCall(PetscOptionsRealArray("-transport_velocity_uniform", "Uniform velocity ux,uy [m/s]", "", uni, &n, NULL));
-  PetscCall(PetscOptionsReal("-transport_rotation_omega", "Angular velocity of solid-body rotation [rad/s]", "", omega, &omega, NULL));
+  PetscCall(PetscOptionsReal("-transport_rotation_omega", "Angular velocity of solid-body rotation [rad/s]", "", omega,
+                             &omega, NULL));
   n = 2;
   PetscCall(PetscOptionsRealArray("-transport_rotation_center", "Centre of rotation x,y [m]", "", ctr, &n, NULL));
-  PetscCall(PetscOptionsString("-transport_velocity_file",
-                               "HDF5 file with cell-centred velocity components [m/s] on the run's grid (e.g. a run file of an earlier run)",
-                               "", file, file, sizeof(file), NULL));
-  PetscCall(PetscOptionsString("-transport_velocity_u_dataset", "Dataset of the x velocity in that file", "", dset[0], dset[0], sizeof(dset[0]), NULL));
-  PetscCall(PetscOptionsString("-transport_velocity_v_dataset", "Dataset of the y velocity in that file", "", dset[1], dset[1], sizeof(dset[1]), NULL));
+  PetscCall(PetscOptionsString(
+      "-transport_velocity_file",
+      "HDF5 file with cell-centred velocity components [m/s] on the run's grid (e.g. a run file of an earlier run)", "",
+      file, file, sizeof(file), NULL));
+  PetscCall(PetscOptionsString("-transport_velocity_u_dataset", "Dataset of the x velocity in that file", "", dset[0],
+                               dset[0], sizeof(dset[0]), NULL));
+  PetscCall(PetscOptionsString("-transport_velocity_v_dataset", "Dataset of the y velocity in that file", "", dset[1],
+                               dset[1], sizeof(dset[1]), NULL));
   PetscOptionsEnd();
   PetscCall(PetscMalloc2((g->xm + 1) * g->ym, &tr->vel.u, g->xm * (g->ym + 1), &tr->vel.v));
   if (type == VELOCITY_FILE) {
     Vec ucell, vcell;
-    PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT, "-transport_velocity file needs -transport_velocity_file <path>");
+    PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT,
+               "-transport_velocity file needs -transport_velocity_file <path>");
     PetscCall(DMCreateGlobalVector(tr->da, &ucell));
     PetscCall(DMCreateGlobalVector(tr->da, &vcell));
     PetscCall(AdjInputReadField(tr->comm, file, dset[0], tr->da, ucell));
@@ -173,14 +189,16 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
     PetscCall(TransportFacesFromCells(tr, ucell, vcell));
     PetscCall(VecDestroy(&ucell));
     PetscCall(VecDestroy(&vcell));
-  } else PetscCall(TransportAnalyticFaces(tr, type, uni, omega, ctr));
+  } else
+    PetscCall(TransportAnalyticFaces(tr, type, uni, omega, ctr));
   for (PetscInt f = 0; f < (g->xm + 1) * g->ym; f++) lmax[0] = PetscMax(lmax[0], PetscAbsReal(tr->vel.u[f]));
   for (PetscInt f = 0; f < g->xm * (g->ym + 1); f++) lmax[1] = PetscMax(lmax[1], PetscAbsReal(tr->vel.v[f]));
   PetscCall(TransportCellsFromFaces(tr));
   PetscCallMPI(MPI_Allreduce(lmax, &tr->vel.umax, 1, MPIU_REAL, MPIU_MAX, tr->comm));
   PetscCallMPI(MPI_Allreduce(&lmax[1], &tr->vel.vmax, 1, MPIU_REAL, MPIU_MAX, tr->comm));
   PetscCheck(PetscIsNormalReal(tr->vel.umax + tr->vel.vmax) || tr->vel.umax + tr->vel.vmax == 0, tr->comm,
-             PETSC_ERR_USER_INPUT, "Velocity field contains NaN or Inf (-transport_velocity %s)", TransportVelocityTypes[type]);
+             PETSC_ERR_USER_INPUT, "Velocity field contains NaN or Inf (-transport_velocity %s)",
+             TransportVelocityTypes[type]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -210,7 +228,8 @@ static const char *const TransportFieldTypes[] = {"zero", "gaussian", "file", "T
 
 /* A field given as zero, Gaussian blobs or an HDF5 dataset: options -transport_<what>,
  * -transport_<what>_blobs, -transport_<what>_file, -transport_<what>_dataset. */
-static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[], const char units[], PetscInt deftype, Vec f)
+static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[], const char units[], PetscInt deftype,
+                                                Vec f)
 {
   PetscInt  type = deftype, n = 32;
   PetscReal blobs[32] = {0.5 * tr->grid.Lx, 0.5 * tr->grid.Ly, 0.1 * PetscMin(tr->grid.Lx, tr->grid.Ly), 1.0};
@@ -223,7 +242,8 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
   PetscCall(PetscSNPrintf(opt[2], 64, "-transport_%s_file", what));
   PetscCall(PetscSNPrintf(opt[3], 64, "-transport_%s_dataset", what));
   PetscCall(PetscSNPrintf(help[0], 256, "Field '%s' [%s]: zero, gaussian (blobs) or file", what, units));
-  PetscCall(PetscSNPrintf(help[1], 256, "Gaussian blobs of '%s': x,y,sigma,amplitude per blob [m,m,m,%s], up to 8 blobs", what, units));
+  PetscCall(PetscSNPrintf(
+      help[1], 256, "Gaussian blobs of '%s': x,y,sigma,amplitude per blob [m,m,m,%s], up to 8 blobs", what, units));
   PetscCall(PetscSNPrintf(help[2], 256, "HDF5 file holding field '%s' on the run's grid", what));
   PetscCall(PetscSNPrintf(help[3], 256, "Dataset of field '%s' in that file", what));
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: fields", "Transport");
@@ -233,11 +253,15 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
   PetscCall(PetscOptionsString(opt[3], help[3], "", dset, dset, sizeof(dset), NULL));
   PetscOptionsEnd();
   if (n == 32) n = 4; /* not given: the default blob */
-  PetscCheck(n % 4 == 0, tr->comm, PETSC_ERR_USER_INPUT, "%s needs groups of four numbers x,y,sigma,amplitude, got %" PetscInt_FMT, opt[1], n);
+  PetscCheck(n % 4 == 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "%s needs groups of four numbers x,y,sigma,amplitude, got %" PetscInt_FMT, opt[1], n);
   for (PetscInt b = 0; b < n; b += 4)
-    PetscCheck(blobs[b + 2] > 0, tr->comm, PETSC_ERR_USER_INPUT, "%s: blob %" PetscInt_FMT " has sigma %g <= 0", opt[1], b / 4, (double)blobs[b + 2]);
-  if (type == FIELD_ZERO) PetscCall(VecSet(f, 0.0));
-  else if (type == FIELD_GAUSSIAN) PetscCall(TransportBlobs(tr, n, blobs, f));
+    PetscCheck(blobs[b + 2] > 0, tr->comm, PETSC_ERR_USER_INPUT, "%s: blob %" PetscInt_FMT " has sigma %g <= 0", opt[1],
+               b / 4, (double)blobs[b + 2]);
+  if (type == FIELD_ZERO)
+    PetscCall(VecSet(f, 0.0));
+  else if (type == FIELD_GAUSSIAN)
+    PetscCall(TransportBlobs(tr, n, blobs, f));
   else {
     PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT, "%s file needs %s <path>", opt[0], opt[2]);
     PetscCall(AdjInputReadField(tr->comm, file, dset, tr->da, f));
@@ -248,7 +272,7 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
 /*@ TransportSetUpParameters - initial field, diffusivity (constant or field) and source. @*/
 PetscErrorCode TransportSetUpParameters(Transport tr)
 {
-  PetscReal kappa = 1e-3, kmin;
+  PetscReal kappa                     = 1e-3, kmin;
   char      kfile[PETSC_MAX_PATH_LEN] = "", kdset[256] = "/parameters/kappa";
   PetscInt  loc;
 
@@ -259,19 +283,26 @@ PetscErrorCode TransportSetUpParameters(Transport tr)
   PetscCall(TransportFieldFromOptions(tr, "initial", "1", FIELD_GAUSSIAN, tr->c0));
   PetscCall(TransportFieldFromOptions(tr, "source", "1/s", FIELD_ZERO, tr->source));
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: diffusivity", "Transport");
-  PetscCall(PetscOptionsReal("-transport_kappa", "Constant diffusivity [m^2/s] (a parameter with a gradient)", "", kappa, &kappa, NULL));
-  PetscCall(PetscOptionsString("-transport_kappa_file", "HDF5 file with a diffusivity field [m^2/s]: makes kappa a field parameter", "",
-                               kfile, kfile, sizeof(kfile), NULL));
-  PetscCall(PetscOptionsString("-transport_kappa_dataset", "Dataset of the diffusivity field in that file", "", kdset, kdset, sizeof(kdset), NULL));
+  PetscCall(PetscOptionsReal("-transport_kappa", "Constant diffusivity [m^2/s] (a parameter with a gradient)", "",
+                             kappa, &kappa, NULL));
+  PetscCall(PetscOptionsString("-transport_kappa_file",
+                               "HDF5 file with a diffusivity field [m^2/s]: makes kappa a field parameter", "", kfile,
+                               kfile, sizeof(kfile), NULL));
+  PetscCall(PetscOptionsString("-transport_kappa_dataset", "Dataset of the diffusivity field in that file", "", kdset,
+                               kdset, sizeof(kdset), NULL));
   PetscOptionsEnd();
   tr->kappa_is_field = (PetscBool)(kfile[0] != 0);
-  if (tr->kappa_is_field) PetscCall(AdjInputReadField(tr->comm, kfile, kdset, tr->da, tr->kappa));
+  if (tr->kappa_is_field)
+    PetscCall(AdjInputReadField(tr->comm, kfile, kdset, tr->da, tr->kappa));
   else {
-    PetscCheck(kappa >= 0 && PetscIsNormalReal(kappa + 1), tr->comm, PETSC_ERR_USER_INPUT, "-transport_kappa must be a finite value >= 0, got %g", (double)kappa);
+    PetscCheck(kappa >= 0 && PetscIsNormalReal(kappa + 1), tr->comm, PETSC_ERR_USER_INPUT,
+               "-transport_kappa must be a finite value >= 0, got %g", (double)kappa);
     PetscCall(VecSet(tr->kappa, kappa));
   }
   PetscCall(VecMin(tr->kappa, &loc, &kmin));
-  PetscCheck(kmin >= 0, tr->comm, PETSC_ERR_USER_INPUT, "Diffusivity field from %s:%s is negative (%g at index %" PetscInt_FMT ")", kfile, kdset, (double)kmin, loc);
+  PetscCheck(kmin >= 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "Diffusivity field from %s:%s is negative (%g at index %" PetscInt_FMT ")", kfile, kdset, (double)kmin,
+             loc);
   PetscCall(VecDuplicate(tr->c0, &tr->gc0));
   PetscCall(VecDuplicate(tr->c0, &tr->gkappa));
   PetscCall(VecDuplicate(tr->c0, &tr->gsource));
@@ -282,9 +313,10 @@ PetscErrorCode TransportSetUpParameters(Transport tr)
  * side that the flow leaves with cell Peclet number u_n h / kappa > 2.  Warn, naming the side. */
 PetscErrorCode TransportCheckBoundaryPeclet(Transport tr)
 {
-  const char   *side[2][2] = {{"x = 0 (-transport_bc_xlo)", "x = Lx (-transport_bc_xhi)"}, {"y = 0 (-transport_bc_ylo)", "y = Ly (-transport_bc_yhi)"}};
-  TransportGrid *g         = &tr->grid;
-  PetscReal      out[4]    = {0, 0, 0, 0}, gout[4], kmin;
+  const char    *side[2][2] = {{"x = 0 (-transport_bc_xlo)", "x = Lx (-transport_bc_xhi)"},
+                               {"y = 0 (-transport_bc_ylo)", "y = Ly (-transport_bc_yhi)"}};
+  TransportGrid *g          = &tr->grid;
+  PetscReal      out[4]     = {0, 0, 0, 0}, gout[4], kmin;
 
   PetscFunctionBeginUser;
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) { /* outward normal velocity on x sides */
@@ -303,7 +335,10 @@ PetscErrorCode TransportCheckBoundaryPeclet(Transport tr)
     for (PetscInt sd = 0; sd < 2; sd++) {
       const PetscReal un = gout[2 * d + sd], pe = kmin > 0 ? un * h / kmin : PETSC_INFINITY;
       if (un > 0 && pe > 2)
-        PetscCall(PetscPrintf(tr->comm, "adjsim: warning: the flow leaves through the Dirichlet boundary at %s with cell Peclet number %.3g > 2 (|u_n| %g m/s, h %g m, kappa %g m^2/s): centred advection will oscillate there; refine the grid, or use a neumann (outflow) boundary\n",
+        PetscCall(PetscPrintf(tr->comm,
+                              "adjsim: warning: the flow leaves through the Dirichlet boundary at %s with cell Peclet "
+                              "number %.3g > 2 (|u_n| %g m/s, h %g m, kappa %g m^2/s): centred advection will "
+                              "oscillate there; refine the grid, or use a neumann (outflow) boundary\n",
                               side[d][sd], (double)pe, (double)un, (double)h, (double)kmin));
     }
   }
@@ -313,7 +348,7 @@ PetscErrorCode TransportCheckBoundaryPeclet(Transport tr)
 /*@ TransportSetUpTime - time step from the stability limit, or checked against it. @*/
 PetscErrorCode TransportSetUpTime(Transport tr)
 {
-  PetscReal dt = 0, kmax;
+  PetscReal dt     = 0, kmax;
   PetscInt  nsteps = 0;
 
   PetscFunctionBeginUser;
@@ -321,13 +356,21 @@ PetscErrorCode TransportSetUpTime(Transport tr)
   tr->cfl        = 0.9;
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: time stepping", "Transport");
   PetscCall(PetscOptionsReal("-transport_final_time", "Final time [s]", "", tr->final_time, &tr->final_time, NULL));
-  PetscCall(PetscOptionsReal("-transport_dt", "Time step [s] (default: -transport_cfl times the stability limit); rounded down so steps fit the final time", "", dt, &dt, NULL));
-  PetscCall(PetscOptionsInt("-transport_steps", "Number of time steps (overrides -transport_dt)", "", nsteps, &nsteps, NULL));
-  PetscCall(PetscOptionsReal("-transport_cfl", "Fraction of the stability limit used when no time step is given", "", tr->cfl, &tr->cfl, NULL));
+  PetscCall(PetscOptionsReal(
+      "-transport_dt",
+      "Time step [s] (default: -transport_cfl times the stability limit); rounded down so steps fit the final time", "",
+      dt, &dt, NULL));
+  PetscCall(
+      PetscOptionsInt("-transport_steps", "Number of time steps (overrides -transport_dt)", "", nsteps, &nsteps, NULL));
+  PetscCall(PetscOptionsReal("-transport_cfl", "Fraction of the stability limit used when no time step is given", "",
+                             tr->cfl, &tr->cfl, NULL));
   PetscOptionsEnd();
-  PetscCheck(tr->final_time > 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_final_time must be > 0, got %g", (double)tr->final_time);
-  PetscCheck(tr->cfl > 0 && tr->cfl <= 1, tr->comm, PETSC_ERR_USER_INPUT, "-transport_cfl must be in (0,1], got %g", (double)tr->cfl);
-  PetscCheck(dt >= 0 && nsteps >= 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_dt and -transport_steps must be positive");
+  PetscCheck(tr->final_time > 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_final_time must be > 0, got %g",
+             (double)tr->final_time);
+  PetscCheck(tr->cfl > 0 && tr->cfl <= 1, tr->comm, PETSC_ERR_USER_INPUT, "-transport_cfl must be in (0,1], got %g",
+             (double)tr->cfl);
+  PetscCheck(dt >= 0 && nsteps >= 0, tr->comm, PETSC_ERR_USER_INPUT,
+             "-transport_dt and -transport_steps must be positive");
   PetscCall(TransportStabilityLimit(tr, &tr->dt_limit));
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   if (nsteps > 0) dt = tr->final_time / nsteps;

@@ -110,15 +110,15 @@ static PetscReal RK3Amplification(PetscReal re, PetscReal im)
 /* Largest amplification over the von Neumann symbols of the centred scheme at time step dt. */
 static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, PetscReal dx, PetscReal dy)
 {
-  const PetscInt n = 96;
-  PetscReal amax = 0;
+  const PetscInt n    = 96;
+  PetscReal      amax = 0;
 
   for (PetscInt a = 0; a <= n; a++) {
     for (PetscInt b = 0; b <= n; b++) {
       const PetscReal tx = PETSC_PI * a / n, ty = PETSC_PI * b / n;
       const PetscReal re = -dt * (dx * (1 - PetscCosReal(tx)) + dy * (1 - PetscCosReal(ty)));
       const PetscReal im = dt * (ax * PetscSinReal(tx) + ay * PetscSinReal(ty));
-      amax = PetscMax(amax, RK3Amplification(re, im));
+      amax               = PetscMax(amax, RK3Amplification(re, im));
     }
   }
   return amax;
@@ -137,10 +137,10 @@ PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
   PetscFunctionBeginUser;
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   kmax = tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT ? 0 : PetscMax(kmax, 0);
-  ax = tr->vel.umax / tr->grid.hx;
-  ay = tr->vel.vmax / tr->grid.hy;
-  dx = 2 * kmax / (tr->grid.hx * tr->grid.hx);
-  dy = 2 * kmax / (tr->grid.hy * tr->grid.hy);
+  ax   = tr->vel.umax / tr->grid.hx;
+  ay   = tr->vel.vmax / tr->grid.hy;
+  dx   = 2 * kmax / (tr->grid.hx * tr->grid.hx);
+  dy   = 2 * kmax / (tr->grid.hy * tr->grid.hy);
   if (ax + ay + dx + dy == 0) {
     *dtmax = PETSC_MAX_REAL;
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -4,7 +4,8 @@
 #include <adjsim/regularization.h>
 
 PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
-  TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
+    TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit,
+    TRANSPORT_MisfitAdj;
 
 PetscErrorCode TransportRegisterEvents(void)
 {
@@ -53,17 +54,22 @@ static PetscErrorCode TransportCreateState(AdjStepper st, Vec *x)
  * the field gradient and the uniform-path partial sums (TransportKappaGradientConstant). */
 static PetscErrorCode TransportPack(Transport tr, AdjParams params, PetscBool gradient, Vec out)
 {
-  PetscErrorCode (*field)(AdjParams, const char[], Vec, Vec)              = gradient ? AdjParamsPackGradientField : AdjParamsPackField;
-  PetscErrorCode (*array)(AdjParams, const char[], const PetscReal[], Vec) = gradient ? AdjParamsPackGradientArray : AdjParamsPackArray;
-  PetscScalar    kappa;
+  PetscErrorCode (*field)(AdjParams, const char[], Vec, Vec) =
+      gradient ? AdjParamsPackGradientField : AdjParamsPackField;
+  PetscErrorCode (*array)(AdjParams, const char[], const PetscReal[], Vec) =
+      gradient ? AdjParamsPackGradientArray : AdjParamsPackArray;
+  PetscScalar kappa;
 
   PetscFunctionBeginUser;
   PetscCall(field(params, "initial", gradient ? tr->gc0 : tr->c0, out));
   PetscCall(field(params, "source", gradient ? tr->gsource : tr->source, out));
-  if (tr->kappa_is_field) PetscCall(field(params, "kappa", gradient ? tr->gkappa : tr->kappa, out));
+  if (tr->kappa_is_field)
+    PetscCall(field(params, "kappa", gradient ? tr->gkappa : tr->kappa, out));
   else {
-    if (gradient) PetscCall(TransportKappaGradientConstant(tr, &kappa));
-    else PetscCall(VecMax(tr->kappa, NULL, &kappa));
+    if (gradient)
+      PetscCall(TransportKappaGradientConstant(tr, &kappa));
+    else
+      PetscCall(VecMax(tr->kappa, NULL, &kappa));
     PetscCall(array(params, "kappa", &kappa, out));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -92,7 +98,8 @@ static PetscErrorCode TransportSetParameters(AdjStepper st, AdjParams params, Ve
   PetscCall(AdjParamsIsActive(params, "source", &tr->need_gsource));
   PetscCall(AdjParamsIsActive(params, "kappa", &active));
   tr->need_gkappa = active;
-  if (tr->kappa_is_field) PetscCall(AdjParamsUnpackField(params, "kappa", p, tr->kappa));
+  if (tr->kappa_is_field)
+    PetscCall(AdjParamsUnpackField(params, "kappa", p, tr->kappa));
   else if (active) {
     PetscCall(AdjParamsUnpackArray(params, "kappa", p, &kappa));
     PetscCall(VecSet(tr->kappa, kappa));
@@ -181,7 +188,9 @@ static PetscErrorCode TransportRegularization(AdjStepper st, PetscReal *R)
   grad[0] = tr->gc0, grad[1] = tr->gkappa, grad[2] = tr->gsource;
   *R = 0;
   for (PetscInt b = 0; b < 3; b++)
-    if (active[b]) PetscCall(AdjTikhonovField(tr->da, tr->grid.hx, tr->grid.hy, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b], R, grad[b]));
+    if (active[b])
+      PetscCall(AdjTikhonovField(tr->da, tr->grid.hx, tr->grid.hy, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b],
+                                 R, grad[b]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -242,7 +251,9 @@ static PetscErrorCode TransportCheckState(AdjStepper st, AdjStepIndex k, Vec x)
     PetscInt nat = gbad;
     PetscCall(DMDAGetAO(tr->da, &ao));
     PetscCall(AOPetscToApplication(ao, 1, &nat));
-    SETERRQ(tr->comm, PETSC_ERR_FP, "Scalar field became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at cell (i,j) = (%" PetscInt_FMT ",%" PetscInt_FMT "); check the time step, the diffusivity and the input fields",
+    SETERRQ(tr->comm, PETSC_ERR_FP,
+            "Scalar field became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at cell (i,j) = (%" PetscInt_FMT
+            ",%" PetscInt_FMT "); check the time step, the diffusivity and the input fields",
             (PetscInt64)k, (double)(k * tr->dt), nat % tr->grid.Mx, nat / tr->grid.Mx);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -266,7 +277,8 @@ static PetscErrorCode TransportWriteParameters(AdjStepper st, AdjOutput out)
   PetscCall(AdjOutputWriteParameterField(out, "source", "1/s", tr->source));
   PetscCall(AdjOutputWriteParameterField(out, "velocity_u", "m/s", tr->vel_u));
   PetscCall(AdjOutputWriteParameterField(out, "velocity_v", "m/s", tr->vel_v));
-  if (tr->kappa_is_field) PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", tr->kappa));
+  if (tr->kappa_is_field)
+    PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", tr->kappa));
   else {
     PetscCall(VecMax(tr->kappa, NULL, &kappa));
     PetscCall(AdjOutputWriteParameterArray(out, "kappa", "m^2/s", 1, &kappa));
@@ -290,7 +302,8 @@ static PetscErrorCode TransportWriteGradient(AdjStepper st, AdjOutput out)
   PetscCall(AdjParamsIsActive(params, "source", &active));
   if (active) PetscCall(AdjOutputWriteGradientField(out, "source", "s", tr->gsource));
   PetscCall(AdjParamsIsActive(params, "kappa", &active));
-  if (active && tr->kappa_is_field) PetscCall(AdjOutputWriteGradientField(out, "kappa", "s/m^2", tr->gkappa));
+  if (active && tr->kappa_is_field)
+    PetscCall(AdjOutputWriteGradientField(out, "kappa", "s/m^2", tr->gkappa));
   else if (active) {
     PetscCall(TransportKappaGradientConstant(tr, &gk));
     PetscCall(AdjOutputWriteGradientArray(out, "kappa", "s/m^2", 1, &gk));
@@ -305,8 +318,10 @@ static PetscErrorCode TransportWriteRestart(AdjStepper st, AdjOutput out, AdjSte
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
-  if (standalone) PetscCall(AdjOutputWriteRestartFile(out, "transport", k, k * tr->dt, 1, names, &x));
-  else PetscCall(AdjOutputWriteRestart(out, "transport", k, k * tr->dt, 1, names, &x));
+  if (standalone)
+    PetscCall(AdjOutputWriteRestartFile(out, "transport", k, k * tr->dt, 1, names, &x));
+  else
+    PetscCall(AdjOutputWriteRestart(out, "transport", k, k * tr->dt, 1, names, &x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -319,9 +334,13 @@ static PetscErrorCode TransportReadRestart(AdjStepper st, const char path[], Vec
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjInputReadRestart(tr->comm, path, "transport", tr->da, 1, names, &x, k, &t));
-  PetscCheck(*k >= 0 && *k <= tr->nsteps, tr->comm, PETSC_ERR_USER_INPUT, "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path, (PetscInt64)*k, (PetscInt64)tr->nsteps);
+  PetscCheck(*k >= 0 && *k <= tr->nsteps, tr->comm, PETSC_ERR_USER_INPUT,
+             "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
+             (PetscInt64)*k, (PetscInt64)tr->nsteps);
   PetscCheck(PetscAbsReal(t - *k * tr->dt) <= 1e-9 * tr->final_time, tr->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s in this run (time step differs)", path, (PetscInt64)*k, (double)t, (double)(*k * tr->dt));
+             "Restart file %s: step %" PetscInt64_FMT
+             " is at time %.12g s there but %.12g s in this run (time step differs)",
+             path, (PetscInt64)*k, (double)t, (double)(*k * tr->dt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -336,10 +355,14 @@ static PetscErrorCode TransportReadParameters(AdjStepper st, const char path[])
   PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjInputReadField(tr->comm, path, "/parameters/initial", tr->da, tr->c0));
   PetscCall(AdjInputReadField(tr->comm, path, "/parameters/source", tr->da, tr->source));
-  if (tr->kappa_is_field) PetscCall(AdjInputReadField(tr->comm, path, "/parameters/kappa", tr->da, tr->kappa));
+  if (tr->kappa_is_field)
+    PetscCall(AdjInputReadField(tr->comm, path, "/parameters/kappa", tr->da, tr->kappa));
   else {
     PetscCall(AdjInputReadArray(tr->comm, path, "/parameters/kappa", &n, &kappa));
-    PetscCheck(n == 1, tr->comm, PETSC_ERR_USER_INPUT, "%s: /parameters/kappa holds %" PetscInt_FMT " values; this run has a constant diffusivity (give -transport_kappa_file for a field)", path, n);
+    PetscCheck(n == 1, tr->comm, PETSC_ERR_USER_INPUT,
+               "%s: /parameters/kappa holds %" PetscInt_FMT
+               " values; this run has a constant diffusivity (give -transport_kappa_file for a field)",
+               path, n);
     PetscCall(VecSet(tr->kappa, kappa[0]));
     PetscCall(PetscFree(kappa));
   }
@@ -415,8 +438,10 @@ static PetscErrorCode TransportRegisterParameters(Transport tr, AdjStepper st)
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjParamsAddField(params, "initial", "1", tr->da));
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
-  if (tr->kappa_is_field) PetscCall(AdjParamsAddField(params, "kappa", "m^2/s", tr->da));
-  else PetscCall(AdjParamsAddArray(params, "kappa", "m^2/s", 1));
+  if (tr->kappa_is_field)
+    PetscCall(AdjParamsAddField(params, "kappa", "m^2/s", tr->da));
+  else
+    PetscCall(AdjParamsAddArray(params, "kappa", "m^2/s", 1));
   if (kmax > 0) PetscCall(AdjParamsSetScale(params, "kappa", kmax));
   PetscCall(AdjParamsSetBounds(params, "kappa", 0.0, PETSC_INFINITY));
   PetscCall(AdjParamsAddField(params, "source", "1/s", tr->da));

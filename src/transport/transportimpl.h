@@ -18,8 +18,8 @@ typedef struct {
  * Neumann outward derivative q:  sigma = +1, beta = h q (one-sided difference equals q).
  * Mirror (used for the diffusivity field): sigma = +1, beta = 0. */
 typedef struct {
-  PetscBool periodic[2];    /* [direction] */
-  PetscReal sigma[2][2];    /* [direction][low, high side] */
+  PetscBool periodic[2]; /* [direction] */
+  PetscReal sigma[2][2]; /* [direction][low, high side] */
   PetscReal beta[2][2];
 } TransportGhostRule;
 
@@ -31,11 +31,11 @@ typedef struct {
 } TransportVelocity;
 
 typedef struct {
-  PetscInt     nobs;
-  AdjStepIndex *step;     /* step of each observation */
-  Vec          *data;     /* observed field at that step */
+  PetscInt      nobs;
+  AdjStepIndex *step; /* step of each observation */
+  Vec          *data; /* observed field at that step */
   PetscReal     weight;
-  Vec           target;   /* final-time target field, or NULL */
+  Vec           target; /* final-time target field, or NULL */
   PetscReal     target_weight;
   PetscReal     reg_alpha[3], reg_beta[3]; /* Tikhonov weights for initial, kappa (field), source */
 } TransportObjectiveData;
@@ -57,19 +57,19 @@ typedef struct _n_TransportFFTW *TransportFFTW;
 
 typedef struct {
   TransportDiffusionMode mode;
-  TransportCNSolverType solver; /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
-  Mat A;                        /* I - tau/2 D_lin, assembled (ksp) */
-  KSP ksp;                      /* CG + algebraic multigrid, prefix -transport_ */
-  TransportFFTW fft;            /* (fftw) */
-  PetscReal tau;                /* substep the operators are set up for (0: none yet) */
-  Vec kappa_setup;              /* the diffusivity they were set up with */
-  PetscReal kappa_const;        /* (fftw) the constant diffusivity [m^2/s] */
-  PetscBool kappa_zero;         /* kappa = 0 everywhere: A = I */
-  Vec bdry;                     /* b(kappa) = D_full(kappa, 0), the affine boundary part */
-  Vec half, adv, out;           /* states of the last step: after the first CN half, after RK3, c' */
-  Vec ladv, lhalf;              /* their adjoints */
-  Vec rhs, mu;                  /* work: CN right-hand side, A^{-1} lambda' */
-  Vec cloc2;                    /* a second ghosted state */
+  TransportCNSolverType  solver;         /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
+  Mat                    A;              /* I - tau/2 D_lin, assembled (ksp) */
+  KSP                    ksp;            /* CG + algebraic multigrid, prefix -transport_ */
+  TransportFFTW          fft;            /* (fftw) */
+  PetscReal              tau;            /* substep the operators are set up for (0: none yet) */
+  Vec                    kappa_setup;    /* the diffusivity they were set up with */
+  PetscReal              kappa_const;    /* (fftw) the constant diffusivity [m^2/s] */
+  PetscBool              kappa_zero;     /* kappa = 0 everywhere: A = I */
+  Vec                    bdry;           /* b(kappa) = D_full(kappa, 0), the affine boundary part */
+  Vec                    half, adv, out; /* states of the last step: after the first CN half, after RK3, c' */
+  Vec                    ladv, lhalf;    /* their adjoints */
+  Vec                    rhs, mu;        /* work: CN right-hand side, A^{-1} lambda' */
+  Vec                    cloc2;          /* a second ghosted state */
 } TransportImplicit;
 
 PetscErrorCode TransportImplicitSetFromOptions(Transport tr);
@@ -82,40 +82,40 @@ PetscErrorCode TransportDiffuseCNAdjoint(Transport tr, PetscReal tau, Vec c, Vec
 PetscErrorCode TransportStepStrang(Transport tr, Vec cin, Vec cout);
 PetscErrorCode TransportStepStrangAdjoint(Transport tr, Vec cin, Vec lout, Vec lin);
 /* The step of the selected mode (explicit: TransportStepRK3, implicit: TransportStepStrang). */
-PetscErrorCode TransportStepAdvance(Transport tr, Vec cin, Vec cout);
-PetscErrorCode TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec lin);
-PetscErrorCode TransportFFTWCreate(Transport tr, TransportFFTW *fft);
-PetscErrorCode TransportFFTWSolve(TransportFFTW fft, PetscReal s, Vec r, Vec x);
-PetscErrorCode TransportFFTWDestroy(TransportFFTW *fft);
+PetscErrorCode       TransportStepAdvance(Transport tr, Vec cin, Vec cout);
+PetscErrorCode       TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec lin);
+PetscErrorCode       TransportFFTWCreate(Transport tr, TransportFFTW *fft);
+PetscErrorCode       TransportFFTWSolve(TransportFFTW fft, PetscReal s, Vec r, Vec x);
+PetscErrorCode       TransportFFTWDestroy(TransportFFTW *fft);
 extern PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
 /* ---- end of implicit diffusion -------------------------------------------------------------- */
 
 struct _n_Transport {
-  MPI_Comm           comm;
-  DM                 da;
-  TransportGrid      grid;
-  TransportBCType    bctype[2];
-  TransportGhostRule crule, krule; /* ghost rules for the scalar and for the diffusivity */
-  TransportVelocity  vel;
-  PetscReal          final_time, dt, cfl, dt_limit;
-  AdjStepIndex       nsteps;
-  PetscBool          kappa_is_field;
-  Vec                c0, kappa, source;    /* parameter values (global vectors) */
-  Vec                gc0, gkappa, gsource; /* their gradients dJ/dvalue */
-  Vec                cloc, kloc, lloc, klloc; /* ghosted work vectors */
-  Vec                rhs, stage[2], rbar, lstage[2];
-  Vec                sloc[3];              /* ghosted RK3 stage states of the last step, for its adjoint */
-  PetscBool          kappa_uniform;        /* kappa has one value everywhere: kappa_value */
-  PetscReal          kappa_value;
-  PetscBool          need_gkappa, need_gsource; /* gradients the active parameters need */
-  PetscScalar        gkappa_uniform;       /* this rank's part of dJ/dkappa accumulated on the uniform path */
-  Vec                vel_u, vel_v;         /* cell-centred velocity (mean of faces), written with the parameters */
+  MPI_Comm               comm;
+  DM                     da;
+  TransportGrid          grid;
+  TransportBCType        bctype[2];
+  TransportGhostRule     crule, krule; /* ghost rules for the scalar and for the diffusivity */
+  TransportVelocity      vel;
+  PetscReal              final_time, dt, cfl, dt_limit;
+  AdjStepIndex           nsteps;
+  PetscBool              kappa_is_field;
+  Vec                    c0, kappa, source;       /* parameter values (global vectors) */
+  Vec                    gc0, gkappa, gsource;    /* their gradients dJ/dvalue */
+  Vec                    cloc, kloc, lloc, klloc; /* ghosted work vectors */
+  Vec                    rhs, stage[2], rbar, lstage[2];
+  Vec                    sloc[3];       /* ghosted RK3 stage states of the last step, for its adjoint */
+  PetscBool              kappa_uniform; /* kappa has one value everywhere: kappa_value */
+  PetscReal              kappa_value;
+  PetscBool              need_gkappa, need_gsource; /* gradients the active parameters need */
+  PetscScalar            gkappa_uniform;            /* this rank's part of dJ/dkappa accumulated on the uniform path */
+  Vec                    vel_u, vel_v; /* cell-centred velocity (mean of faces), written with the parameters */
   TransportObjectiveData obj;
-  PetscBool          quiet;
+  PetscBool              quiet;
   /* implicit diffusion (block above): rhs_without_diffusion makes TransportRHS(Adjoint) skip
    * the diffusion term, which the Crank-Nicolson substeps then carry */
   TransportImplicit impl;
-  PetscBool rhs_without_diffusion;
+  PetscBool         rhs_without_diffusion;
 };
 
 /* Kernels (kernels.c): pure functions on DMDA arrays, each followed by its adjoint. */
@@ -129,21 +129,22 @@ PetscErrorCode TransportAdvectionAdjoint(const TransportGrid *g, const Transport
 PetscErrorCode TransportDiffusion(const TransportGrid *g, const PetscScalar *const *kappa, const PetscScalar *const *c,
                                   PetscScalar **rhs);
 PetscErrorCode TransportDiffusionAdjoint(const TransportGrid *g, const PetscScalar *const *kappa,
-                                         const PetscScalar *const *c, const PetscScalar *const *rbar, PetscScalar **cbar,
-                                         PetscScalar **kbar);
+                                         const PetscScalar *const *c, const PetscScalar *const *rbar,
+                                         PetscScalar **cbar, PetscScalar **kbar);
 
 /* Fused Runge-Kutta stage  out = a c0 + b c + gamma R(c),  R(c) = A(c) + D(kappa, c) + s, and the
  * adjoint of its gamma R(c) part (kernels.c).  kappa NULL: uniform diffusivity kuniform. */
 typedef struct {
-  PetscReal                a, b, gamma, kuniform;
+  PetscReal                 a, b, gamma, kuniform;
   const PetscScalar *const *c0, *const *s, *const *kappa;
-  PetscBool                diffusion;
+  PetscBool diffusion;
 } TransportStageCoeffs;
 PetscErrorCode TransportStage(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
                               const PetscScalar *const *c, PetscScalar **out);
-PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelocity *vel, const TransportStageCoeffs *sc,
-                                     const PetscScalar *const *c, const PetscScalar *const *y, PetscScalar **cbar,
-                                     PetscScalar **kbar, PetscScalar *ksum);
+PetscErrorCode TransportStageAdjoint(const TransportGrid *g, const TransportVelocity *vel,
+                                     const TransportStageCoeffs *sc, const PetscScalar *const *c,
+                                     const PetscScalar *const *y, PetscScalar **cbar, PetscScalar **kbar,
+                                     PetscScalar *ksum);
 
 /* The same on Vecs, with halo exchange and boundary ghosts (rhs.c). */
 PetscErrorCode TransportPrepareKappa(Transport tr);
@@ -173,5 +174,6 @@ PetscErrorCode TransportCheckBoundaryPeclet(Transport tr);
 
 /* Log events, one per kernel and per adjoint. */
 extern PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
-  TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit, TRANSPORT_MisfitAdj;
+    TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit,
+    TRANSPORT_MisfitAdj;
 PetscErrorCode TransportRegisterEvents(void);

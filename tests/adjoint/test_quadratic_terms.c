@@ -25,7 +25,8 @@ static PetscErrorCode CheckTikhonov(DMBoundaryType bx, DMBoundaryType by, PetscI
   char      name[64];
 
   PetscFunctionBeginUser;
-  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, by, DMDA_STENCIL_STAR, 11, 9, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, by, DMDA_STENCIL_STAR, 11, 9, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL,
+                         NULL, &da));
   PetscCall(DMSetUp(da));
   PetscCall(DMCreateGlobalVector(da, &x));
   PetscCall(VecDuplicate(x, &y));
@@ -40,7 +41,8 @@ static PetscErrorCode CheckTikhonov(DMBoundaryType bx, DMBoundaryType by, PetscI
   PetscCall(PetscSNPrintf(name, sizeof(name), "Tikhonov symmetry (%s,%s)", DMBoundaryTypes[bx], DMBoundaryTypes[by]));
   PetscCall(AdjTestReport(name, lhs, rhs, tol, fail));
   PetscCall(VecDot(x, gx, &dot));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "Tikhonov <p,G(p)> = 2R (%s,%s)", DMBoundaryTypes[bx], DMBoundaryTypes[by]));
+  PetscCall(
+      PetscSNPrintf(name, sizeof(name), "Tikhonov <p,G(p)> = 2R (%s,%s)", DMBoundaryTypes[bx], DMBoundaryTypes[by]));
   PetscCall(AdjTestReport(name, dot, 2 * R, tol, fail));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));

@@ -16,15 +16,15 @@
 
 typedef struct {
   const char *name;
-  PetscBool store_all;
-  PetscInt ram, disk;
+  PetscBool   store_all;
+  PetscInt    ram, disk;
 } Config;
 
 /* x_i <- x_i + 0.1 sin(x_i) + 0.01 k: nonlinear, so a wrong starting state cannot cancel out */
 static PetscErrorCode ToyStep(Vec x, AdjStepIndex k)
 {
   PetscScalar *xa;
-  PetscInt nlocal;
+  PetscInt     nlocal;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetLocalSize(x, &nlocal));
@@ -37,7 +37,7 @@ static PetscErrorCode ToyStep(Vec x, AdjStepIndex k)
 static PetscErrorCode ToyInitial(Vec x)
 {
   PetscScalar *xa;
-  PetscInt nlocal, rstart;
+  PetscInt     nlocal, rstart;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetLocalSize(x, &nlocal));
@@ -61,13 +61,13 @@ static PetscErrorCode MaxDifference(Vec x, Vec truth, Vec work, PetscReal *diff)
 static PetscErrorCode RunGradient(AdjCheckpoint ckpt, const char *label, AdjStepIndex n, PetscInt c, PetscInt ram,
                                   PetscInt disk, Vec *truth, Vec x, Vec work)
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)x);
-  AdjRevolveAction a;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)x);
+  AdjRevolveAction   a;
   AdjCheckpointStats s;
-  AdjStepIndex current = 0, next_reverse = n, forward = 0;
-  PetscInt N;
-  PetscReal diff;
-  PetscInt64 bytes_per_state, disk_writes, ram_writes;
+  AdjStepIndex       current = 0, next_reverse = n, forward = 0;
+  PetscInt           N;
+  PetscReal          diff;
+  PetscInt64         bytes_per_state, disk_writes, ram_writes;
   /* documented rule: at most max(n-1,1) slots are useful, the surplus is dropped from disk first */
   PetscInt disk_used = (PetscInt)PetscMax(0, PetscMin((AdjStepIndex)c, PetscMax(n - 1, 1)) - ram);
 
@@ -134,7 +134,7 @@ static PetscErrorCode RunGradient(AdjCheckpoint ckpt, const char *label, AdjStep
              "%s: no disk slots but %" PetscInt64_FMT " bytes written, %" PetscInt64_FMT " read", label,
              s.disk_bytes_written, s.disk_bytes_read);
   disk_writes = s.disk_bytes_written / bytes_per_state;
-  ram_writes = s.snapshots_taken - disk_writes;
+  ram_writes  = s.snapshots_taken - disk_writes;
   if (disk_used > 0) {
     PetscCheck(s.disk_bytes_written > 0 && s.disk_bytes_written % bytes_per_state == 0 &&
                    s.disk_bytes_read % bytes_per_state == 0,
@@ -160,13 +160,13 @@ static PetscErrorCode RunGradient(AdjCheckpoint ckpt, const char *label, AdjStep
 /* Runs gradients of lengths ns[] with one object in configuration cfg (or the options when cfg is NULL). */
 static PetscErrorCode RunConfig(const Config *cfg, const AdjStepIndex *ns, PetscInt nn, Vec *truth, Vec x, Vec work)
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)x);
+  MPI_Comm      comm = PetscObjectComm((PetscObject)x);
   AdjCheckpoint ckpt;
-  PetscBool store_all = PETSC_FALSE, exists;
-  PetscInt ram = 10, disk = 0, type = 0;
-  char file[PETSC_MAX_PATH_LEN] = "adjsim-checkpoints.h5";
-  const char *types[] = {"revolve", "all", "AdjCheckpointType", "ADJ_CHECKPOINT_", NULL};
-  PetscMPIInt rank;
+  PetscBool     store_all = PETSC_FALSE, exists;
+  PetscInt      ram = 10, disk = 0, type = 0;
+  char          file[PETSC_MAX_PATH_LEN] = "adjsim-checkpoints.h5";
+  const char   *types[]                  = {"revolve", "all", "AdjCheckpointType", "ADJ_CHECKPOINT_", NULL};
+  PetscMPIInt   rank;
 
   PetscFunctionBeginUser;
   PetscCall(AdjCheckpointCreate(comm, &ckpt));
@@ -175,8 +175,8 @@ static PetscErrorCode RunConfig(const Config *cfg, const AdjStepIndex *ns, Petsc
     PetscCall(AdjCheckpointSetStoreAll(ckpt, cfg->store_all));
     if (!cfg->store_all) PetscCall(AdjCheckpointSetSlots(ckpt, cfg->ram, cfg->disk));
     store_all = cfg->store_all;
-    ram = cfg->ram;
-    disk = cfg->disk;
+    ram       = cfg->ram;
+    disk      = cfg->disk;
   } else { /* the test reads the same options to know the budget it must check */
     PetscCall(PetscOptionsGetEList(NULL, NULL, "-checkpoint_type", types, 2, &type, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-checkpoint_ram", &ram, NULL));
@@ -186,7 +186,7 @@ static PetscErrorCode RunConfig(const Config *cfg, const AdjStepIndex *ns, Petsc
   PetscCall(PetscOptionsGetString(NULL, NULL, "-checkpoint_disk_file", file, sizeof(file), NULL));
   for (PetscInt i = 0; i < nn; i++) {
     AdjStepIndex n = ns[i];
-    PetscInt c = store_all ? (PetscInt)n : ram + disk;
+    PetscInt     c = store_all ? (PetscInt)n : ram + disk;
     PetscCall(RunGradient(ckpt, cfg ? cfg->name : "options", n, c, store_all ? (PetscInt)n : ram, store_all ? 0 : disk,
                           truth, x, work));
   }
@@ -228,8 +228,8 @@ static PetscErrorCode DestroyTruth(AdjStepIndex nmax, Vec *x, Vec *work, Vec **t
 static PetscErrorCode RunRelayout(PetscInt local_size, Vec *truthA, Vec xA, Vec workA)
 {
   AdjCheckpoint ckpt;
-  Vec xB, workB, *truthB;
-  AdjStepIndex n = 30;
+  Vec           xB, workB, *truthB;
+  AdjStepIndex  n = 30;
 
   PetscFunctionBeginUser;
   PetscCall(BuildTruth(local_size + 17, n, &xB, &workB, &truthB));
@@ -250,11 +250,11 @@ int main(int argc, char **argv)
       {"store-all", PETSC_TRUE, 0, 0}, {"ram2", PETSC_FALSE, 2, 0},       {"ram3", PETSC_FALSE, 3, 0},
       {"ram7", PETSC_FALSE, 7, 0},     {"ram2+disk2", PETSC_FALSE, 2, 2}, {"ram1+disk3", PETSC_FALSE, 1, 3},
   };
-  AdjStepIndex ns[] = {60, 23, 1};
-  PetscInt local_size = 200, n_option = 40;
-  PetscBool use_options = PETSC_FALSE;
+  AdjStepIndex ns[]       = {60, 23, 1};
+  PetscInt     local_size = 200, n_option = 40;
+  PetscBool    use_options = PETSC_FALSE;
   AdjStepIndex nmax;
-  Vec *truth, x, work;
+  Vec         *truth, x, work;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-local_size", &local_size, NULL));

@@ -32,13 +32,14 @@ static inline PetscErrorCode AdjTestLocalDot(Vec a, Vec b, PetscReal *dot)
 }
 
 /* Compares <J dx, y> with <dx, J^T y>; counts a failure when the relative gap exceeds tol. */
-static inline PetscErrorCode AdjTestReport(const char name[], PetscReal lhs, PetscReal rhs, PetscReal tol, PetscInt *failures)
+static inline PetscErrorCode AdjTestReport(const char name[], PetscReal lhs, PetscReal rhs, PetscReal tol,
+                                           PetscInt *failures)
 {
   const PetscReal rel = PetscAbsReal(lhs - rhs) / PetscMax(PetscMax(PetscAbsReal(lhs), PetscAbsReal(rhs)), PETSC_SMALL);
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s <J dx,y> = % .16e  <dx,J^T y> = % .16e  rel %.2e  %s\n", name, (double)lhs,
-                        (double)rhs, (double)rel, rel <= tol ? "ok" : "FAIL"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s <J dx,y> = % .16e  <dx,J^T y> = % .16e  rel %.2e  %s\n", name,
+                        (double)lhs, (double)rhs, (double)rel, rel <= tol ? "ok" : "FAIL"));
   if (!(rel <= tol)) (*failures)++;
   PetscFunctionReturn(0);
 }

@@ -11,7 +11,7 @@
 /* The velocity component c of x on rank 0 in natural ordering j*Mx + i (NULL elsewhere). */
 static PetscErrorCode GatherComponent(Fluid fl, Vec x, PetscInt c, Vec *seq)
 {
-  Vec g, nat;
+  Vec        g, nat;
   VecScatter sc;
 
   PetscFunctionBeginUser;
@@ -41,8 +41,8 @@ static PetscReal Interpolate(PetscInt n, const PetscReal s[], const PetscReal f[
 static PetscErrorCode CompareGhia(Fluid fl, Vec x, const char file[], PetscInt re, PetscReal err[2])
 {
   const FluidGrid *g = &fl->grid;
-  Vec useq, vseq;
-  PetscMPIInt rank;
+  Vec              useq, vseq;
+  PetscMPIInt      rank;
 
   PetscFunctionBeginUser;
   PetscCheck(g->M[0] % 2 == 0 && g->M[1] % 2 == 0, fl->comm, PETSC_ERR_USER_INPUT,
@@ -53,18 +53,18 @@ static PetscErrorCode CompareGhia(Fluid fl, Vec x, const char file[], PetscInt r
   err[0] = err[1] = 0;
   if (rank == 0) {
     const PetscScalar *u, *v;
-    PetscReal *s, *f;
-    const PetscInt n = PetscMax(g->M[0], g->M[1]) + 2;
-    FILE *fp;
-    char line[256];
-    PetscInt npts = 0;
+    PetscReal         *s, *f;
+    const PetscInt     n = PetscMax(g->M[0], g->M[1]) + 2;
+    FILE              *fp;
+    char               line[256];
+    PetscInt           npts = 0;
 
     PetscCall(PetscMalloc2(n, &s, n, &f));
     PetscCall(VecGetArrayRead(useq, &u));
     PetscCall(VecGetArrayRead(vseq, &v));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &fp));
     while (fgets(line, sizeof(line), fp)) {
-      char table;
+      char   table;
       double coord, r100, r1000, ref, val;
       if (sscanf(line, "%c,%lf,%lf,%lf", &table, &coord, &r100, &r1000) != 4 || (table != 'u' && table != 'v'))
         continue;
@@ -73,14 +73,14 @@ static PetscErrorCode CompareGhia(Fluid fl, Vec x, const char file[], PetscInt r
         s[0] = 0, f[0] = 0;
         for (PetscInt j = 0; j < g->M[1]; j++) s[j + 1] = (j + 0.5) * g->h[1], f[j + 1] = u[j * g->M[0] + g->M[0] / 2];
         s[g->M[1] + 1] = g->L[1], f[g->M[1] + 1] = g->bc[1][1].velocity;
-        val = Interpolate(g->M[1] + 2, s, f, coord * g->L[1]);
+        val    = Interpolate(g->M[1] + 2, s, f, coord * g->L[1]);
         err[0] = PetscMax(err[0], PetscAbsReal(val - ref));
       } else { /* v faces j = My/2 at x = (i + 1/2) hx */
         s[0] = 0, f[0] = 0;
         for (PetscInt i = 0; i < g->M[0]; i++)
           s[i + 1] = (i + 0.5) * g->h[0], f[i + 1] = v[(g->M[1] / 2) * g->M[0] + i];
         s[g->M[0] + 1] = g->L[0], f[g->M[0] + 1] = 0;
-        val = Interpolate(g->M[0] + 2, s, f, coord * g->L[0]);
+        val    = Interpolate(g->M[0] + 2, s, f, coord * g->L[0]);
         err[1] = PetscMax(err[1], PetscAbsReal(val - ref));
       }
       npts++;
@@ -99,22 +99,22 @@ static PetscErrorCode CompareGhia(Fluid fl, Vec x, const char file[], PetscInt r
 
 int main(int argc, char **argv)
 {
-  MPI_Comm comm;
-  AdjStepper st;
-  AdjParams params;
-  AdjDriver drv;
-  AdjOutput out;
-  Fluid fl;
-  DM da;
-  Vec p, x;
-  const PetscReal *lower, *upper;
+  MPI_Comm             comm;
+  AdjStepper           st;
+  AdjParams            params;
+  AdjDriver            drv;
+  AdjOutput            out;
+  Fluid                fl;
+  DM                   da;
+  Vec                  p, x;
+  const PetscReal     *lower, *upper;
   const AdjStepperOps *ops;
-  const char *path;
-  char ghia[PETSC_MAX_PATH_LEN] = "";
-  PetscInt re = 100, fail = 0;
-  PetscReal tol = PETSC_MAX_REAL, J, err[2];
-  PetscLogDouble t0, t1;
-  AdjStepIndex k;
+  const char          *path;
+  char                 ghia[PETSC_MAX_PATH_LEN] = "";
+  PetscInt             re = 100, fail = 0;
+  PetscReal            tol = PETSC_MAX_REAL, J, err[2];
+  PetscLogDouble       t0, t1;
+  AdjStepIndex         k;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   comm = PETSC_COMM_WORLD;

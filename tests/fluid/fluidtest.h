@@ -16,9 +16,9 @@ static inline PetscErrorCode FluidTestSetOptions(const char *const kv[])
 static inline PetscErrorCode FluidTestRun(AdjStepper st, AdjStepIndex nsteps, Vec x)
 {
   const AdjStepperOps *ops;
-  AdjStepIndex n;
-  PetscReal dt;
-  Vec y;
+  AdjStepIndex         n;
+  PetscReal            dt;
+  Vec                  y;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetOps(st, &ops));
@@ -39,8 +39,8 @@ static inline PetscErrorCode FluidTestRun(AdjStepper st, AdjStepIndex nsteps, Ve
 static inline PetscErrorCode FluidTestVelocityDiff(Vec a, Vec b, PetscReal *diff, PetscReal *scale)
 {
   const PetscScalar *pa, *pb;
-  PetscInt n;
-  PetscReal l[2] = {0, 0}, g[2];
+  PetscInt           n;
+  PetscReal          l[2] = {0, 0}, g[2];
 
   PetscFunctionBeginUser;
   PetscCall(VecGetLocalSize(a, &n));

@@ -21,25 +21,25 @@ static const char *const Periodic[] = {"-fluid_grid",
                                        "-fluid_ksp_rtol",
                                        "1e-13",
                                        NULL};
-static const char *const Cavity[] = {"-fluid_grid",
-                                     "16,16",
-                                     "-fluid_re",
-                                     "100",
-                                     "-fluid_bc_xlo",
-                                     "wall",
-                                     "-fluid_bc_xhi",
-                                     "wall",
-                                     "-fluid_bc_ylo",
-                                     "wall",
-                                     "-fluid_bc_yhi",
-                                     "wall",
-                                     "-fluid_bc_yhi_velocity",
-                                     "1",
-                                     "-fluid_final_time",
-                                     "0.5",
-                                     "-fluid_ksp_rtol",
-                                     "1e-13",
-                                     NULL};
+static const char *const Cavity[]   = {"-fluid_grid",
+                                       "16,16",
+                                       "-fluid_re",
+                                       "100",
+                                       "-fluid_bc_xlo",
+                                       "wall",
+                                       "-fluid_bc_xhi",
+                                       "wall",
+                                       "-fluid_bc_ylo",
+                                       "wall",
+                                       "-fluid_bc_yhi",
+                                       "wall",
+                                       "-fluid_bc_yhi_velocity",
+                                       "1",
+                                       "-fluid_final_time",
+                                       "0.5",
+                                       "-fluid_ksp_rtol",
+                                       "1e-13",
+                                       NULL};
 
 /* A stepper on comm from a fresh options database holding just the given options. */
 static PetscErrorCode Create(MPI_Comm comm, const char *const base[], const char *const extra[], AdjStepper *st)
@@ -70,9 +70,9 @@ static PetscErrorCode Report(const char name[], PetscReal diff, PetscReal tol, P
 static PetscErrorCode KSPvsFFTW(PetscInt *fail)
 {
   const char *ksp[] = {"-fluid_poisson", "ksp", NULL}, *fftw[] = {"-fluid_poisson", "fftw", NULL};
-  AdjStepper a, b;
-  Vec xa, xb;
-  PetscReal diff;
+  AdjStepper  a, b;
+  Vec         xa, xb;
+  PetscReal   diff;
 
   PetscFunctionBeginUser;
   PetscCall(Create(PETSC_COMM_WORLD, Periodic, ksp, &a));
@@ -98,14 +98,14 @@ static PetscErrorCode KSPvsFFTW(PetscInt *fail)
 static PetscErrorCode RestartBitForBit(PetscInt *fail)
 {
   const AdjStepperOps *ops;
-  AdjStepper st;
-  AdjOutput out;
-  DM da;
-  const PetscReal *lower, *upper;
-  Vec full, half, back, y;
-  AdjStepIndex k;
-  PetscReal diff;
-  const AdjStepIndex n = 5;
+  AdjStepper           st;
+  AdjOutput            out;
+  DM                   da;
+  const PetscReal     *lower, *upper;
+  Vec                  full, half, back, y;
+  AdjStepIndex         k;
+  PetscReal            diff;
+  const AdjStepIndex   n = 5;
 
   PetscFunctionBeginUser;
   PetscCall(Create(PETSC_COMM_WORLD, Cavity, NULL, &st));
@@ -143,8 +143,8 @@ static PetscErrorCode RestartBitForBit(PetscInt *fail)
 /* The state in natural ordering on rank 0 of its communicator. */
 static PetscErrorCode NaturalOnZero(AdjStepper st, Vec x, Vec *seq)
 {
-  DM da;
-  Vec nat;
+  DM         da;
+  Vec        nat;
   VecScatter sc;
 
   PetscFunctionBeginUser;
@@ -165,10 +165,10 @@ static PetscErrorCode RankInvariance(const char name[], const char *const base[]
                                      PetscInt *fail)
 {
   const AdjStepperOps *ops;
-  AdjStepper st;
-  Vec x, all;
-  PetscMPIInt rank;
-  PetscReal diff = 0;
+  AdjStepper           st;
+  Vec                  x, all;
+  PetscMPIInt          rank;
+  PetscReal            diff = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -181,7 +181,7 @@ static PetscErrorCode RankInvariance(const char name[], const char *const base[]
   PetscCall(AdjStepperDestroy(&st));
   if (rank == 0) {
     AdjStepper one;
-    Vec xone, seq;
+    Vec        xone, seq;
     PetscCall(Create(PETSC_COMM_SELF, base, extra, &one));
     PetscCall(AdjStepperGetOps(one, &ops));
     PetscCall(ops->createstate(one, &xone));
@@ -222,11 +222,11 @@ static PetscErrorCode Channel(PetscBool poiseuille, PetscInt *fail)
                         "-fluid_final_time",
                         poiseuille ? "4" : "0.2",
                         NULL};
-  AdjStepper st;
-  Fluid fl;
-  Vec x;
+  AdjStepper  st;
+  Fluid       fl;
+  Vec         x;
   FluidCell **a;
-  PetscReal lerr = 0, err;
+  PetscReal   lerr = 0, err;
 
   PetscFunctionBeginUser;
   PetscCall(Create(PETSC_COMM_WORLD, opts, NULL, &st));
@@ -253,7 +253,7 @@ static PetscErrorCode Channel(PetscBool poiseuille, PetscInt *fail)
 
 int main(int argc, char **argv)
 {
-  PetscInt fail = 0;
+  PetscInt    fail  = 0;
   const char *ksp[] = {"-fluid_poisson", "ksp", NULL};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));

@@ -8,10 +8,10 @@
 
 static PetscErrorCode RunError(PetscInt n, const char poisson[], PetscReal *err)
 {
-  AdjStepper st;
-  Fluid fl;
-  Vec x, exact;
-  char grid[32];
+  AdjStepper  st;
+  Fluid       fl;
+  Vec         x, exact;
+  char        grid[32];
   const char *opts[] = {
       "-fluid_domain",  "1,1",   "-fluid_nu", "0.01", "-fluid_initial", "taylor-green", "-fluid_final_time", "0.25",
       "-fluid_poisson", poisson, NULL};
@@ -40,9 +40,9 @@ static PetscErrorCode RunError(PetscInt n, const char poisson[], PetscReal *err)
 
 int main(int argc, char **argv)
 {
-  const PetscInt n[3] = {16, 32, 64};
+  const PetscInt    n[3]       = {16, 32, 64};
   const char *const solvers[2] = {"ksp", "fftw"};
-  PetscInt fail = 0;
+  PetscInt          fail       = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (PetscInt s = 0; s < 2; s++) {

@@ -38,7 +38,7 @@ static inline PetscReal IOTestValue(PetscInt seed, PetscInt i, PetscInt j, Petsc
 /* Fill a DMDA global vector from natural indices: the result does not depend on the number of ranks. */
 static inline PetscErrorCode IOTestFill(DM da, PetscInt seed, Vec v)
 {
-  PetscInt xs, ys, zs, xm, ym, zm, n = 0;
+  PetscInt     xs, ys, zs, xm, ym, zm, n = 0;
   PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -55,10 +55,10 @@ static inline PetscErrorCode IOTestFill(DM da, PetscInt seed, Vec v)
  * difference on every rank. */
 static inline PetscErrorCode IOTestCompare(DM da, PetscInt seed, Vec v, const char what[])
 {
-  PetscInt xs, ys, zs, xm, ym, zm, n = 0, bad = 0, gbad, fi = -1, fj = -1, fk = -1;
-  PetscReal got = 0, want = 0;
+  PetscInt           xs, ys, zs, xm, ym, zm, n = 0, bad = 0, gbad, fi = -1, fj = -1, fk = -1;
+  PetscReal          got = 0, want = 0;
   const PetscScalar *a;
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
+  MPI_Comm           comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
@@ -66,7 +66,7 @@ static inline PetscErrorCode IOTestCompare(DM da, PetscInt seed, Vec v, const ch
   for (PetscInt k = zs; k < zs + zm; k++)
     for (PetscInt j = ys; j < ys + ym; j++)
       for (PetscInt i = xs; i < xs + xm; i++, n++) {
-        PetscReal w = seed < 0 ? (PetscReal)NAN : IOTestValue(seed, i, j, k);
+        PetscReal w  = seed < 0 ? (PetscReal)NAN : IOTestValue(seed, i, j, k);
         PetscBool ok = seed < 0 ? (PetscBool)isnan(a[n]) : (PetscBool)!memcmp(&w, &a[n], sizeof(w));
 
         if (!ok && !bad++) fi = i, fj = j, fk = k, got = a[n], want = w;
@@ -87,7 +87,7 @@ static inline PetscErrorCode IOTestCompare(DM da, PetscInt seed, Vec v, const ch
 static inline PetscErrorCode IOTestExists(MPI_Comm comm, const char path[], PetscBool *exists)
 {
   PetscMPIInt rank;
-  int e = 0;
+  int         e = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));

@@ -37,10 +37,10 @@ static PetscErrorCode Names(const char tag[], const char what[], char h5[], char
 /* Closed normally: .partial while open, final name (and .xmf) only after close. */
 static PetscErrorCode CheckCompleteRun(DM da, const char tag[])
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
-  char h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 16];
+  MPI_Comm  comm = PetscObjectComm((PetscObject)da);
+  char      h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 16];
   AdjOutput out;
-  Vec v;
+  Vec       v;
 
   PetscFunctionBeginUser;
   PetscCall(Names(tag, "complete", h5, partial, xmf));
@@ -75,10 +75,10 @@ static PetscErrorCode CheckCompleteRun(DM da, const char tag[])
 /* Destroyed without close (an aborted run): only .partial remains, no final file, no .xmf. */
 static PetscErrorCode CheckAbortedRun(DM da, const char tag[])
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
-  char h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN];
+  MPI_Comm  comm = PetscObjectComm((PetscObject)da);
+  char      h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN];
   AdjOutput out;
-  Vec v;
+  Vec       v;
 
   PetscFunctionBeginUser;
   PetscCall(Names(tag, "aborted", h5, partial, xmf));
@@ -101,15 +101,15 @@ static PetscErrorCode CheckAbortedRun(DM da, const char tag[])
 /* The restart file: replaced only when complete. */
 static PetscErrorCode CheckRestartFile(DM da, const char tag[])
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
-  char h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN];
-  const char *restart;
-  char rpartial[PETSC_MAX_PATH_LEN + 16];
+  MPI_Comm          comm = PetscObjectComm((PetscObject)da);
+  char              h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN];
+  const char       *restart;
+  char              rpartial[PETSC_MAX_PATH_LEN + 16];
   const char *const names[] = {"q"};
-  AdjOutput out;
-  Vec v;
-  AdjStepIndex step;
-  PetscReal time;
+  AdjOutput         out;
+  Vec               v;
+  AdjStepIndex      step;
+  PetscReal         time;
 
   PetscFunctionBeginUser;
   PetscCall(Names(tag, "restart", h5, partial, xmf));
@@ -146,7 +146,7 @@ static PetscErrorCode CheckRestartFile(DM da, const char tag[])
 
 int main(int argc, char **argv)
 {
-  DM da;
+  DM   da;
   char tag[64] = "atomic";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, "io atomic output test"));

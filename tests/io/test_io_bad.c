@@ -11,9 +11,9 @@
 /* A small valid run file (with a restart group) on an 8 x 6 grid. */
 static PetscErrorCode WriteValidRun(MPI_Comm comm, const char path[])
 {
-  DM da;
-  Vec v;
-  AdjOutput out;
+  DM                da;
+  Vec               v;
+  AdjOutput         out;
   const char *const names[] = {"q"};
 
   PetscFunctionBeginUser;
@@ -45,7 +45,7 @@ static PetscErrorCode WriteTruncatedCopy(MPI_Comm comm, const char src[], const 
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank) {
     FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
-    long size;
+    long  size;
     char *buf;
 
     PetscCheck(in && out, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot copy %s to %s", src, dst);
@@ -89,12 +89,12 @@ static PetscErrorCode WriteForeignFile(MPI_Comm comm, const char path[], PetscBo
 
 int main(int argc, char **argv)
 {
-  MPI_Comm comm;
-  char which[32] = "", tag[64] = "bad", path[PETSC_MAX_PATH_LEN], good[PETSC_MAX_PATH_LEN];
+  MPI_Comm          comm;
+  char              which[32] = "", tag[64] = "bad", path[PETSC_MAX_PATH_LEN], good[PETSC_MAX_PATH_LEN];
   const char *const names[] = {"q"};
-  DM da;
-  Vec v;
-  PetscBool is;
+  DM                da;
+  Vec               v;
+  PetscBool         is;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, "io bad input test"));
   comm = PETSC_COMM_WORLD; /* valid only after PetscInitialize */
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscStrcmp(which, "wronggrid", &is));
   if (is) {
-    DM da2;
+    DM  da2;
     Vec v2;
 
     PetscCall(WriteValidRun(comm, path));

@@ -22,7 +22,7 @@ static PetscErrorCode FillDesign(Vec design, PetscInt it)
   if (dm)
     PetscCall(IOTestFill(dm, 100 + it, design));
   else {
-    PetscInt rs, re;
+    PetscInt     rs, re;
     PetscScalar *a;
 
     PetscCall(VecGetOwnershipRange(design, &rs, &re));
@@ -35,12 +35,12 @@ static PetscErrorCode FillDesign(Vec design, PetscInt it)
 
 static PetscErrorCode WriteRun(DM da, PetscInt dim)
 {
-  AdjOutput out;
-  Vec rho, T, late, g, kappa, design;
+  AdjOutput       out;
+  Vec             rho, T, late, g, kappa, design;
   const PetscReal lower[3] = {-1.0, 0.5, 0.0}, upper[3] = {2.0, 3.0, 1.5};
   const PetscReal dtheta[3] = {1.0 / 3.0, -0.0, 4.9406564584124654e-324}, theta[3] = {0.1, 0.2, 0.3};
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
-  PetscInt k = 0;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)da);
+  PetscInt        k    = 0;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCreate(comm, &out));
@@ -111,7 +111,7 @@ static PetscErrorCode WriteRun(DM da, PetscInt dim)
 static PetscErrorCode CheckArray(MPI_Comm comm, const char path[], const char dset[], PetscInt n,
                                  const PetscReal want[])
 {
-  PetscInt m;
+  PetscInt   m;
   PetscReal *got;
 
   PetscFunctionBeginUser;
@@ -125,13 +125,13 @@ static PetscErrorCode CheckArray(MPI_Comm comm, const char path[], const char ds
 
 static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char restart[])
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
-  Vec v, w;
-  PetscInt nt;
-  AdjStepIndex *steps;
-  PetscReal *times;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)da);
+  Vec             v, w;
+  PetscInt        nt;
+  AdjStepIndex   *steps;
+  PetscReal      *times;
   const PetscReal dtheta[3] = {1.0 / 3.0, -0.0, 4.9406564584124654e-324}, theta[3] = {0.1, 0.2, 0.3};
-  const char *files[2] = {path, restart};
+  const char     *files[2] = {path, restart};
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(da, &v));
@@ -165,7 +165,7 @@ static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char
     PetscCall(AdjInputReadField(comm, path, "/optimization/design_last", da, v));
     PetscCall(IOTestCompare(da, 102, v, "design_last"));
   } else { /* the 2-D design rows are checked by check_run.py */
-    PetscInt n;
+    PetscInt   n;
     PetscReal *obj;
 
     PetscCall(AdjInputReadArray(comm, path, "/optimization/objective", &n, &obj));
@@ -174,9 +174,9 @@ static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char
   }
 
   for (PetscInt f = 0; f < 2; f++) {
-    Vec state[2] = {v, w};
+    Vec          state[2] = {v, w};
     AdjStepIndex step;
-    PetscReal time;
+    PetscReal    time;
 
     PetscCall(VecSet(v, -1.0));
     PetscCall(VecSet(w, -1.0));
@@ -194,19 +194,19 @@ static PetscErrorCode ReadRun(DM da, PetscInt dim, const char path[], const char
  * readable with AdjInputReadField on any number of ranks. */
 static PetscErrorCode CheckUserFile(DM da, PetscInt dim, const char path[])
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
+  MPI_Comm    comm = PetscObjectComm((PetscObject)da);
   PetscMPIInt rank;
-  PetscInt M, N, P;
-  Vec v;
+  PetscInt    M, N, P;
+  Vec         v;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(DMDAGetInfo(da, NULL, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   if (!rank) {
-    hsize_t dims[3] = {(hsize_t)P, (hsize_t)N, (hsize_t)M};
+    hsize_t    dims[3] = {(hsize_t)P, (hsize_t)N, (hsize_t)M};
     PetscReal *u;
-    PetscInt n = 0;
-    hid_t f, s, d;
+    PetscInt   n = 0;
+    hid_t      f, s, d;
 
     PetscCall(PetscMalloc1(M * N * P, &u));
     for (PetscInt k = 0; k < P; k++)
@@ -231,9 +231,9 @@ static PetscErrorCode CheckUserFile(DM da, PetscInt dim, const char path[])
 
 int main(int argc, char **argv)
 {
-  DM da;
-  char path[PETSC_MAX_PATH_LEN] = "", mode[16] = "both", restart[PETSC_MAX_PATH_LEN], user[PETSC_MAX_PATH_LEN];
-  PetscInt dim = 2;
+  DM        da;
+  char      path[PETSC_MAX_PATH_LEN] = "", mode[16] = "both", restart[PETSC_MAX_PATH_LEN], user[PETSC_MAX_PATH_LEN];
+  PetscInt  dim = 2;
   PetscBool set, write, read;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, "io round trip test"));
@@ -246,7 +246,7 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "write", &write));
   if (!read && !write) read = write = PETSC_TRUE;
   {
-    AdjOutput out; /* only to learn the default restart file name */
+    AdjOutput   out; /* only to learn the default restart file name */
     const char *r;
 
     PetscCall(AdjOutputCreate(PETSC_COMM_WORLD, &out));

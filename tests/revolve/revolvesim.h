@@ -9,7 +9,7 @@ typedef struct {
   AdjStepIndex actions;   /* actions handed out, TERMINATE excluded */
   AdjStepIndex takeshots; /* snapshots taken */
   AdjStepIndex restores;  /* snapshots read back */
-  PetscInt peak_live;     /* most live checkpoints at once */
+  PetscInt     peak_live; /* most live checkpoints at once */
 } SimResult;
 
 #define SimCheck(cond, ...)                                                                                            \
@@ -27,12 +27,12 @@ typedef struct {
    to confirm the stack discipline from the slot contents alone (O(c) per action). */
 static inline PetscErrorCode SimulateSchedule(AdjStepIndex n, PetscInt c, PetscBool full_checks, SimResult *res)
 {
-  AdjRevolve rev;
+  AdjRevolve       rev;
   AdjRevolveAction a;
-  AdjStepIndex *slot_step;                    /* step held by each slot, -1 if never written */
-  AdjStepIndex current = 0, next_reverse = n; /* the driver starts from x_0 */
-  PetscInt nlive = 0;                         /* live slots are 0..nlive-1 (checked in full mode) */
-  AdjStepIndex max_actions = 8 * n + 1000;    /* guard against an endless schedule (actions <= ~4n) */
+  AdjStepIndex    *slot_step;                     /* step held by each slot, -1 if never written */
+  AdjStepIndex     current = 0, next_reverse = n; /* the driver starts from x_0 */
+  PetscInt         nlive       = 0;               /* live slots are 0..nlive-1 (checked in full mode) */
+  AdjStepIndex     max_actions = 8 * n + 1000;    /* guard against an endless schedule (actions <= ~4n) */
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(res, sizeof(*res)));
@@ -68,8 +68,8 @@ static inline PetscErrorCode SimulateSchedule(AdjStepIndex n, PetscInt c, PetscB
                    a.slot, slot_step[k], k);
       }
       slot_step[a.slot] = a.from;
-      nlive = a.slot + 1;
-      res->peak_live = PetscMax(res->peak_live, nlive);
+      nlive             = a.slot + 1;
+      res->peak_live    = PetscMax(res->peak_live, nlive);
       res->takeshots++;
       break;
     case ADJ_REVOLVE_ADVANCE:

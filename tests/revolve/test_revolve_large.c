@@ -9,9 +9,9 @@ typedef unsigned __int128 u128;
 /* exact t(n,c) = r n - C(c+r, r-1), r = min{r : C(c+r,c) >= n}; C(c+r,c) grows by (c+r+1)/(r+1) per r */
 static int64_t ExactExtra(int64_t n, int c, int64_t *rep)
 {
-  u128 binom = 1; /* C(c+r, c) */
-  u128 lower = 0; /* C(c+r, r-1) = C(c+r, c) * r / (c+1) */
-  int64_t r = 0;
+  u128    binom = 1; /* C(c+r, c) */
+  u128    lower = 0; /* C(c+r, r-1) = C(c+r, c) * r / (c+1) */
+  int64_t r     = 0;
 
   while (binom < (u128)n) {
     binom = binom * (u128)(c + r + 1) / (u128)(r + 1);
@@ -24,11 +24,11 @@ static int64_t ExactExtra(int64_t n, int c, int64_t *rep)
 
 int main(int argc, char **argv)
 {
-  const int cs[] = {10, 50, 200};
-  const int64_t known_1e8[] = {2113902240, 663711748, 428547045}; /* math.comb, n = 10^8 */
-  const int64_t known_rep[] = {24, 7, 5};
-  const int64_t known_1e6[] = {11647922, 4658945, 2979497}; /* math.comb, n = 10^6 */
-  int64_t nbig = 100000000, nrun = 1000000;
+  const int      cs[]        = {10, 50, 200};
+  const int64_t  known_1e8[] = {2113902240, 663711748, 428547045}; /* math.comb, n = 10^8 */
+  const int64_t  known_rep[] = {24, 7, 5};
+  const int64_t  known_1e6[] = {11647922, 4658945, 2979497}; /* math.comb, n = 10^6 */
+  int64_t        nbig = 100000000, nrun = 1000000;
   PetscLogDouble t_start, t0, t1;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
   }
   for (int i = 0; i < 3; i++) {
     SimResult res;
-    int64_t rep, exact = ExactExtra(nrun, cs[i], &rep);
+    int64_t   rep, exact = ExactExtra(nrun, cs[i], &rep);
 
     if (nrun == 1000000)
       PetscCheck(exact == known_1e6[i], PETSC_COMM_SELF, PETSC_ERR_PLIB,

@@ -20,7 +20,7 @@ static void PascalBuild(void)
   for (int a = 0; a < ROWS; a++) {
     pascal[a][0] = 1;
     for (int k = 1; k <= a; k++) {
-      uint64_t v = pascal[a - 1][k - 1] + (k <= a - 1 ? pascal[a - 1][k] : 0);
+      uint64_t v   = pascal[a - 1][k - 1] + (k <= a - 1 ? pascal[a - 1][k] : 0);
       pascal[a][k] = v > SATURATE ? SATURATE : v;
     }
   }
@@ -68,7 +68,7 @@ static PetscErrorCode CheckClosedFormAgainstDP(void)
 
 static PetscErrorCode CheckBadArguments(void)
 {
-  AdjRevolve rev = NULL;
+  AdjRevolve     rev = NULL;
   PetscErrorCode ierr0, ierr1;
 
   PetscFunctionBeginUser;
@@ -85,7 +85,7 @@ static PetscErrorCode CheckBadArguments(void)
 
 int main(int argc, char **argv)
 {
-  AdjStepIndex total_actions = 0;
+  AdjStepIndex   total_actions = 0;
   PetscLogDouble t0, t1;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
   for (int64_t n = 1; n <= NMAX; n++) {
     for (int c = 1; c <= CMAX; c++) {
       SimResult res;
-      int64_t extra = RefExtra(n, c);
+      int64_t   extra = RefExtra(n, c);
 
       PetscCheck(AdjRevolveRepetitionNumber(n, c) == RefRepetition(n, c), PETSC_COMM_SELF, PETSC_ERR_PLIB,
                  "n=%" PRId64 " c=%d: AdjRevolveRepetitionNumber = %" PRId64 ", reference %" PRId64, n, c,

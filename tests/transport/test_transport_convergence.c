@@ -10,7 +10,8 @@ typedef PetscReal (*ExactFn)(PetscReal x, PetscReal y, PetscReal t, PetscReal ka
 static PetscReal ExactPeriodic(PetscReal x, PetscReal y, PetscReal t, PetscReal kappa)
 {
   const PetscReal u = 1.0, v = 0.5;
-  return PetscSinReal(2 * PETSC_PI * (x - u * t)) * PetscSinReal(2 * PETSC_PI * (y - v * t)) * PetscExpReal(-8 * PETSC_PI * PETSC_PI * kappa * t);
+  return PetscSinReal(2 * PETSC_PI * (x - u * t)) * PetscSinReal(2 * PETSC_PI * (y - v * t)) *
+         PetscExpReal(-8 * PETSC_PI * PETSC_PI * kappa * t);
 }
 
 static PetscReal ExactDirichlet(PetscReal x, PetscReal y, PetscReal t, PetscReal kappa)
@@ -20,7 +21,7 @@ static PetscReal ExactDirichlet(PetscReal x, PetscReal y, PetscReal t, PetscReal
 
 static PetscErrorCode FillExact(Transport tr, ExactFn f, PetscReal t, PetscReal kappa, Vec c)
 {
-  PetscScalar **a;
+  PetscScalar  **a;
   TransportGrid *g = &tr->grid;
 
   PetscFunctionBeginUser;
@@ -80,10 +81,12 @@ static PetscErrorCode Study(const char name[], const char bcx[], const char velo
   for (PetscInt l = 0; l < 3; l++) PetscCall(RunError(n[l], bcx, velocity, f, &e[l]));
   for (PetscInt l = 0; l < 3; l++) {
     const PetscReal order = l ? PetscLog2Real(e[l - 1] / e[l]) : 0;
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-32s n = %4" PetscInt_FMT "  L2 error %.4e  order %.3f\n", name, n[l], (double)e[l], (double)order));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-32s n = %4" PetscInt_FMT "  L2 error %.4e  order %.3f\n", name, n[l],
+                          (double)e[l], (double)order));
   }
   if (!(PetscLog2Real(e[1] / e[2]) >= 1.9)) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: %s converges at order %.3f < 1.9\n", name, (double)PetscLog2Real(e[1] / e[2])));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: %s converges at order %.3f < 1.9\n", name,
+                          (double)PetscLog2Real(e[1] / e[2])));
     (*fail)++;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

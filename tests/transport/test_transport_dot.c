@@ -9,9 +9,9 @@ static const PetscReal tol = 1e-12;
 /* Ghost fill as a map from a global vector to local vectors (halo exchange + boundary rule). */
 static PetscErrorCode DotGhosts(Transport tr, PetscInt *fail)
 {
-  Vec          x, xt, yl, xl;
+  Vec           x, xt, yl, xl;
   PetscScalar **a;
-  PetscReal    lhs, rhs;
+  PetscReal     lhs, rhs;
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(tr->da, &x));
@@ -43,10 +43,10 @@ static PetscErrorCode DotGhosts(Transport tr, PetscInt *fail)
 /* Advection and diffusion as maps from local (ghosted) arrays to owned arrays. */
 static PetscErrorCode DotFluxKernels(Transport tr, PetscInt *fail)
 {
-  Vec                cl, kl, dl, bl, r, y;
+  Vec                 cl, kl, dl, bl, r, y;
   const PetscScalar **c, **k, **yy, **d;
-  PetscScalar      **rr, **b;
-  PetscReal          lhs, rhs;
+  PetscScalar       **rr, **b;
+  PetscReal           lhs, rhs;
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateLocalVector(tr->da, &cl));
@@ -77,7 +77,7 @@ static PetscErrorCode DotFluxKernels(Transport tr, PetscInt *fail)
       PetscCall(TransportDiffusion(&tr->grid, k, d, rr));
       PetscCall(TransportDiffusionAdjoint(&tr->grid, k, c, yy, b, NULL));
     } else {
-      Vec          scratch;
+      Vec           scratch;
       PetscScalar **s;
       PetscCall(TransportDiffusion(&tr->grid, d, c, rr));
       PetscCall(DMCreateLocalVector(tr->da, &scratch));
@@ -128,8 +128,8 @@ static PetscErrorCode DotStepInC(Transport tr, Vec dx, Vec y, const char name[],
  * the step is a cubic polynomial: f'(0) = [8(f(1)-f(-1)) - (f(2)-f(-2))]/12 is then exact. */
 static PetscErrorCode DotStep(Transport tr, PetscInt *fail)
 {
-  Vec       dx, y, out, lin, zero, kappa0, dk, f[4];
-  PetscReal lhs, rhs, dotk;
+  Vec             dx, y, out, lin, zero, kappa0, dk, f[4];
+  PetscReal       lhs, rhs, dotk;
   const PetscReal t[4] = {1, -1, 2, -2};
 
   PetscFunctionBeginUser;

@@ -70,7 +70,7 @@ static PetscErrorCode Ghost(Transport tr, const TransportGhostRule *rule, PetscB
 static PetscErrorCode ApplyDiffusion(Transport tr, Vec kl, Vec cl, Vec out)
 {
   const PetscScalar **k, **c;
-  PetscScalar **o;
+  PetscScalar       **o;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(tr->da, kl, &k));
@@ -95,7 +95,7 @@ static PetscErrorCode ReportClose(const char name[], PetscReal err, PetscReal bo
 /* |a - b| / max(|a|, |b|) in the 2-norm. */
 static PetscErrorCode RelativeDifference(Vec a, Vec b, PetscReal *rel)
 {
-  Vec d;
+  Vec       d;
   PetscReal na, nb, nd;
 
   PetscFunctionBeginUser;
@@ -125,8 +125,8 @@ static PetscErrorCode TaylorReport(const char name[], PetscInt n, const PetscRea
     if (r2 < 1e-9 * PetscAbsReal(f0)) ok = PETSC_FALSE; /* too close to the solver's noise to judge */
     if (l > 0) {
       const PetscReal rate = PetscLog2Real(r2prev / r2);
-      rmin = PetscMin(rmin, rate);
-      rmax = PetscMax(rmax, rate);
+      rmin                 = PetscMin(rmin, rate);
+      rmax                 = PetscMax(rmax, rate);
     }
     r2prev = r2;
   }
@@ -141,7 +141,7 @@ static PetscErrorCode TaylorReport(const char name[], PetscInt n, const PetscRea
  * in [kbar, 2 kbar]. */
 static PetscErrorCode CheckCNMatrix(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec x, ax, ref, xl, kappa_saved;
+  Vec       x, ax, ref, xl, kappa_saved;
   PetscReal rel, kbar;
 
   PetscFunctionBeginUser;
@@ -193,7 +193,7 @@ static PetscErrorCode AlignWith(Vec y0, Vec jd, Vec y)
 /* CN substep in c: J dx = CN(dx) - CN(0). */
 static PetscErrorCode DotCNState(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec dx, y0, y, out, out0, zero, lin;
+  Vec       dx, y0, y, out, out0, zero, lin;
   PetscReal lhs, rhs;
 
   PetscFunctionBeginUser;
@@ -258,8 +258,8 @@ static PetscErrorCode SetKappa(Transport tr, Vec kappa0, PetscReal eps, Vec dk)
 /* CN substep in kappa: tangent-vs-adjoint dot test and Taylor test (see the file header). */
 static PetscErrorCode CheckCNKappa(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec c, y0, y, out, lin, kappa0, kappa_saved, dk, dkl, cl, r, t;
-  PetscReal lhs, rhs, f0, f[5], eps[5];
+  Vec            c, y0, y, out, lin, kappa0, kappa_saved, dk, dkl, cl, r, t;
+  PetscReal      lhs, rhs, f0, f[5], eps[5];
   const PetscInt nlev = 5;
 
   PetscFunctionBeginUser;
@@ -334,9 +334,9 @@ typedef PetscErrorCode (*StepAdjointFn)(Transport, Vec, Vec, Vec);
 /* An affine step F in c and in the source: dot tests with differences from the zero state. */
 static PetscErrorCode DotAffineStep(Transport tr, const char name[], StepFn step, StepAdjointFn adjoint, PetscInt *fail)
 {
-  Vec dx, y0, y, out, out0, zero, lin, source;
+  Vec       dx, y0, y, out, out0, zero, lin, source;
   PetscReal lhs, rhs;
-  char label[64];
+  char      label[64];
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(tr->da, &dx));
@@ -392,7 +392,7 @@ static PetscErrorCode DotAffineStep(Transport tr, const char name[], StepFn step
  * with kappa = 0. */
 static PetscErrorCode CheckAdvectionOnly(Transport tr, PetscInt *fail)
 {
-  Vec c, a, b, kappa_saved;
+  Vec       c, a, b, kappa_saved;
   PetscReal gk, rel;
 
   PetscFunctionBeginUser;
@@ -425,8 +425,8 @@ static PetscErrorCode CheckAdvectionOnly(Transport tr, PetscInt *fail)
 /* Whole step in kappa: Taylor test along dk with the adjoint gradient. */
 static PetscErrorCode TaylorStepKappa(Transport tr, PetscInt *fail)
 {
-  Vec c, y, out, lin, kappa0, kappa_saved, dk;
-  PetscReal f0, f[5], eps[5], g;
+  Vec            c, y, out, lin, kappa0, kappa_saved, dk;
+  PetscReal      f0, f[5], eps[5], g;
   const PetscInt nlev = 5;
 
   PetscFunctionBeginUser;
@@ -469,8 +469,8 @@ static PetscErrorCode TaylorStepKappa(Transport tr, PetscInt *fail)
 static PetscErrorCode RunDotCase(const ImplicitCase *ic, PetscInt *fail)
 {
   AdjStepper st;
-  Transport tr;
-  PetscReal tau = 0;
+  Transport  tr;
+  PetscReal  tau = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- bc_x %s, bc_y %s (data %s %s %s %s), velocity %s, solver %s\n", ic->bcx,
@@ -494,10 +494,10 @@ static PetscErrorCode CompareSolvers(PetscInt *fail)
 {
   ImplicitCase ic[2] = {{"periodic", "periodic", "rotation", "fftw", {"0", "0", "0", "0"}},
                         {"periodic", "periodic", "rotation", "ksp", {"0", "0", "0", "0"}}};
-  AdjStepper st[2];
-  Transport tr[2];
-  Vec c, y, out[2], lin[2];
-  PetscReal tau = 0, rel, gk[2];
+  AdjStepper   st[2];
+  Transport    tr[2];
+  Vec          c, y, out[2], lin[2];
+  PetscReal    tau = 0, rel, gk[2];
 
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- fftw vs ksp: periodic, rotation, constant kappa\n"));
@@ -562,13 +562,13 @@ static PetscErrorCode SolveToFinalTime(Transport tr, PetscReal T, PetscInt n, Ve
  * observed orders within 1.8 .. 2.2. */
 static PetscErrorCode TimeConvergence(const ImplicitCase *ic, PetscInt *fail)
 {
-  const PetscInt nref = 640, nlev = 4, n0 = 5;
+  const PetscInt  nref = 640, nlev = 4, n0 = 5;
   const PetscReal T = 0.4;
-  AdjStepper st;
-  Transport tr;
-  Vec ref, c;
-  PetscReal err[4], omin = PETSC_MAX_REAL, omax = 0;
-  PetscBool ok;
+  AdjStepper      st;
+  Transport       tr;
+  Vec             ref, c;
+  PetscReal       err[4], omin = PETSC_MAX_REAL, omax = 0;
+  PetscBool       ok;
 
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- time convergence: bc_x %s, bc_y %s, velocity %s, solver %s\n", ic->bcx,
@@ -589,8 +589,8 @@ static PetscErrorCode TimeConvergence(const ImplicitCase *ic, PetscInt *fail)
     PetscCall(VecNorm(c, NORM_INFINITY, &err[l]));
     if (l > 0) {
       const PetscReal order = PetscLog2Real(err[l - 1] / err[l]);
-      omin = PetscMin(omin, order);
-      omax = PetscMax(omax, order);
+      omin                  = PetscMin(omin, order);
+      omax                  = PetscMax(omax, order);
       PetscCall(PetscPrintf(
           PETSC_COMM_WORLD,
           "   steps %3" PetscInt_FMT " -> %3" PetscInt_FMT ": max error %.3e -> %.3e, ratio %.2f, order %.3f\n",
@@ -609,7 +609,7 @@ static PetscErrorCode TimeConvergence(const ImplicitCase *ic, PetscInt *fail)
 
 int main(int argc, char **argv)
 {
-  PetscInt fail = 0;
+  PetscInt           fail    = 0;
   const ImplicitCase cases[] = {
       {"periodic", "periodic", "uniform", "fftw", {"0", "0", "0", "0"}},
       {"periodic", "periodic", "uniform", "ksp", {"0", "0", "0", "0"}},
