@@ -239,11 +239,18 @@ static PetscErrorCode TransportCheckState(AdjStepper st, AdjStepIndex k, Vec x)
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetOwnershipRange(x, &rstart, NULL));
   PetscCall(VecGetArrayRead(x, &a));
-  for (PetscInt i = 0; i < n; i++)
-    if (PetscIsInfOrNanScalar(a[i])) {
-      bad = rstart + i;
-      break;
-    }
+  {
+    /* x - x is 0 for every finite x and NaN for NaN or Inf: one vectorizable pass, and the
+     * search for the first bad cell only when there is one */
+    PetscScalar probe = 0;
+    for (PetscInt i = 0; i < n; i++) probe += a[i] - a[i];
+    if (probe != 0 || PetscIsInfOrNanScalar(probe))
+      for (PetscInt i = 0; i < n; i++)
+        if (PetscIsInfOrNanScalar(a[i])) {
+          bad = rstart + i;
+          break;
+        }
+  }
   PetscCall(VecRestoreArrayRead(x, &a));
   PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_MIN, tr->comm));
   if (gbad != PETSC_MAX_INT) {
