@@ -8,6 +8,7 @@
  * input state: p is an output (the pressure of the last stage), so x_k = Phi(x_{k-1}) is a pure
  * function of the stored velocity, and restarts are bit-for-bit. */
 #include "fluidimpl.h"
+#include <adjsim/stability.h>
 
 /*@ FluidRHS - r = F(x) = -div(u u) + nu lap u on interior faces (boundary rules applied first).
     Collective. @*/
@@ -54,54 +55,15 @@ PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* |R(z)| of SSP-RK3, R(z) = 1 + z + z^2/2 + z^3/6. */
-static PetscReal RK3Amplification(PetscReal re, PetscReal im)
-{
-  const PetscReal z2r = re * re - im * im, z2i = 2 * re * im;
-  const PetscReal z3r = z2r * re - z2i * im, z3i = z2r * im + z2i * re;
-  const PetscReal pr = 1 + re + 0.5 * z2r + z3r / 6, pi = im + 0.5 * z2i + z3i / 6;
-  return PetscSqrtReal(pr * pr + pi * pi);
-}
-
-static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, PetscReal dx, PetscReal dy)
-{
-  const PetscInt n    = 64;
-  PetscReal      amax = 0;
-
-  for (PetscInt a = 0; a <= n; a++)
-    for (PetscInt b = 0; b <= n; b++) {
-      const PetscReal tx = PETSC_PI * a / n, ty = PETSC_PI * b / n;
-      const PetscReal re = -dt * (dx * (1 - PetscCosReal(tx)) + dy * (1 - PetscCosReal(ty)));
-      const PetscReal im = dt * (ax * PetscSinReal(tx) + ay * PetscSinReal(ty));
-      amax               = PetscMax(amax, RK3Amplification(re, im));
-    }
-  return amax;
-}
-
 /*@ FluidStabilityLimit - largest dt for which SSP-RK3 is stable on every von Neumann symbol of the
     frozen-coefficient scheme: centred advection i(|u|/hx sin tx + |v|/hy sin ty) and the
     diffusion -2 nu (1 - cos tx)/hx^2 - 2 nu (1 - cos ty)/hy^2 (bisection). Pure advection gives
     the CFL limit sqrt(3), pure diffusion 2.51 h^2/(4 nu) per direction. Not collective. @*/
 PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax)
 {
-  const PetscReal ax = umax / g->h[0], ay = vmax / g->h[1];
-  const PetscReal dx = 2 * nu / (g->h[0] * g->h[0]), dy = 2 * nu / (g->h[1] * g->h[1]);
-  PetscReal       lo = 0, hi;
-
   PetscFunctionBeginUser;
-  if (ax + ay + dx + dy == 0) {
-    *dtmax = PETSC_MAX_REAL;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  hi = 4.0 / (ax + ay + dx + dy);
-  for (PetscInt it = 0; it < 50; it++) {
-    const PetscReal mid = 0.5 * (lo + hi);
-    if (RK3MaxAmplification(mid, ax, ay, dx, dy) <= 1 + 1e-12)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *dtmax = lo;
+  PetscCall(AdjRK3CentredStabilityLimit(umax / g->h[0], vmax / g->h[1], 2 * nu / (g->h[0] * g->h[0]),
+                                        2 * nu / (g->h[1] * g->h[1]), dtmax));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

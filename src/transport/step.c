@@ -1,6 +1,7 @@
 /* Time step of scalar transport and its adjoint: SSP-RK3 (explicit diffusion) or the Strang
  * splitting CN(dt/2) - RK3(dt) - CN(dt/2) (implicit diffusion), and the stability limit. */
 #include "transportimpl.h"
+#include <adjsim/stability.h>
 
 /* Shu-Osher SSP-RK3, each stage one fused pass (TransportStage):
  *   s1 = c + dt R(c)
@@ -97,33 +98,6 @@ PetscErrorCode TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* |R(z)| of SSP-RK3 (the cubic Taylor polynomial of exp). */
-static PetscReal RK3Amplification(PetscReal re, PetscReal im)
-{
-  /* 1 + z + z^2/2 + z^3/6 with z = re + i im */
-  const PetscReal z2r = re * re - im * im, z2i = 2 * re * im;
-  const PetscReal z3r = z2r * re - z2i * im, z3i = z2r * im + z2i * re;
-  const PetscReal pr = 1 + re + 0.5 * z2r + z3r / 6, pi = im + 0.5 * z2i + z3i / 6;
-  return PetscSqrtReal(pr * pr + pi * pi);
-}
-
-/* Largest amplification over the von Neumann symbols of the centred scheme at time step dt. */
-static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, PetscReal dx, PetscReal dy)
-{
-  const PetscInt n    = 96;
-  PetscReal      amax = 0;
-
-  for (PetscInt a = 0; a <= n; a++) {
-    for (PetscInt b = 0; b <= n; b++) {
-      const PetscReal tx = PETSC_PI * a / n, ty = PETSC_PI * b / n;
-      const PetscReal re = -dt * (dx * (1 - PetscCosReal(tx)) + dy * (1 - PetscCosReal(ty)));
-      const PetscReal im = dt * (ax * PetscSinReal(tx) + ay * PetscSinReal(ty));
-      amax               = PetscMax(amax, RK3Amplification(re, im));
-    }
-  }
-  return amax;
-}
-
 /* Stability limit by von Neumann analysis of the actual scheme with frozen coefficients:
  * advection symbol i(|u|/hx sin tx + |v|/hy sin ty), diffusion symbol
  * -2 kmax (1 - cos tx)/hx^2 - 2 kmax (1 - cos ty)/hy^2; dt_max is the largest dt for which the
@@ -132,27 +106,13 @@ static PetscReal RK3MaxAmplification(PetscReal dt, PetscReal ax, PetscReal ay, P
  * symbol drops out. */
 PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
 {
-  PetscReal kmax, ax, ay, dx, dy, lo = 0, hi;
+  PetscReal kmax;
 
   PetscFunctionBeginUser;
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   kmax = tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT ? 0 : PetscMax(kmax, 0);
-  ax   = tr->vel.umax / tr->grid.hx;
-  ay   = tr->vel.vmax / tr->grid.hy;
-  dx   = 2 * kmax / (tr->grid.hx * tr->grid.hx);
-  dy   = 2 * kmax / (tr->grid.hy * tr->grid.hy);
-  if (ax + ay + dx + dy == 0) {
-    *dtmax = PETSC_MAX_REAL;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  hi = 4.0 / (ax + ay + dx + dy); /* beyond the RK3 region for any symbol mix */
-  for (PetscInt it = 0; it < 60; it++) {
-    const PetscReal mid = 0.5 * (lo + hi);
-    if (RK3MaxAmplification(mid, ax, ay, dx, dy) <= 1 + 1e-12)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *dtmax = lo;
+  PetscCall(AdjRK3CentredStabilityLimit(tr->vel.umax / tr->grid.hx, tr->vel.vmax / tr->grid.hy,
+                                        2 * kmax / (tr->grid.hx * tr->grid.hx), 2 * kmax / (tr->grid.hy * tr->grid.hy),
+                                        dtmax));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
