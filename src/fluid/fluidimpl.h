@@ -4,6 +4,7 @@
 #include <adjsim/fluid.h>
 #include <adjsim/stepper.h>
 #include <petscdmda.h>
+#include <adjsim/periodic.h>
 #include <petscksp.h>
 
 /* Space dimension of the data structures; the kernels are 2D for now (3D later). */
@@ -48,9 +49,6 @@ static inline PetscBool FluidIsBoundaryFace(const FluidGrid *g, PetscInt d, Pets
   return (PetscBool)(g->bc[d][0].type != FLUID_BC_PERIODIC && (idx == 0 || idx == g->M[d]));
 }
 
-/* FFT Poisson solver of a periodic box (fftwpoisson.c). */
-typedef struct _n_FluidFFTW *FluidFFTW;
-
 typedef struct _n_Fluid *Fluid;
 struct _n_Fluid {
   MPI_Comm         comm;
@@ -64,13 +62,13 @@ struct _n_Fluid {
   PetscReal        tg_amplitude;
   char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
   /* pressure projection */
-  FluidPoissonType poisson;  /* resolved: KSP or FFTW */
-  PetscBool        singular; /* no Dirichlet pressure anywhere: constant null space */
-  Mat              A;        /* -D G, SPD (semi-definite when singular) */
-  KSP              ksp;      /* prefix -fluid_ */
-  MatNullSpace     nullsp;
-  FluidFFTW        fft;
-  PetscInt         ksp_its; /* iterations of the last solve */
+  FluidPoissonType  poisson;  /* resolved: KSP or FFTW */
+  PetscBool         singular; /* no Dirichlet pressure anywhere: constant null space */
+  Mat               A;        /* -D G, SPD (semi-definite when singular) */
+  KSP               ksp;      /* prefix -fluid_ */
+  MatNullSpace      nullsp;
+  AdjPeriodicSolver fft;
+  PetscInt          ksp_its; /* iterations of the last solve */
   /* work */
   Vec       xloc;                 /* ghosted state */
   Vec       stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
@@ -103,11 +101,6 @@ PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal u
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax);
 PetscErrorCode FluidFillInitial(Fluid fl, Vec x);
 PetscErrorCode FluidExactTaylorGreen(Fluid fl, PetscReal t, Vec x);
-
-/* FFTW-MPI Poisson solver of a periodic box (fftwpoisson.c). */
-PetscErrorCode FluidFFTWCreate(Fluid fl, FluidFFTW *fft);
-PetscErrorCode FluidFFTWSolve(FluidFFTW fft, Vec b, Vec phi);
-PetscErrorCode FluidFFTWDestroy(FluidFFTW *fft);
 
 /* Set-up from options (setup.c). */
 PetscErrorCode FluidSetUpGrid(Fluid fl);

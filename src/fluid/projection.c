@@ -4,8 +4,8 @@
  * with a prescribed normal velocity (homogeneous Neumann for phi), Dirichlet phi = 0 on outflow
  * faces.  A = -D G is the 5-point Laplacian with those conditions: symmetric positive
  * (semi-)definite, solved by KSP (CG + multigrid, prefix -fluid_) or, on a periodic box, by FFTW
- * (fftwpoisson.c).  The solve starts from a zero guess every time, so the projection is a pure
- * function of its input (bit-for-bit restarts, exact adjoint later). */
+ * (AdjPeriodicSolver, src/numerics/periodic.c).  The solve starts from a zero guess every time, so the projection is a
+ * pure function of its input (bit-for-bit restarts, exact adjoint later). */
 #include "fluidimpl.h"
 
 const char *const FluidPoissonTypes[] = {"auto", "ksp", "fftw", "FluidPoissonType", "FLUID_POISSON_", NULL};
@@ -123,7 +123,7 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
   PetscCall(DMCreateLocalVector(fl->pda, &fl->philoc));
   PetscCall(VecSet(fl->philoc, 0.0));
   if (fl->poisson == FLUID_POISSON_FFTW) {
-    PetscCall(FluidFFTWCreate(fl, &fl->fft));
+    PetscCall(AdjPeriodicSolverCreate(fl->pda, fl->grid.h[0], fl->grid.h[1], &fl->fft));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FluidAssembleLaplacian(fl));
@@ -158,7 +158,7 @@ PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
   if (fl->poisson == FLUID_POISSON_FFTW)
-    PetscCall(FluidFFTWSolve(fl->fft, b, phi));
+    PetscCall(AdjPeriodicSolverSolve(fl->fft, 0.0, 1.0, b, phi)); /* -DG phi = b, zero mean */
   else {
     PetscCall(KSPSolve(fl->ksp, b, phi));
     PetscCall(KSPGetConvergedReason(fl->ksp, &reason));
@@ -179,7 +179,7 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
   PetscCall(KSPDestroy(&fl->ksp));
   PetscCall(MatDestroy(&fl->A));
   PetscCall(MatNullSpaceDestroy(&fl->nullsp));
-  PetscCall(FluidFFTWDestroy(&fl->fft));
+  PetscCall(AdjPeriodicSolverDestroy(&fl->fft));
   PetscCall(VecDestroy(&fl->div));
   PetscCall(VecDestroy(&fl->phi));
   PetscCall(VecDestroy(&fl->philoc));

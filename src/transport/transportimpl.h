@@ -4,6 +4,7 @@
 #include <adjsim/transport.h>
 #include <adjsim/stepper.h>
 #include <petscdmda.h>
+#include <adjsim/periodic.h>
 
 typedef enum { TRANSPORT_BC_PERIODIC, TRANSPORT_BC_DIRICHLET, TRANSPORT_BC_NEUMANN } TransportBCType;
 
@@ -42,7 +43,7 @@ typedef struct {
 
 typedef struct _n_Transport *Transport;
 
-/* ---- Implicit diffusion (implicit.c, fftwdiffusion.c, step.c) -------------------------------
+/* ---- Implicit diffusion (implicit.c, step.c; FFTW solves: src/numerics/periodic.c) -------------------------------
  * -transport_diffusion implicit: Strang splitting of one step of size dt into Crank-Nicolson
  * diffusion over dt/2, SSP-RK3 of advection + source over dt, Crank-Nicolson over dt/2. */
 #include <petscksp.h>
@@ -52,15 +53,12 @@ typedef enum { TRANSPORT_CN_AUTO, TRANSPORT_CN_FFTW, TRANSPORT_CN_KSP } Transpor
 extern const char *const TransportDiffusionModes[];
 extern const char *const TransportCNSolverTypes[];
 
-/* FFT solver of the Crank-Nicolson system (periodic grid, constant kappa); fftwdiffusion.c. */
-typedef struct _n_TransportFFTW *TransportFFTW;
-
 typedef struct {
   TransportDiffusionMode mode;
   TransportCNSolverType  solver;         /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
   Mat                    A;              /* I - tau/2 D_lin, assembled (ksp) */
   KSP                    ksp;            /* CG + algebraic multigrid, prefix -transport_ */
-  TransportFFTW          fft;            /* (fftw) */
+  AdjPeriodicSolver      fft;            /* (fftw) (I + tau kappa/2 K)^{-1}, K = -Laplacian */
   PetscReal              tau;            /* substep the operators are set up for (0: none yet) */
   Vec                    kappa_setup;    /* the diffusivity they were set up with */
   PetscReal              kappa_const;    /* (fftw) the constant diffusivity [m^2/s] */
@@ -84,9 +82,6 @@ PetscErrorCode TransportStepStrangAdjoint(Transport tr, Vec cin, Vec lout, Vec l
 /* The step of the selected mode (explicit: TransportStepRK3, implicit: TransportStepStrang). */
 PetscErrorCode       TransportStepAdvance(Transport tr, Vec cin, Vec cout);
 PetscErrorCode       TransportStepAdvanceAdjoint(Transport tr, Vec cin, Vec lout, Vec lin);
-PetscErrorCode       TransportFFTWCreate(Transport tr, TransportFFTW *fft);
-PetscErrorCode       TransportFFTWSolve(TransportFFTW fft, PetscReal s, Vec r, Vec x);
-PetscErrorCode       TransportFFTWDestroy(TransportFFTW *fft);
 extern PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
 /* ---- end of implicit diffusion -------------------------------------------------------------- */
 
