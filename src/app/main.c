@@ -134,6 +134,22 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* After a graceful stop on a signal: where the restart state is, and exit status 85. */
+static PetscErrorCode AdjReportInterrupted(MPI_Comm comm, AdjOutput out, const char what[], PetscInt64 at,
+                                           int *exit_status)
+{
+  const char *rpath;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputGetRestartPath(out, &rpath));
+  PetscCall(PetscPrintf(comm,
+                        "adjsim: stopped by a signal after %s %" PetscInt64_FMT
+                        "; restart state in %s; continue with -restart %s\n",
+                        what, at, rpath, rpath));
+  *exit_status = ADJ_EXIT_INTERRUPTED;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Optimization; with -restart it resumes from an optimization restart file, and on SIGUSR1 or
  * SIGTERM it stops after the current iteration with a restart file (exit status 85). */
 static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out,
@@ -159,13 +175,7 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   PetscCall(AdjOptimizerSolve(opt, p, out));
   PetscCall(AdjOptimizerGetInterruptedIteration(opt, &stopped));
   if (stopped >= 0) {
-    const char *rpath;
-    PetscCall(AdjOutputGetRestartPath(out, &rpath));
-    PetscCall(PetscPrintf(comm,
-                          "adjsim: stopped by a signal after iteration %" PetscInt_FMT
-                          "; restart state in %s; continue with -restart %s\n",
-                          stopped, rpath, rpath));
-    *exit_status = ADJ_EXIT_INTERRUPTED;
+    PetscCall(AdjReportInterrupted(comm, out, "iteration", stopped, exit_status));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* Leave the model at the optimum: the gradient there, and a forward run with fields. */
@@ -245,13 +255,7 @@ static PetscErrorCode AdjsimMain(int *exit_status)
       PetscCall(AdjDriverForward(drv, p, PETSC_TRUE, &J));
       PetscCall(AdjDriverGetInterruptedStep(drv, &stopped));
       if (stopped >= 0) {
-        const char *rpath;
-        PetscCall(AdjOutputGetRestartPath(out, &rpath));
-        PetscCall(PetscPrintf(comm,
-                              "adjsim: stopped by a signal after step %" PetscInt64_FMT
-                              "; restart state in %s; continue with -restart %s\n",
-                              (PetscInt64)stopped, rpath, rpath));
-        *exit_status = ADJ_EXIT_INTERRUPTED;
+        PetscCall(AdjReportInterrupted(comm, out, "step", (PetscInt64)stopped, exit_status));
       } else
         PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
     } else if (ro.mode == MODE_GRADIENT)
