@@ -256,11 +256,39 @@ static PetscErrorCode SetKappa(Transport tr, Vec kappa0, PetscReal eps, Vec dk)
 }
 
 /* CN substep in kappa: tangent-vs-adjoint dot test and Taylor test (see the file header). */
+/* A map of the state at the current diffusivity: the CN substep or the whole implicit step. */
+typedef PetscErrorCode (*KappaMapFn)(Transport, PetscReal, Vec, Vec);
+
+static PetscErrorCode StrangMap(Transport tr, PetscReal tau, Vec c, Vec out)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TransportStepStrang(tr, c, out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Taylor check of the kappa gradient g = <dk, dJ/dkappa> of J(kappa) = <map(kappa; c), y>: J at
+ * kappa0 + eps dk for eps = 1/4, 1/8, ... against f0 + eps g (TaylorReport). */
+static PetscErrorCode KappaTaylorSweep(Transport tr, const char name[], KappaMapFn map, PetscReal tau, Vec c, Vec y,
+                                       Vec kappa0, Vec dk, PetscReal f0, PetscReal g, Vec out, PetscInt *fail)
+{
+  PetscReal      f[5], eps[5];
+  const PetscInt nlev = 5;
+
+  PetscFunctionBeginUser;
+  for (PetscInt l = 0; l < nlev; l++) {
+    eps[l] = 0.25 * PetscPowReal(0.5, (PetscReal)l);
+    PetscCall(SetKappa(tr, kappa0, eps[l], dk));
+    PetscCall(map(tr, tau, c, out));
+    PetscCall(VecDot(out, y, &f[l]));
+  }
+  PetscCall(TaylorReport(name, nlev, eps, f, f0, g, fail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckCNKappa(Transport tr, PetscReal tau, PetscInt *fail)
 {
-  Vec            c, y0, y, out, lin, kappa0, kappa_saved, dk, dkl, cl, r, t;
-  PetscReal      lhs, rhs, f0, f[5], eps[5];
-  const PetscInt nlev = 5;
+  Vec       c, y0, y, out, lin, kappa0, kappa_saved, dk, dkl, cl, r, t;
+  PetscReal lhs, rhs, f0;
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(tr->da, &c));
@@ -304,13 +332,8 @@ static PetscErrorCode CheckCNKappa(Transport tr, PetscReal tau, PetscInt *fail)
   PetscCall(VecSet(tr->gkappa, 0.0));
   PetscCall(TransportDiffuseCNAdjoint(tr, tau, c, out, y0, lin));
   PetscCall(VecDot(dk, tr->gkappa, &rhs));
-  for (PetscInt l = 0; l < nlev; l++) {
-    eps[l] = 0.25 * PetscPowReal(0.5, (PetscReal)l);
-    PetscCall(SetKappa(tr, kappa0, eps[l], dk));
-    PetscCall(TransportDiffuseCN(tr, tau, c, out));
-    PetscCall(VecDot(out, y0, &f[l]));
-  }
-  PetscCall(TaylorReport("CN substep in kappa", nlev, eps, f, f0, rhs, fail));
+  PetscCall(
+      KappaTaylorSweep(tr, "CN substep in kappa", TransportDiffuseCN, tau, c, y0, kappa0, dk, f0, rhs, out, fail));
   PetscCall(VecCopy(kappa_saved, tr->kappa));
   PetscCall(TransportPrepareKappa(tr));
   PetscCall(VecDestroy(&c));
@@ -425,9 +448,8 @@ static PetscErrorCode CheckAdvectionOnly(Transport tr, PetscInt *fail)
 /* Whole step in kappa: Taylor test along dk with the adjoint gradient. */
 static PetscErrorCode TaylorStepKappa(Transport tr, PetscInt *fail)
 {
-  Vec            c, y, out, lin, kappa0, kappa_saved, dk;
-  PetscReal      f0, f[5], eps[5], g;
-  const PetscInt nlev = 5;
+  Vec       c, y, out, lin, kappa0, kappa_saved, dk;
+  PetscReal f0, g;
 
   PetscFunctionBeginUser;
   PetscCall(DMCreateGlobalVector(tr->da, &c));
@@ -447,13 +469,7 @@ static PetscErrorCode TaylorStepKappa(Transport tr, PetscInt *fail)
   PetscCall(VecSet(tr->gkappa, 0.0));
   PetscCall(TransportStepStrangAdjoint(tr, c, y, lin));
   PetscCall(VecDot(dk, tr->gkappa, &g));
-  for (PetscInt l = 0; l < nlev; l++) {
-    eps[l] = 0.25 * PetscPowReal(0.5, (PetscReal)l);
-    PetscCall(SetKappa(tr, kappa0, eps[l], dk));
-    PetscCall(TransportStepStrang(tr, c, out));
-    PetscCall(VecDot(out, y, &f[l]));
-  }
-  PetscCall(TaylorReport("implicit step in kappa", nlev, eps, f, f0, g, fail));
+  PetscCall(KappaTaylorSweep(tr, "implicit step in kappa", StrangMap, 0.0, c, y, kappa0, dk, f0, g, out, fail));
   PetscCall(VecCopy(kappa_saved, tr->kappa));
   PetscCall(TransportPrepareKappa(tr));
   PetscCall(VecDestroy(&c));
