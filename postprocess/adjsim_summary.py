@@ -81,6 +81,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", help="adjsim run file (HDF5)")
     ap.add_argument("--truth", help="run file whose /parameters are the truth to compare with")
+    ap.add_argument("--truth-rtol", type=float, metavar="R",
+                    help="with --truth: exit 1 unless every parameter's (relative, or absolute where the truth is 0) error is at most R")
     ap.add_argument("--expect-decrease", type=float, metavar="F",
                     help="exit 1 unless the optimization history exists, its iterations are 0, 1, 2, ... and its last objective is at most F times the first")
     args = ap.parse_args()
@@ -89,7 +91,11 @@ def main():
         summary(f)
         if args.truth:
             with h5py.File(args.truth, "r") as t:
-                compare(f, t)
+                worst = compare(f, t)
+            if args.truth_rtol is not None:
+                ok = worst <= args.truth_rtol
+                print(f"largest parameter error {worst:.3e} (required <= {args.truth_rtol:g}): {'ok' if ok else 'FAILED'}")
+                status = max(status, 0 if ok else 1)
         if args.expect_decrease is not None:
             J = f["optimization/objective"][()] if "optimization/objective" in f else np.zeros(0)
             it = f["optimization/iteration"][()] if "optimization/iteration" in f else np.zeros(0)
@@ -99,7 +105,7 @@ def main():
             ok = len(J) >= 2 and J[-1] <= args.expect_decrease * J[0] and contiguous
             print(f"objective decrease {J[-1] / J[0] if len(J) >= 2 else float('nan'):.3e} "
                   f"(required <= {args.expect_decrease:g}): {'ok' if ok else 'FAILED'}")
-            status = 0 if ok else 1
+            status = max(status, 0 if ok else 1)
     return status
 
 

@@ -8,8 +8,9 @@
  * per side: periodic, wall (no-slip, optionally moving: a lid), slip, inflow (uniform or
  * parabolic), outflow.  Options: prefix -fluid_ (adjsim -help); docs/fluid.md.
  *
- * Increment 1: the forward solver.  The adjoint ops of the stepper are NULL for now; every
- * kernel is a pure function of its inputs so its adjoint can sit next to it. */
+ * Every kernel is a pure function of its inputs with its hand-written adjoint next to it; the
+ * stepper's adjoint ops give exact discrete gradients of kinetic energy, enstrophy and velocity
+ * misfit objectives with respect to the viscosity nu and the initial velocity (u0, v0). */
 #pragma once
 
 #include <adjsim/stepper.h>

@@ -23,7 +23,7 @@ typedef struct {
 } AdjProblem;
 static const AdjProblem AdjProblems[] = {
     {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
-    {"fluid", "incompressible Navier-Stokes on a staggered grid (forward only for now)", FluidCreate},
+    {"fluid", "incompressible Navier-Stokes on a staggered grid, with its discrete adjoint", FluidCreate},
 };
 #define ADJ_NPROBLEMS ((PetscInt)(sizeof(AdjProblems) / sizeof(AdjProblems[0])))
 

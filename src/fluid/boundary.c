@@ -151,3 +151,123 @@ PetscErrorCode FluidFillPressureGhosts(const FluidGrid *g, PetscScalar **phi)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Adjoints of the boundary rules.  The rules are affine: x_b = sum_a c_a x_a + beta.  The tangent
+ * map drops beta, and its transpose, applied in the reverse order of the forward assignments, is
+ * for each rule: xbar_a += c_a xbar_b, then xbar_b = 0 (the forward overwrote x_b). */
+
+static void FluidFillTangentialAdjoint(const FluidGrid *g, FluidCell **xb)
+{
+  const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
+  PetscReal      sigma, beta;
+
+  if (g->bc[1][0].type != FLUID_BC_PERIODIC) {
+    if (gye > My) {
+      FluidTangentialRule(&g->bc[1][1], &sigma, &beta);
+      for (PetscInt i = g->gxs; i < gxe; i++) xb[My - 1][i].u += sigma * xb[My][i].u, xb[My][i].u = 0;
+    }
+    if (g->gys < 0) {
+      FluidTangentialRule(&g->bc[1][0], &sigma, &beta);
+      for (PetscInt i = g->gxs; i < gxe; i++) xb[0][i].u += sigma * xb[-1][i].u, xb[-1][i].u = 0;
+    }
+  }
+  if (g->bc[0][0].type != FLUID_BC_PERIODIC) {
+    if (gxe > Mx) {
+      FluidTangentialRule(&g->bc[0][1], &sigma, &beta);
+      for (PetscInt j = g->gys; j < gye; j++) xb[j][Mx - 1].v += sigma * xb[j][Mx].v, xb[j][Mx].v = 0;
+    }
+    if (g->gxs < 0) {
+      FluidTangentialRule(&g->bc[0][0], &sigma, &beta);
+      for (PetscInt j = g->gys; j < gye; j++) xb[j][0].v += sigma * xb[j][-1].v, xb[j][-1].v = 0;
+    }
+  }
+}
+
+/* Transpose of FluidFillNormalOutflow: u_0 = u_1 + rx (v_{j+1} - v_j) gives ubar_1 += a,
+ * vbar_{j+1} += rx a, vbar_j -= rx a with a = ubar_0, then ubar_0 = 0 (and likewise). */
+static void FluidFillNormalOutflowAdjoint(const FluidGrid *g, FluidCell **xb)
+{
+  const PetscInt  gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
+  const PetscReal rx = g->h[0] / g->h[1], ry = g->h[1] / g->h[0];
+
+  if (g->bc[1][1].type == FLUID_BC_OUTFLOW && g->gys <= My - 1 && My < gye)
+    for (PetscInt i = g->gxs; i < gxe - 1; i++) {
+      const PetscScalar a = xb[My][i].v;
+      xb[My][i].v         = 0;
+      xb[My - 1][i].v += a, xb[My - 1][i + 1].u -= ry * a, xb[My - 1][i].u += ry * a;
+    }
+  if (g->bc[1][0].type == FLUID_BC_OUTFLOW && g->gys <= 0 && 1 < gye)
+    for (PetscInt i = g->gxs; i < gxe - 1; i++) {
+      const PetscScalar a = xb[0][i].v;
+      xb[0][i].v          = 0;
+      xb[1][i].v += a, xb[0][i + 1].u += ry * a, xb[0][i].u -= ry * a;
+    }
+  if (g->bc[0][1].type == FLUID_BC_OUTFLOW && g->gxs <= Mx - 1 && Mx < gxe)
+    for (PetscInt j = g->gys; j < gye - 1; j++) {
+      const PetscScalar a = xb[j][Mx].u;
+      xb[j][Mx].u         = 0;
+      xb[j][Mx - 1].u += a, xb[j + 1][Mx - 1].v -= rx * a, xb[j][Mx - 1].v += rx * a;
+    }
+  if (g->bc[0][0].type == FLUID_BC_OUTFLOW && g->gxs <= 0 && 1 < gxe)
+    for (PetscInt j = g->gys; j < gye - 1; j++) {
+      const PetscScalar a = xb[j][0].u;
+      xb[j][0].u          = 0;
+      xb[j][1].u += a, xb[j + 1][0].v += rx * a, xb[j][0].v -= rx * a;
+    }
+}
+
+/* Transpose of FluidFillNormalPrescribed: prescribed faces do not depend on the state. */
+static void FluidFillNormalPrescribedAdjoint(const FluidGrid *g, FluidCell **xb)
+{
+  const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym;
+
+  for (PetscInt s = 0; s < 2; s++) {
+    const PetscInt fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
+    const FluidBC *bx = &g->bc[0][s], *by = &g->bc[1][s];
+
+    if (bx->type != FLUID_BC_PERIODIC && bx->type != FLUID_BC_OUTFLOW && fi >= g->gxs && fi < gxe)
+      for (PetscInt j = g->gys; j < gye; j++) xb[j][fi].u = 0;
+    if (by->type != FLUID_BC_PERIODIC && by->type != FLUID_BC_OUTFLOW && fj >= g->gys && fj < gye)
+      for (PetscInt i = g->gxs; i < gxe; i++) xb[fj][i].v = 0;
+  }
+}
+
+/*@ FluidFillBoundaryAdjoint - transpose of the tangent of FluidFillBoundary on a ghosted local
+    adjoint array: moves the adjoint of every boundary value onto the interior values it was
+    computed from and zeroes it. Not collective. @*/
+PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_Boundary, 0, 0, 0, 0));
+  FluidFillTangentialAdjoint(g, xb);
+  FluidFillNormalOutflowAdjoint(g, xb);
+  FluidFillNormalPrescribedAdjoint(g, xb);
+  PetscCall(PetscLogEventEnd(FLUID_Boundary, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidFillPressureGhostsAdjoint - transpose of FluidFillPressureGhosts (ghost = s * inner):
+    phibar_inner += s phibar_ghost, phibar_ghost = 0. Not collective. @*/
+PetscErrorCode FluidFillPressureGhostsAdjoint(const FluidGrid *g, PetscScalar **pb)
+{
+  const PetscInt Mx = g->M[0], My = g->M[1];
+
+  PetscFunctionBeginUser;
+  if (g->bc[1][0].type != FLUID_BC_PERIODIC) {
+    const PetscReal slo = g->bc[1][0].type == FLUID_BC_OUTFLOW ? -1 : 1,
+                    shi = g->bc[1][1].type == FLUID_BC_OUTFLOW ? -1 : 1;
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      if (g->ys == 0) pb[0][i] += slo * pb[-1][i], pb[-1][i] = 0;
+      if (g->ys + g->ym == My) pb[My - 1][i] += shi * pb[My][i], pb[My][i] = 0;
+    }
+  }
+  if (g->bc[0][0].type != FLUID_BC_PERIODIC) {
+    const PetscReal slo = g->bc[0][0].type == FLUID_BC_OUTFLOW ? -1 : 1,
+                    shi = g->bc[0][1].type == FLUID_BC_OUTFLOW ? -1 : 1;
+    for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
+      if (g->xs == 0) pb[j][0] += slo * pb[j][-1], pb[j][-1] = 0;
+      if (g->xs + g->xm == Mx) pb[j][Mx - 1] += shi * pb[j][Mx], pb[j][Mx] = 0;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

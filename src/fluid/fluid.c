@@ -1,11 +1,11 @@
-/* The fluid solver as an AdjStepper: the ops that connect the physics to the driver.
- * Increment 1 is the forward model: the adjoint ops (stepadjoint, initialstateadjoint,
- * objectiveadjoint) are NULL; the objective is empty (J = 0) and the only parameter block is the
- * viscosity "nu". */
+/* The fluid solver as an AdjStepper: the ops that connect the physics to the driver (forward
+ * step, its exact discrete adjoint, objectives, parameters nu, u0, v0, output and restart). */
 #include "fluidimpl.h"
 #include <adjsim/io.h>
 
 PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
+PetscLogEvent FLUID_MomentumAdj, FLUID_DivergenceAdj, FLUID_CorrectAdj, FLUID_StepAdj, FLUID_Objective,
+    FLUID_ObjectiveAdj;
 
 PetscErrorCode FluidRegisterEvents(void)
 {
@@ -22,6 +22,12 @@ PetscErrorCode FluidRegisterEvents(void)
   PetscCall(PetscLogEventRegister("FlPoisson", id, &FLUID_Poisson));
   PetscCall(PetscLogEventRegister("FlCorrect", id, &FLUID_Correct));
   PetscCall(PetscLogEventRegister("FlStep", id, &FLUID_Step));
+  PetscCall(PetscLogEventRegister("FlMomentumAdj", id, &FLUID_MomentumAdj));
+  PetscCall(PetscLogEventRegister("FlDivergenceAdj", id, &FLUID_DivergenceAdj));
+  PetscCall(PetscLogEventRegister("FlCorrectAdj", id, &FLUID_CorrectAdj));
+  PetscCall(PetscLogEventRegister("FlStepAdj", id, &FLUID_StepAdj));
+  PetscCall(PetscLogEventRegister("FlObjective", id, &FLUID_Objective));
+  PetscCall(PetscLogEventRegister("FlObjectiveAdj", id, &FLUID_ObjectiveAdj));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -43,34 +49,78 @@ static PetscErrorCode FluidCreateState(AdjStepper st, Vec *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Parameter blocks: "nu" (one value), "u0" and "v0" (the initial face velocities before the
+ * projection, fields laid out like the state: u of each cell's left face, v of its bottom face). */
+static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, Vec p)
+{
+  PetscScalar gnu;
+  Vec         c;
+
+  PetscFunctionBeginUser;
+  if (gradient) {
+    PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
+    PetscCall(AdjParamsPackGradientArray(params, "nu", &gnu, p));
+    PetscCall(AdjParamsPackGradientField(params, "u0", fl->gu0, p));
+    PetscCall(AdjParamsPackGradientField(params, "v0", fl->gv0, p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(AdjParamsPackArray(params, "nu", &fl->nu, p));
+  PetscCall(DMGetGlobalVector(fl->pda, &c));
+  for (PetscInt f = 0; f < 2; f++) {
+    PetscCall(VecStrideGather(fl->x0sample, f, c, INSERT_VALUES));
+    PetscCall(AdjParamsPackField(params, f ? "v0" : "u0", c, p));
+  }
+  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FluidGetParameters(AdjStepper st, AdjParams params, Vec p)
 {
   Fluid fl;
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
-  PetscCall(AdjParamsPackArray(params, "nu", &fl->nu, p));
+  PetscCall(FluidPack(fl, params, PETSC_FALSE, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A new viscosity must still satisfy the stability limit of the chosen time step. */
-static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode FluidSetViscosity(Fluid fl, PetscReal nu)
 {
-  Fluid     fl;
-  PetscBool active;
-  PetscReal nu, limit;
+  PetscReal limit;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
-  PetscCall(AdjParamsIsActive(params, "nu", &active));
-  if (!active) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
   PetscCheck(nu >= 0, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity parameter nu = %g m^2/s is negative", (double)nu);
   PetscCall(FluidStabilityLimit(&fl->grid, nu, fl->uscale, fl->uscale, &limit));
   PetscCheck(fl->dt <= limit, fl->comm, PETSC_ERR_USER_INPUT,
              "Viscosity nu = %g m^2/s makes the time step %g s exceed the stability limit %g s", (double)nu,
              (double)fl->dt, (double)limit);
   fl->nu = nu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  Fluid     fl;
+  PetscBool active;
+  PetscReal nu;
+  Vec       c;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjParamsIsActive(params, "nu", &active));
+  if (active) {
+    PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
+    PetscCall(FluidSetViscosity(fl, nu));
+  }
+  PetscCall(DMGetGlobalVector(fl->pda, &c));
+  for (PetscInt f = 0; f < 2; f++) {
+    PetscCall(AdjParamsIsActive(params, f ? "v0" : "u0", &active));
+    if (!active) continue;
+    PetscCall(AdjParamsUnpackField(params, f ? "v0" : "u0", p, c));
+    PetscCall(VecStrideScatter(c, f, fl->x0sample, INSERT_VALUES));
+  }
+  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -82,12 +132,29 @@ static PetscErrorCode FluidInitialState(AdjStepper st, Vec x0)
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
-  PetscCall(FluidFillInitial(fl, x0));
   PetscCall(DMGetGlobalVector(fl->pda, &p));
-  PetscCall(VecStrideGather(x0, 2, p, INSERT_VALUES));
-  PetscCall(FluidProject(fl, 0.0, x0, x0));
+  PetscCall(VecStrideGather(fl->x0sample, 2, p, INSERT_VALUES));
+  PetscCall(FluidProject(fl, 0.0, fl->x0sample, x0));
   PetscCall(VecStrideScatter(p, 2, x0, INSERT_VALUES));
   PetscCall(DMRestoreGlobalVector(fl->pda, &p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* (du0, dv0) += P^T lambda0 (the sampled pressure is not a parameter). */
+static PetscErrorCode FluidInitialStateAdjoint(AdjStepper st, Vec lambda0)
+{
+  Fluid fl;
+  Vec   c;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidProjectAdjoint(fl, 0.0, lambda0, fl->cbar));
+  PetscCall(DMGetGlobalVector(fl->pda, &c));
+  PetscCall(VecStrideGather(fl->cbar, 0, c, INSERT_VALUES));
+  PetscCall(VecAXPY(fl->gu0, 1.0, c));
+  PetscCall(VecStrideGather(fl->cbar, 1, c, INSERT_VALUES));
+  PetscCall(VecAXPY(fl->gv0, 1.0, c));
+  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -101,10 +168,33 @@ static PetscErrorCode FluidStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+static PetscErrorCode FluidStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
+  Fluid fl;
+
   PetscFunctionBeginUser;
-  *J = 0;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidStepRK3Adjoint(fl, xin, lout, lin));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidObjectiveOp(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidObjectiveEvaluate(fl, k, x, J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidObjectiveAdjointOp(AdjStepper st, AdjStepIndex k, Vec x, Vec lambda)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidObjectiveAdjoint(fl, k, x, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -117,23 +207,56 @@ static PetscErrorCode FluidRegularization(AdjStepper st, PetscReal *R)
 
 static PetscErrorCode FluidHasObjective(AdjStepper st, PetscBool *has)
 {
+  Fluid fl;
+
   PetscFunctionBeginUser;
-  *has = PETSC_FALSE;
+  PetscCall(FluidFromStepper(st, &fl));
+  *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FluidZeroGradient(AdjStepper st)
 {
+  Fluid fl;
+
   PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  fl->gnu_local = 0;
+  PetscCall(VecSet(fl->gu0, 0.0));
+  PetscCall(VecSet(fl->gv0, 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FluidGetGradient(AdjStepper st, AdjParams params, Vec g)
 {
-  const PetscReal zero = 0;
+  Fluid fl;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsPackGradientArray(params, "nu", &zero, g));
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidPack(fl, params, PETSC_TRUE, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sensitivity maps dJ/du0, dJ/dv0 (on the faces, stored per cell like the state) and dJ/dnu. */
+static PetscErrorCode FluidWriteGradient(AdjStepper st, AdjOutput out)
+{
+  Fluid       fl;
+  AdjParams   params;
+  PetscBool   active;
+  PetscScalar gnu;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsIsActive(params, "u0", &active));
+  if (active) PetscCall(AdjOutputWriteGradientField(out, "u0", "m s^-1 per (m/s)", fl->gu0));
+  PetscCall(AdjParamsIsActive(params, "v0", &active));
+  if (active) PetscCall(AdjOutputWriteGradientField(out, "v0", "m s^-1 per (m/s)", fl->gv0));
+  PetscCall(AdjParamsIsActive(params, "nu", &active));
+  if (active) {
+    PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
+    PetscCall(AdjOutputWriteGradientArray(out, "nu", "objective per m^2/s", 1, &gnu));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -226,10 +349,41 @@ static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
 static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
 {
   Fluid fl;
+  Vec   c;
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjOutputWriteParameterArray(out, "nu", "m^2/s", 1, &fl->nu));
+  PetscCall(DMGetGlobalVector(fl->pda, &c));
+  for (PetscInt f = 0; f < 2; f++) {
+    PetscCall(VecStrideGather(fl->x0sample, f, c, INSERT_VALUES));
+    PetscCall(AdjOutputWriteParameterField(out, f ? "v0" : "u0", "m/s", c));
+  }
+  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Parameter values from the /parameters group of a run file (to resume an optimization). */
+static PetscErrorCode FluidReadParameters(AdjStepper st, const char path[])
+{
+  Fluid      fl;
+  PetscInt   n;
+  PetscReal *nu;
+  Vec        c;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjInputReadArray(fl->comm, path, "/parameters/nu", &n, &nu));
+  PetscCheck(n == 1, fl->comm, PETSC_ERR_USER_INPUT, "%s: /parameters/nu holds %" PetscInt_FMT " values, not 1", path,
+             n);
+  PetscCall(FluidSetViscosity(fl, nu[0]));
+  PetscCall(PetscFree(nu));
+  PetscCall(DMGetGlobalVector(fl->pda, &c));
+  for (PetscInt f = 0; f < 2; f++) {
+    PetscCall(AdjInputReadField(fl->comm, path, f ? "/parameters/v0" : "/parameters/u0", fl->pda, c));
+    PetscCall(VecStrideScatter(c, f, fl->x0sample, INSERT_VALUES));
+  }
+  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,7 +431,15 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidPoissonDestroy(fl));
+  PetscCall(FluidObjectiveDestroy(fl));
   PetscCall(VecDestroy(&fl->xloc));
+  PetscCall(VecDestroy(&fl->xbloc));
+  PetscCall(VecDestroy(&fl->sbar));
+  PetscCall(VecDestroy(&fl->cbar));
+  PetscCall(VecDestroy(&fl->rbar));
+  PetscCall(VecDestroy(&fl->x0sample));
+  PetscCall(VecDestroy(&fl->gu0));
+  PetscCall(VecDestroy(&fl->gv0));
   PetscCall(VecDestroy(&fl->rhs));
   PetscCall(VecDestroy(&fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDestroy(&fl->stage[s]));
@@ -297,6 +459,13 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscCall(VecDuplicate(fl->rhs, &fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->rhs, &fl->stage[s]));
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
+  PetscCall(DMCreateLocalVector(fl->da, &fl->xbloc));
+  PetscCall(VecDuplicate(fl->rhs, &fl->sbar));
+  PetscCall(VecDuplicate(fl->rhs, &fl->cbar));
+  PetscCall(VecDuplicate(fl->rhs, &fl->rbar));
+  PetscCall(VecDuplicate(fl->rhs, &fl->x0sample));
+  PetscCall(DMCreateGlobalVector(fl->pda, &fl->gu0));
+  PetscCall(VecDuplicate(fl->gu0, &fl->gv0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -304,22 +473,27 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
 {
   Fluid               fl;
   AdjParams           params;
-  const AdjStepperOps ops = {.createstate     = FluidCreateState,
-                             .getparameters   = FluidGetParameters,
-                             .setparameters   = FluidSetParameters,
-                             .initialstate    = FluidInitialState,
-                             .step            = FluidStep,
-                             .objective       = FluidObjective,
-                             .regularization  = FluidRegularization,
-                             .hasobjective    = FluidHasObjective,
-                             .zerogradient    = FluidZeroGradient,
-                             .getgradient     = FluidGetGradient,
-                             .checkstate      = FluidCheckState,
-                             .writefields     = FluidWriteFields,
-                             .writeparameters = FluidWriteParameters,
-                             .writerestart    = FluidWriteRestart,
-                             .readrestart     = FluidReadRestart,
-                             .destroy         = FluidDestroy};
+  const AdjStepperOps ops = {.createstate         = FluidCreateState,
+                             .getparameters       = FluidGetParameters,
+                             .setparameters       = FluidSetParameters,
+                             .initialstate        = FluidInitialState,
+                             .initialstateadjoint = FluidInitialStateAdjoint,
+                             .step                = FluidStep,
+                             .stepadjoint         = FluidStepAdjoint,
+                             .objective           = FluidObjectiveOp,
+                             .objectiveadjoint    = FluidObjectiveAdjointOp,
+                             .regularization      = FluidRegularization,
+                             .hasobjective        = FluidHasObjective,
+                             .zerogradient        = FluidZeroGradient,
+                             .getgradient         = FluidGetGradient,
+                             .checkstate          = FluidCheckState,
+                             .writefields         = FluidWriteFields,
+                             .writeparameters     = FluidWriteParameters,
+                             .writegradient       = FluidWriteGradient,
+                             .readparameters      = FluidReadParameters,
+                             .writerestart        = FluidWriteRestart,
+                             .readrestart         = FluidReadRestart,
+                             .destroy             = FluidDestroy};
 
   PetscFunctionBeginUser;
   PetscCall(FluidRegisterEvents());
@@ -332,6 +506,8 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(FluidCreateWork(fl));
   PetscCall(FluidSetUpTime(fl));
   PetscCall(FluidPoissonSetUp(fl));
+  PetscCall(FluidFillInitial(fl, fl->x0sample));
+  PetscCall(FluidObjectiveSetUp(fl));
   PetscCall(AdjStepperSetTimes(*stepper, fl->nsteps, fl->dt));
   {
     const PetscReal lower[2] = {0, 0}, upper[2] = {fl->grid.L[0], fl->grid.L[1]};
@@ -341,6 +517,10 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
   if (fl->nu > 0) PetscCall(AdjParamsSetScale(params, "nu", fl->nu));
   PetscCall(AdjParamsSetBounds(params, "nu", 0.0, PETSC_INFINITY));
+  for (PetscInt f = 0; f < 2; f++) {
+    PetscCall(AdjParamsAddField(params, f ? "v0" : "u0", "m/s", fl->pda));
+    PetscCall(AdjParamsSetScale(params, f ? "v0" : "u0", fl->uscale));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

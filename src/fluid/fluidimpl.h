@@ -49,6 +49,18 @@ static inline PetscBool FluidIsBoundaryFace(const FluidGrid *g, PetscInt d, Pets
   return (PetscBool)(g->bc[d][0].type != FLUID_BC_PERIODIC && (idx == 0 || idx == g->M[d]));
 }
 
+/* Objective terms (objective.c), each weighted; kinetic energy and enstrophy are averaged over
+ * the steps whose time lies in [window[0], window[1]] (default: the final step only). */
+typedef struct {
+  PetscReal     w_energy, w_enstrophy, w_misfit;
+  PetscReal     window[2];
+  PetscInt      nwindow; /* steps in the window */
+  AdjStepIndex  kfirst, klast;
+  PetscInt      nobs;
+  AdjStepIndex *obs_step;
+  Vec          *obs_u, *obs_v; /* cell-centred observed velocities on pda */
+} FluidObjective;
+
 typedef struct _n_Fluid *Fluid;
 struct _n_Fluid {
   MPI_Comm         comm;
@@ -70,11 +82,18 @@ struct _n_Fluid {
   AdjPeriodicSolver fft;
   PetscInt          ksp_its; /* iterations of the last solve */
   /* work */
-  Vec       xloc;                 /* ghosted state */
-  Vec       stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
-  Vec       div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
-  Vec       out[4];               /* output fields on pda */
-  PetscBool quiet;
+  Vec xloc;                 /* ghosted state */
+  Vec stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
+  Vec div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
+  Vec out[4];               /* output fields on pda */
+  /* adjoint work and parameter gradients (dJ/dvalue, this rank's partial sum for nu) */
+  Vec            xbloc;            /* ghosted adjoint of a state */
+  Vec            sbar, cbar, rbar; /* adjoints of a stage, of a combination, of F(.) */
+  Vec            x0sample;         /* the sampled initial field (parameters u0, v0) before projection */
+  Vec            gu0, gv0;         /* dJ/du0, dJ/dv0 on pda */
+  PetscScalar    gnu_local;        /* dJ/dnu, this rank's part */
+  FluidObjective obj;
+  PetscBool      quiet;
 };
 
 /* Kernels (boundary.c, momentum.c, projection.c): pure functions of DMDA arrays.  Forward
@@ -85,6 +104,13 @@ PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCel
 PetscErrorCode FluidDivergence(const FluidGrid *g, const FluidCell *const *x, PetscScalar **div);
 PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const FluidCell *const *x,
                                     const PetscScalar *const *phi, FluidCell **y);
+PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, const FluidCell *const *x,
+                                       const FluidCell *const *rb, FluidCell **xb, PetscScalar *nub);
+PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb);
+PetscErrorCode FluidFillPressureGhostsAdjoint(const FluidGrid *g, PetscScalar **pb);
+PetscErrorCode FluidDivergenceAdjoint(const FluidGrid *g, const PetscScalar *const *db, FluidCell **xb);
+PetscErrorCode FluidGradientCorrectAdjoint(const FluidGrid *g, PetscReal pscale, const FluidCell *const *yb,
+                                           FluidCell **xb, PetscScalar **phib);
 PetscErrorCode FluidCellCentre(const FluidGrid *g, const FluidCell *const *x, PetscScalar **uc, PetscScalar **vc,
                                PetscScalar **pc, PetscScalar **wc);
 PetscReal      FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal tangential);
@@ -92,6 +118,11 @@ PetscReal      FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, Pe
 /* Vec-level operations (projection.c, step.c). */
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc);
 PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
+PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
+PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
+PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);
+PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub);
+PetscErrorCode FluidStepRK3Adjoint(Fluid fl, Vec xin, Vec lout, Vec lin);
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
 PetscErrorCode FluidPoissonDestroy(Fluid fl);
@@ -102,6 +133,16 @@ PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vma
 PetscErrorCode FluidFillInitial(Fluid fl, Vec x);
 PetscErrorCode FluidExactTaylorGreen(Fluid fl, PetscReal t, Vec x);
 
+/* Objective terms and their adjoints (objective.c). */
+PetscErrorCode FluidObjectiveSetUp(Fluid fl);
+PetscErrorCode FluidObjectiveDestroy(Fluid fl);
+PetscErrorCode FluidObjectiveEvaluate(Fluid fl, AdjStepIndex k, Vec x, PetscReal *J);
+PetscErrorCode FluidObjectiveAdjoint(Fluid fl, AdjStepIndex k, Vec x, Vec lambda);
+PetscErrorCode FluidKineticEnergy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *E);
+PetscErrorCode FluidKineticEnergyAdjoint(const FluidGrid *g, PetscReal w, const FluidCell *const *x, FluidCell **xb);
+PetscErrorCode FluidEnstrophy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *Z);
+PetscErrorCode FluidEnstrophyAdjoint(const FluidGrid *g, PetscReal w, const FluidCell *const *x, FluidCell **xb);
+
 /* Set-up from options (setup.c). */
 PetscErrorCode FluidSetUpGrid(Fluid fl);
 PetscErrorCode FluidSetUpPhysics(Fluid fl);
@@ -109,4 +150,6 @@ PetscErrorCode FluidSetUpTime(Fluid fl);
 
 /* Log events, one per kernel. */
 extern PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
-PetscErrorCode       FluidRegisterEvents(void);
+extern PetscLogEvent FLUID_MomentumAdj, FLUID_DivergenceAdj, FLUID_CorrectAdj, FLUID_StepAdj, FLUID_Objective,
+    FLUID_ObjectiveAdj;
+PetscErrorCode FluidRegisterEvents(void);

@@ -25,6 +25,25 @@ PetscErrorCode FluidDivergence(const FluidGrid *g, const FluidCell *const *x, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ FluidDivergenceAdjoint - transpose of FluidDivergence: for each owned cell,
+    ub_{i+1} += db/hx, ub_i -= db/hx, vb_{j+1} += db/hy, vb_j -= db/hy on the ghosted local
+    adjoint array xb (accumulates). Not collective. @*/
+PetscErrorCode FluidDivergenceAdjoint(const FluidGrid *g, const PetscScalar *const *db, FluidCell **xb)
+{
+  const PetscReal ihx = 1 / g->h[0], ihy = 1 / g->h[1];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_DivergenceAdj, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      const PetscScalar a = db[j][i] * ihx, b = db[j][i] * ihy;
+      xb[j][i + 1].u += a, xb[j][i].u -= a;
+      xb[j + 1][i].v += b, xb[j][i].v -= b;
+    }
+  PetscCall(PetscLogEventEnd(FLUID_DivergenceAdj, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ FluidGradientCorrect - y = x - G phi on every owned face, y.p = pscale phi.
     x: ghosted, boundary-filled state; phi: ghosted potential with FluidFillPressureGhosts applied
     (so a prescribed normal face is left unchanged and an outflow face gets the Dirichlet
@@ -47,6 +66,28 @@ PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ FluidGradientCorrectAdjoint - transpose of FluidGradientCorrect (accumulates):
+      xb_u += yb_u, xb_v += yb_v on owned faces of the local array xb;
+      phib_{i,j} += pscale yb_p - yb_u/hx - yb_v/hy,  phib_{i-1,j} += yb_u/hx,  phib_{i,j-1} += yb_v/hy
+    on the ghosted local potential adjoint phib (before the pressure-ghost adjoint). Not collective. @*/
+PetscErrorCode FluidGradientCorrectAdjoint(const FluidGrid *g, PetscReal pscale, const FluidCell *const *yb,
+                                           FluidCell **xb, PetscScalar **phib)
+{
+  const PetscReal ihx = 1 / g->h[0], ihy = 1 / g->h[1];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_CorrectAdj, 0, 0, 0, 0));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      const PetscScalar a = yb[j][i].u * ihx, b = yb[j][i].v * ihy;
+      xb[j][i].u += yb[j][i].u, xb[j][i].v += yb[j][i].v;
+      phib[j][i] += pscale * yb[j][i].p - a - b;
+      phib[j][i - 1] += a, phib[j - 1][i] += b;
+    }
+  PetscCall(PetscLogEventEnd(FLUID_CorrectAdj, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ FluidGlobalToLocalFilled - halo exchange of the state, then the boundary rules. Collective. @*/
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
 {
@@ -57,6 +98,21 @@ PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
   PetscCall(DMDAVecGetArray(fl->da, xloc, &a));
   PetscCall(FluidFillBoundary(&fl->grid, a));
   PetscCall(DMDAVecRestoreArray(fl->da, xloc, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidLocalToGlobalFilledAdjoint - transpose of FluidGlobalToLocalFilled's tangent:
+    boundary-rule adjoint on the local adjoint xbloc (which it modifies), then the halo exchange
+    in reverse, xb += sum of the local copies (ADD_VALUES). Collective. @*/
+PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb)
+{
+  FluidCell **a;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAVecGetArray(fl->da, xbloc, &a));
+  PetscCall(FluidFillBoundaryAdjoint(&fl->grid, a));
+  PetscCall(DMDAVecRestoreArray(fl->da, xbloc, &a));
+  PetscCall(DMLocalToGlobal(fl->da, xbloc, ADD_VALUES, xb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,5 +267,64 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
   PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
   PetscCall(DMDAVecRestoreArray(fl->pda, fl->philoc, &phi));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidPoissonSolveAdjoint - transpose of FluidPoissonSolve.  The forward solve is
+    S = Pi A^+ (Pi: removal of the mean in the singular case, A symmetric), so S^T = A^+ Pi:
+    remove the mean of phib, then the same solve.  With KSP the transpose is exact to the solver
+    tolerance (-fluid_ksp_rtol); with FFTW to round-off. b and phib may be the same Vec. Collective. @*/
+PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb)
+{
+  PetscFunctionBeginUser;
+  if (fl->singular) {
+    PetscScalar mean;
+    PetscInt    n;
+    PetscCall(VecSum(phib, &mean));
+    PetscCall(VecGetSize(phib, &n));
+    PetscCall(VecShift(phib, -mean / n));
+  }
+  if (fl->ksp) { /* the forward's absolute tolerance is scaled for velocities, not for adjoints: rtol only */
+    PetscReal rtol, atol, dtol;
+    PetscInt  maxits;
+    PetscCall(KSPGetTolerances(fl->ksp, &rtol, &atol, &dtol, &maxits));
+    PetscCall(KSPSetTolerances(fl->ksp, rtol, 0.0, dtol, maxits));
+    PetscCall(FluidPoissonSolve(fl, phib, bb));
+    PetscCall(KSPSetTolerances(fl->ksp, rtol, atol, dtol, maxits));
+  } else PetscCall(FluidPoissonSolve(fl, phib, bb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidProjectAdjoint - xb = P^T yb for the projection y = P x of FluidProject (pscale the same):
+    correction adjoint, pressure-ghost adjoint, the transposed solve, divergence adjoint, then the
+    boundary-rule and halo adjoints.  xb.p = 0 (P does not read x.p).  yb and xb must differ.
+    Collective. @*/
+PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb)
+{
+  const FluidCell **ya;
+  FluidCell       **xa;
+  PetscScalar     **phib, **db;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecSet(fl->xbloc, 0.0));
+  PetscCall(VecSet(fl->philoc, 0.0));
+  PetscCall(DMDAVecGetArrayRead(fl->da, yb, &ya));
+  PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &xa));
+  PetscCall(DMDAVecGetArray(fl->pda, fl->philoc, &phib));
+  PetscCall(FluidGradientCorrectAdjoint(&fl->grid, pscale, ya, xa, phib));
+  PetscCall(FluidFillPressureGhostsAdjoint(&fl->grid, phib));
+  PetscCall(DMDAVecRestoreArray(fl->pda, fl->philoc, &phib));
+  PetscCall(VecSet(fl->phi, 0.0));
+  PetscCall(DMLocalToGlobal(fl->pda, fl->philoc, ADD_VALUES, fl->phi));
+  PetscCall(FluidPoissonSolveAdjoint(fl, fl->phi, fl->div)); /* bb, with b = -div */
+  PetscCall(VecScale(fl->div, -1.0));
+  PetscCall(DMDAVecGetArrayRead(fl->pda, fl->div, &db));
+  PetscCall(FluidDivergenceAdjoint(&fl->grid, (const PetscScalar *const *)db, xa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->pda, fl->div, &db));
+  PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &xa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, yb, &ya));
+  PetscCall(VecSet(xb, 0.0));
+  PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, xb));
+  PetscCall(VecStrideSet(xb, 2, 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -55,6 +55,60 @@ PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ FluidRHSAdjoint - xb += (dF/dx)^T rb at x (boundary rules and halo exchange included) and
+ *nub += <rb, dF/dnu> (this rank's part). Collective. @*/
+PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub)
+{
+  const FluidCell **xa, **ra;
+  FluidCell       **ba;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
+  PetscCall(VecSet(fl->xbloc, 0.0));
+  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(DMDAVecGetArrayRead(fl->da, rb, &ra));
+  PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &ba));
+  PetscCall(FluidMomentumRHSAdjoint(&fl->grid, fl->nu, xa, ra, ba, nub));
+  PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &ba));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, rb, &ra));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, xb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidStepRK3Adjoint - lin = (dPhi/dx)^T lout for the step FluidStepRK3 just took from xin
+    (its stages s1, s2 are still in fl->stage[]), and fl->gnu_local += (dPhi/dnu)^T lout.
+    Reverse sweep of the three stages (bars are adjoints; P^T by FluidProjectAdjoint):
+      cb = P^T lout;  lin = cb/3;  s2b = 2/3 cb + F'(s2)^T (2dt/3 cb)
+      cb = P^T s2b;   lin += 3/4 cb;  s1b = 1/4 cb + F'(s1)^T (dt/4 cb)
+      cb = P^T s1b;   lin += cb + F'(x)^T (dt cb)
+    lin.p = 0: the step does not read the input pressure. lout and lin must differ. Collective. @*/
+PetscErrorCode FluidStepRK3Adjoint(Fluid fl, Vec xin, Vec lout, Vec lin)
+{
+  const PetscReal dt = fl->dt;
+  Vec             s1 = fl->stage[0], s2 = fl->stage[1], cb = fl->cbar, rb = fl->rbar, sb = fl->sbar;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
+  PetscCall(FluidProjectAdjoint(fl, 1.5 / dt, lout, cb));
+  PetscCall(VecAXPBY(lin, 1.0 / 3.0, 0.0, cb));
+  PetscCall(VecAXPBY(sb, 2.0 / 3.0, 0.0, cb));
+  PetscCall(VecAXPBY(rb, 2.0 * dt / 3.0, 0.0, cb));
+  PetscCall(FluidRHSAdjoint(fl, s2, rb, sb, &fl->gnu_local));
+  PetscCall(FluidProjectAdjoint(fl, 4 / dt, sb, cb));
+  PetscCall(VecAXPY(lin, 0.75, cb));
+  PetscCall(VecAXPBY(sb, 0.25, 0.0, cb));
+  PetscCall(VecAXPBY(rb, 0.25 * dt, 0.0, cb));
+  PetscCall(FluidRHSAdjoint(fl, s1, rb, sb, &fl->gnu_local));
+  PetscCall(FluidProjectAdjoint(fl, 1 / dt, sb, cb));
+  PetscCall(VecAXPY(lin, 1.0, cb));
+  PetscCall(VecAXPBY(rb, dt, 0.0, cb));
+  PetscCall(FluidRHSAdjoint(fl, xin, rb, lin, &fl->gnu_local));
+  PetscCall(VecStrideSet(lin, 2, 0.0));
+  PetscCall(PetscLogEventEnd(FLUID_StepAdj, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ FluidStabilityLimit - largest dt for which SSP-RK3 is stable on every von Neumann symbol of the
     frozen-coefficient scheme: centred advection i(|u|/hx sin tx + |v|/hy sin ty) and the
     diffusion -2 nu (1 - cos tx)/hx^2 - 2 nu (1 - cos ty)/hy^2 (bisection). Pure advection gives

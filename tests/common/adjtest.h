@@ -43,3 +43,21 @@ static inline PetscErrorCode AdjTestReport(const char name[], PetscReal lhs, Pet
   if (!(rel <= tol)) (*failures)++;
   PetscFunctionReturn(0);
 }
+
+/* The same, with the gap measured relative to scale = |T dx| |y|, the Cauchy-Schwarz bound of both
+ * sides: round-off in either side is relative to it, whereas <T dx, y> of two random vectors can
+ * cancel to a small fraction of it (then the plain relative gap measures that cancellation, not
+ * the adjoint).  Both gaps are printed. */
+static inline PetscErrorCode AdjTestReportScaled(const char name[], PetscReal lhs, PetscReal rhs, PetscReal scale,
+                                                 PetscReal tol, PetscInt *failures)
+{
+  const PetscReal rel = PetscAbsReal(lhs - rhs) / PetscMax(PetscMax(PetscAbsReal(lhs), PetscAbsReal(rhs)), PETSC_SMALL);
+  const PetscReal srel = PetscAbsReal(lhs - rhs) / PetscMax(scale, PETSC_SMALL);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%-40s <T dx,y> = % .16e  <dx,T^T y> = % .16e  rel %.1e  rel(|T dx||y|) %.1e  %s\n", name,
+                        (double)lhs, (double)rhs, (double)rel, (double)srel, srel <= tol ? "ok" : "FAIL"));
+  if (!(srel <= tol)) (*failures)++;
+  PetscFunctionReturn(0);
+}

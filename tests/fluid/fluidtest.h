@@ -12,6 +12,24 @@ static inline PetscErrorCode FluidTestSetOptions(const char *const kv[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A stepper on comm from a fresh options database holding just the given options (NULL-terminated
+ * "-name", "value" lists; extra may be NULL). */
+static inline PetscErrorCode FluidTestCreate(MPI_Comm comm, const char *const base[], const char *const extra[],
+                                             AdjStepper *st)
+{
+  PetscOptions opts;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsPush(opts));
+  PetscCall(FluidTestSetOptions(base));
+  if (extra) PetscCall(FluidTestSetOptions(extra));
+  PetscCall(FluidCreate(comm, st));
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x = the state after `nsteps` steps from the initial state (nsteps < 0: the whole run). */
 static inline PetscErrorCode FluidTestRun(AdjStepper st, AdjStepIndex nsteps, Vec x)
 {

@@ -41,22 +41,6 @@ static const char *const Cavity[]   = {"-fluid_grid",
                                        "1e-13",
                                        NULL};
 
-/* A stepper on comm from a fresh options database holding just the given options. */
-static PetscErrorCode Create(MPI_Comm comm, const char *const base[], const char *const extra[], AdjStepper *st)
-{
-  PetscOptions opts;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsCreate(&opts));
-  PetscCall(PetscOptionsPush(opts));
-  PetscCall(FluidTestSetOptions(base));
-  if (extra) PetscCall(FluidTestSetOptions(extra));
-  PetscCall(FluidCreate(comm, st));
-  PetscCall(PetscOptionsPop());
-  PetscCall(PetscOptionsDestroy(&opts));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode Report(const char name[], PetscReal diff, PetscReal tol, PetscInt *fail)
 {
   PetscFunctionBeginUser;
@@ -75,8 +59,8 @@ static PetscErrorCode KSPvsFFTW(PetscInt *fail)
   PetscReal   diff;
 
   PetscFunctionBeginUser;
-  PetscCall(Create(PETSC_COMM_WORLD, Periodic, ksp, &a));
-  PetscCall(Create(PETSC_COMM_WORLD, Periodic, fftw, &b));
+  PetscCall(FluidTestCreate(PETSC_COMM_WORLD, Periodic, ksp, &a));
+  PetscCall(FluidTestCreate(PETSC_COMM_WORLD, Periodic, fftw, &b));
   {
     const AdjStepperOps *ops;
     PetscCall(AdjStepperGetOps(a, &ops));
@@ -108,7 +92,7 @@ static PetscErrorCode RestartBitForBit(PetscInt *fail)
   const AdjStepIndex   n = 5;
 
   PetscFunctionBeginUser;
-  PetscCall(Create(PETSC_COMM_WORLD, Cavity, NULL, &st));
+  PetscCall(FluidTestCreate(PETSC_COMM_WORLD, Cavity, NULL, &st));
   PetscCall(AdjStepperGetOps(st, &ops));
   PetscCall(ops->createstate(st, &full));
   PetscCall(ops->createstate(st, &half));
@@ -172,7 +156,7 @@ static PetscErrorCode RankInvariance(const char name[], const char *const base[]
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(Create(PETSC_COMM_WORLD, base, extra, &st));
+  PetscCall(FluidTestCreate(PETSC_COMM_WORLD, base, extra, &st));
   PetscCall(AdjStepperGetOps(st, &ops));
   PetscCall(ops->createstate(st, &x));
   PetscCall(FluidTestRun(st, 8, x));
@@ -182,7 +166,7 @@ static PetscErrorCode RankInvariance(const char name[], const char *const base[]
   if (rank == 0) {
     AdjStepper one;
     Vec        xone, seq;
-    PetscCall(Create(PETSC_COMM_SELF, base, extra, &one));
+    PetscCall(FluidTestCreate(PETSC_COMM_SELF, base, extra, &one));
     PetscCall(AdjStepperGetOps(one, &ops));
     PetscCall(ops->createstate(one, &xone));
     PetscCall(FluidTestRun(one, 8, xone));
@@ -229,7 +213,7 @@ static PetscErrorCode Channel(PetscBool poiseuille, PetscInt *fail)
   PetscReal   lerr = 0, err;
 
   PetscFunctionBeginUser;
-  PetscCall(Create(PETSC_COMM_WORLD, opts, NULL, &st));
+  PetscCall(FluidTestCreate(PETSC_COMM_WORLD, opts, NULL, &st));
   PetscCall(AdjStepperGetContext(st, &fl));
   PetscCall(DMCreateGlobalVector(fl->da, &x));
   PetscCall(FluidTestRun(st, -1, x));

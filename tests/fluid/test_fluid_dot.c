@@ -1,0 +1,510 @@
+/* Dot-product tests <T dx, y> = <dx, T^T y> (1e-12 relative) for every adjoint kernel of the fluid
+ * solver, on boundary variants (periodic with FFTW and with KSP, lid-driven cavity, channel with
+ * parabolic inflow, outflow and a slip wall, outflow on a y side), on 1, 2 and 4 ranks:
+ *   boundary rules + halo exchange, momentum right-hand side (in x and in nu), divergence,
+ *   gradient correction with the pressure ghosts, the projection P, the RK3 step (in x and nu),
+ *   and the objective terms (kinetic energy, enstrophy).
+ *
+ * Gaps are relative to |T dx| |y| (AdjTestReportScaled in adjtest.h says why); the plain relative
+ * gap is printed too.
+ *
+ * The tangents T are built from the forward code only, exactly (up to round-off):
+ *   - the boundary rules and the projection are affine, so T c = f(c) - f(0);
+ *   - the momentum right-hand side F is quadratic in x and linear in nu, so
+ *     F'(x) dx = (F(x + dx) - F(x - dx)) / 2 and dF/dnu dnu = F(x; nu + dnu) - F(x; nu);
+ *   - the step's tangent chains those through the three stages;
+ *   - the objective terms are quadratic: dJ = (J(x + dx) - J(x - dx)) / 2. */
+#include "fluidtest.h"
+#include "adjtest.h"
+
+static const PetscReal tol = 1e-12;
+
+/* The KSP projection is exact to its tolerance only; these tests solve to 1e-14 relative. */
+static const char *const Periodic[] = {
+    "-fluid_grid", "12,10",           "-fluid_domain", "1.2,1",           "-fluid_nu", "0.02", "-fluid_final_time",
+    "0.05",        "-fluid_ksp_rtol", "1e-14",         "-fluid_ksp_atol", "1e-50",     NULL};
+static const char *const Cavity[]   = {"-fluid_grid",
+                                       "10,12",
+                                       "-fluid_nu",
+                                       "0.02",
+                                       "-fluid_bc_xlo",
+                                       "wall",
+                                       "-fluid_bc_xhi",
+                                       "wall",
+                                       "-fluid_bc_ylo",
+                                       "wall",
+                                       "-fluid_bc_yhi",
+                                       "wall",
+                                       "-fluid_bc_yhi_velocity",
+                                       "1",
+                                       "-fluid_final_time",
+                                       "0.05",
+                                       "-fluid_ksp_rtol",
+                                       "1e-14",
+                                       NULL};
+static const char *const Channel[]  = {"-fluid_grid",
+                                       "14,8",
+                                       "-fluid_domain",
+                                       "2,1",
+                                       "-fluid_nu",
+                                       "0.02",
+                                       "-fluid_bc_xlo",
+                                       "inflow",
+                                       "-fluid_bc_xlo_velocity",
+                                       "1",
+                                       "-fluid_bc_xlo_profile",
+                                       "parabolic",
+                                       "-fluid_bc_xhi",
+                                       "outflow",
+                                       "-fluid_bc_ylo",
+                                       "wall",
+                                       "-fluid_bc_yhi",
+                                       "slip",
+                                       "-fluid_final_time",
+                                       "0.05",
+                                       "-fluid_ksp_rtol",
+                                       "1e-14",
+                                       NULL};
+static const char *const Vertical[] = {"-fluid_grid",
+                                       "8,12",
+                                       "-fluid_nu",
+                                       "0.02",
+                                       "-fluid_bc_xlo",
+                                       "periodic",
+                                       "-fluid_bc_xhi",
+                                       "periodic",
+                                       "-fluid_bc_ylo",
+                                       "inflow",
+                                       "-fluid_bc_ylo_velocity",
+                                       "0.5",
+                                       "-fluid_bc_yhi",
+                                       "outflow",
+                                       "-fluid_final_time",
+                                       "0.05",
+                                       "-fluid_ksp_rtol",
+                                       "1e-14",
+                                       NULL};
+
+/* |a| |b| with the inner product of the concatenated local vectors (local) or of global ones. */
+static PetscErrorCode NormProduct(Vec a, Vec b, PetscBool local, PetscReal *s)
+{
+  PetscReal aa, bb;
+
+  PetscFunctionBeginUser;
+  if (local) {
+    PetscCall(AdjTestLocalDot(a, a, &aa));
+    PetscCall(AdjTestLocalDot(b, b, &bb));
+  } else {
+    PetscCall(VecDot(a, a, &aa));
+    PetscCall(VecDot(b, b, &bb));
+  }
+  *s = PetscSqrtReal(aa * bb);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Local (ghosted) filled copy of x: the boundary rules applied after the halo exchange. */
+static PetscErrorCode Filled(Fluid fl, Vec x, Vec xl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecSet(xl, 0.0));
+  PetscCall(FluidGlobalToLocalFilled(fl, x, xl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Boundary rules + halo exchange: T x = fill(x) - fill(0), T^T by FluidLocalToGlobalFilledAdjoint. */
+static PetscErrorCode DotBoundary(Fluid fl, PetscInt *fail)
+{
+  Vec       x, z, xt, xl, zl, yl;
+  PetscReal lhs, rhs, scale;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(fl->da, &x));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(VecDuplicate(x, &xt));
+  PetscCall(DMCreateLocalVector(fl->da, &xl));
+  PetscCall(VecDuplicate(xl, &zl));
+  PetscCall(VecDuplicate(xl, &yl));
+  PetscCall(AdjTestRandom(x, 1));
+  PetscCall(AdjTestRandom(yl, 2));
+  PetscCall(VecSet(z, 0.0));
+  PetscCall(Filled(fl, x, xl));
+  PetscCall(Filled(fl, z, zl));
+  PetscCall(VecAXPY(xl, -1.0, zl));
+  PetscCall(AdjTestLocalDot(xl, yl, &lhs));
+  PetscCall(NormProduct(xl, yl, PETSC_TRUE, &scale));
+  PetscCall(VecSet(xt, 0.0));
+  PetscCall(FluidLocalToGlobalFilledAdjoint(fl, yl, xt));
+  PetscCall(VecDot(x, xt, &rhs));
+  PetscCall(AdjTestReportScaled("boundary rules + halo exchange", lhs, rhs, scale, tol, fail));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&xl));
+  PetscCall(VecDestroy(&zl));
+  PetscCall(VecDestroy(&yl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = M(z; nu) on owned faces from a local array z (no boundary rules: a map of local arrays). */
+static PetscErrorCode Momentum(Fluid fl, PetscReal nu, Vec zl, Vec r)
+{
+  const FluidCell **z;
+  FluidCell       **ra;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAVecGetArrayRead(fl->da, zl, &z));
+  PetscCall(DMDAVecGetArray(fl->da, r, &ra));
+  PetscCall(FluidMomentumRHS(&fl->grid, nu, z, ra));
+  PetscCall(DMDAVecRestoreArray(fl->da, r, &ra));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, zl, &z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Momentum kernel as a map of (local array z, nu) at a random base point. */
+static PetscErrorCode DotMomentum(Fluid fl, PetscInt *fail)
+{
+  const PetscReal   nu = 0.03, dnu = 0.7;
+  Vec               z0, dz, zp, zb, r, rm, y;
+  const FluidCell **z, **ya;
+  FluidCell       **b;
+  PetscScalar       nub = 0, nubsum;
+  PetscReal         lhs, rhs, rz, scale;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateLocalVector(fl->da, &z0));
+  PetscCall(VecDuplicate(z0, &dz));
+  PetscCall(VecDuplicate(z0, &zp));
+  PetscCall(VecDuplicate(z0, &zb));
+  PetscCall(DMCreateGlobalVector(fl->da, &r));
+  PetscCall(VecDuplicate(r, &rm));
+  PetscCall(VecDuplicate(r, &y));
+  PetscCall(AdjTestRandom(z0, 3));
+  PetscCall(AdjTestRandom(dz, 4));
+  PetscCall(AdjTestRandom(y, 5));
+  /* T (dz, dnu) = (M(z0 + dz) - M(z0 - dz))/2 + M(z0; nu + dnu) - M(z0; nu) */
+  PetscCall(VecWAXPY(zp, 1.0, dz, z0));
+  PetscCall(Momentum(fl, nu, zp, r));
+  PetscCall(VecWAXPY(zp, -1.0, dz, z0));
+  PetscCall(Momentum(fl, nu, zp, rm));
+  PetscCall(VecAXPY(r, -1.0, rm));
+  PetscCall(VecScale(r, 0.5));
+  PetscCall(Momentum(fl, nu + dnu, z0, rm));
+  PetscCall(VecAXPY(r, 1.0, rm));
+  PetscCall(Momentum(fl, nu, z0, rm));
+  PetscCall(VecAXPY(r, -1.0, rm));
+  PetscCall(VecDot(r, y, &lhs));
+  PetscCall(NormProduct(r, y, PETSC_FALSE, &scale));
+  PetscCall(VecSet(zb, 0.0));
+  PetscCall(DMDAVecGetArrayRead(fl->da, z0, &z));
+  PetscCall(DMDAVecGetArrayRead(fl->da, y, &ya));
+  PetscCall(DMDAVecGetArray(fl->da, zb, &b));
+  PetscCall(FluidMomentumRHSAdjoint(&fl->grid, nu, z, ya, b, &nub));
+  PetscCall(DMDAVecRestoreArray(fl->da, zb, &b));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, y, &ya));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, z0, &z));
+  PetscCall(AdjTestLocalDot(dz, zb, &rz));
+  PetscCallMPI(MPI_Allreduce(&nub, &nubsum, 1, MPIU_SCALAR, MPIU_SUM, PETSC_COMM_WORLD));
+  rhs = rz + dnu * nubsum;
+  PetscCall(AdjTestReportScaled("momentum right-hand side in (x, nu)", lhs, rhs, scale, tol, fail));
+  PetscCall(VecDestroy(&z0));
+  PetscCall(VecDestroy(&dz));
+  PetscCall(VecDestroy(&zp));
+  PetscCall(VecDestroy(&zb));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&rm));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Divergence (local faces -> owned cells) and gradient correction (local faces, local potential ->
+ * owned faces and pressure), each a linear map of local arrays. */
+static PetscErrorCode DotDivergenceCorrect(Fluid fl, PetscInt *fail)
+{
+  const PetscReal     pscale = 2.5;
+  Vec                 xl, xb, pl, pb, d, yd, y, yy;
+  const FluidCell   **xa, **ya;
+  FluidCell         **ba, **yo;
+  PetscScalar       **da, **pa, **pba;
+  const PetscScalar **yda;
+  PetscReal           lhs, rhs, r2, scale;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateLocalVector(fl->da, &xl));
+  PetscCall(VecDuplicate(xl, &xb));
+  PetscCall(DMCreateLocalVector(fl->pda, &pl));
+  PetscCall(VecDuplicate(pl, &pb));
+  PetscCall(DMCreateGlobalVector(fl->pda, &d));
+  PetscCall(VecDuplicate(d, &yd));
+  PetscCall(DMCreateGlobalVector(fl->da, &y));
+  PetscCall(VecDuplicate(y, &yy));
+  PetscCall(AdjTestRandom(xl, 6));
+  PetscCall(AdjTestRandom(pl, 7));
+  PetscCall(AdjTestRandom(yd, 8));
+  PetscCall(AdjTestRandom(yy, 9));
+  /* divergence */
+  PetscCall(DMDAVecGetArrayRead(fl->da, xl, &xa));
+  PetscCall(DMDAVecGetArray(fl->pda, d, &da));
+  PetscCall(FluidDivergence(&fl->grid, xa, da));
+  PetscCall(DMDAVecRestoreArray(fl->pda, d, &da));
+  PetscCall(VecDot(d, yd, &lhs));
+  PetscCall(NormProduct(d, yd, PETSC_FALSE, &scale));
+  PetscCall(VecSet(xb, 0.0));
+  PetscCall(DMDAVecGetArray(fl->da, xb, &ba));
+  PetscCall(DMDAVecGetArrayRead(fl->pda, yd, &yda));
+  PetscCall(FluidDivergenceAdjoint(&fl->grid, yda, ba));
+  PetscCall(DMDAVecRestoreArrayRead(fl->pda, yd, &yda));
+  PetscCall(DMDAVecRestoreArray(fl->da, xb, &ba));
+  PetscCall(AdjTestLocalDot(xl, xb, &rhs));
+  PetscCall(AdjTestReportScaled("divergence", lhs, rhs, scale, tol, fail));
+  /* pressure ghosts then correction: (x, phi) -> y */
+  PetscCall(DMDAVecGetArray(fl->pda, pl, &pa));
+  PetscCall(FluidFillPressureGhosts(&fl->grid, pa));
+  PetscCall(DMDAVecGetArray(fl->da, y, &yo));
+  PetscCall(FluidGradientCorrect(&fl->grid, pscale, xa, (const PetscScalar *const *)pa, yo));
+  PetscCall(DMDAVecRestoreArray(fl->da, y, &yo));
+  PetscCall(DMDAVecRestoreArray(fl->pda, pl, &pa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, xl, &xa));
+  PetscCall(VecDot(y, yy, &lhs));
+  PetscCall(NormProduct(y, yy, PETSC_FALSE, &scale));
+  PetscCall(AdjTestRandom(pl, 7)); /* the potential before its ghosts were filled */
+  PetscCall(VecSet(xb, 0.0));
+  PetscCall(VecSet(pb, 0.0));
+  PetscCall(DMDAVecGetArrayRead(fl->da, yy, &ya));
+  PetscCall(DMDAVecGetArray(fl->da, xb, &ba));
+  PetscCall(DMDAVecGetArray(fl->pda, pb, &pba));
+  PetscCall(FluidGradientCorrectAdjoint(&fl->grid, pscale, ya, ba, pba));
+  PetscCall(FluidFillPressureGhostsAdjoint(&fl->grid, pba));
+  PetscCall(DMDAVecRestoreArray(fl->pda, pb, &pba));
+  PetscCall(DMDAVecRestoreArray(fl->da, xb, &ba));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, yy, &ya));
+  PetscCall(AdjTestLocalDot(xl, xb, &rhs));
+  PetscCall(AdjTestLocalDot(pl, pb, &r2));
+  PetscCall(AdjTestReportScaled("pressure ghosts + gradient correction", lhs, rhs + r2, scale, tol, fail));
+  PetscCall(VecDestroy(&xl));
+  PetscCall(VecDestroy(&xb));
+  PetscCall(VecDestroy(&pl));
+  PetscCall(VecDestroy(&pb));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&yd));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The projection P (affine): T x = P(x) - P(0), all three output components. */
+static PetscErrorCode DotProjection(Fluid fl, PetscInt *fail)
+{
+  const PetscReal pscale = 3.0;
+  Vec             x, z, px, pz, y, xt;
+  PetscReal       lhs, rhs, scale;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(fl->da, &x));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(VecDuplicate(x, &px));
+  PetscCall(VecDuplicate(x, &pz));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &xt));
+  PetscCall(AdjTestRandom(x, 10));
+  PetscCall(AdjTestRandom(y, 11));
+  PetscCall(VecSet(z, 0.0));
+  PetscCall(FluidProject(fl, pscale, x, px));
+  PetscCall(FluidProject(fl, pscale, z, pz));
+  PetscCall(VecAXPY(px, -1.0, pz));
+  PetscCall(VecDot(px, y, &lhs));
+  PetscCall(NormProduct(px, y, PETSC_FALSE, &scale));
+  PetscCall(FluidProjectAdjoint(fl, pscale, y, xt));
+  PetscCall(VecDot(x, xt, &rhs));
+  PetscCall(
+      AdjTestReport(fl->poisson == FLUID_POISSON_FFTW ? "projection (FFTW)" : "projection (KSP)", lhs, rhs, tol, fail));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&px));
+  PetscCall(VecDestroy(&pz));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Tangent of F at x: r = F'(x) dx + dF/dnu dnu (exact: F is quadratic in x, linear in nu). */
+static PetscErrorCode RHSTangent(Fluid fl, Vec x, Vec dx, PetscReal dnu, Vec r)
+{
+  const PetscReal nu = fl->nu;
+  Vec             w, f;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(x, &w));
+  PetscCall(VecDuplicate(x, &f));
+  PetscCall(VecWAXPY(w, 1.0, dx, x));
+  PetscCall(FluidRHS(fl, w, r));
+  PetscCall(VecWAXPY(w, -1.0, dx, x));
+  PetscCall(FluidRHS(fl, w, f));
+  PetscCall(VecAXPY(r, -1.0, f));
+  PetscCall(VecScale(r, 0.5));
+  fl->nu = nu + dnu;
+  PetscCall(FluidRHS(fl, x, f));
+  PetscCall(VecAXPY(r, 1.0, f));
+  fl->nu = nu;
+  PetscCall(FluidRHS(fl, x, f));
+  PetscCall(VecAXPY(r, -1.0, f));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Linear part of the projection: out = P(c) - P(0). */
+static PetscErrorCode ProjectLinear(Fluid fl, PetscReal pscale, Vec c, Vec out)
+{
+  Vec z;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(c, &z));
+  PetscCall(FluidProject(fl, pscale, c, out));
+  PetscCall(VecSet(z, 0.0));
+  PetscCall(FluidProject(fl, pscale, z, z));
+  PetscCall(VecAXPY(out, -1.0, z));
+  PetscCall(VecDestroy(&z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The RK3 step's tangent, stage by stage as in FluidStepRK3 (s1, s2 the forward stages). */
+static PetscErrorCode StepTangent(Fluid fl, Vec x, Vec s1, Vec s2, Vec dx, PetscReal dnu, Vec out)
+{
+  const PetscReal dt = fl->dt;
+  Vec             r, c, d1, d2;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(x, &r));
+  PetscCall(VecDuplicate(x, &c));
+  PetscCall(VecDuplicate(x, &d1));
+  PetscCall(VecDuplicate(x, &d2));
+  PetscCall(RHSTangent(fl, x, dx, dnu, r));
+  PetscCall(VecWAXPY(c, dt, r, dx));
+  PetscCall(ProjectLinear(fl, 1 / dt, c, d1));
+  PetscCall(RHSTangent(fl, s1, d1, dnu, r));
+  PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, dx, d1));
+  PetscCall(VecAXPY(c, 0.25 * dt, r));
+  PetscCall(ProjectLinear(fl, 4 / dt, c, d2));
+  PetscCall(RHSTangent(fl, s2, d2, dnu, r));
+  PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, dx, d2));
+  PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
+  PetscCall(ProjectLinear(fl, 1.5 / dt, c, out));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&c));
+  PetscCall(VecDestroy(&d1));
+  PetscCall(VecDestroy(&d2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One RK3 step in (x, nu) about a smooth base state (a projected random field). */
+static PetscErrorCode DotStep(Fluid fl, PetscInt *fail)
+{
+  const PetscReal dnu = 0.01;
+  Vec             x, s1, s2, dx, y, ty, lin, xout;
+  PetscScalar     gnu;
+  PetscReal       lhs, rhs, scale;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(fl->da, &x));
+  PetscCall(VecDuplicate(x, &s1));
+  PetscCall(VecDuplicate(x, &s2));
+  PetscCall(VecDuplicate(x, &dx));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &ty));
+  PetscCall(VecDuplicate(x, &lin));
+  PetscCall(VecDuplicate(x, &xout));
+  PetscCall(AdjTestRandom(x, 12));
+  PetscCall(VecScale(x, 0.3));
+  PetscCall(FluidProject(fl, 0.0, x, x));
+  PetscCall(AdjTestRandom(dx, 13));
+  PetscCall(AdjTestRandom(y, 14));
+  PetscCall(FluidStepRK3(fl, x, xout));
+  PetscCall(VecCopy(fl->stage[0], s1));
+  PetscCall(VecCopy(fl->stage[1], s2));
+  PetscCall(StepTangent(fl, x, s1, s2, dx, dnu, ty));
+  PetscCall(VecDot(ty, y, &lhs));
+  PetscCall(NormProduct(ty, y, PETSC_FALSE, &scale));
+  PetscCall(FluidStepRK3(fl, x, xout)); /* the adjoint reuses the stages of the step just taken */
+  fl->gnu_local = 0;
+  PetscCall(FluidStepRK3Adjoint(fl, x, y, lin));
+  PetscCall(VecDot(dx, lin, &rhs));
+  PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, PETSC_COMM_WORLD));
+  rhs += dnu * gnu;
+  PetscCall(AdjTestReportScaled("RK3 step in (x, nu)", lhs, rhs, scale, tol, fail));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&s1));
+  PetscCall(VecDestroy(&s2));
+  PetscCall(VecDestroy(&dx));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&ty));
+  PetscCall(VecDestroy(&lin));
+  PetscCall(VecDestroy(&xout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Objective terms at the final step: (J(x + dx) - J(x - dx))/2 = <dJ/dx, dx> (quadratic terms). */
+static PetscErrorCode DotObjective(Fluid fl, PetscInt *fail)
+{
+  Vec       x, dx, w, g;
+  PetscReal jp, jm, rhs, scale;
+
+  PetscFunctionBeginUser;
+  fl->obj.w_energy    = 1.3;
+  fl->obj.w_enstrophy = 0.7;
+  PetscCall(DMCreateGlobalVector(fl->da, &x));
+  PetscCall(VecDuplicate(x, &dx));
+  PetscCall(VecDuplicate(x, &w));
+  PetscCall(VecDuplicate(x, &g));
+  PetscCall(AdjTestRandom(x, 15));
+  PetscCall(AdjTestRandom(dx, 16));
+  PetscCall(VecWAXPY(w, 1.0, dx, x));
+  PetscCall(FluidObjectiveEvaluate(fl, fl->nsteps, w, &jp));
+  PetscCall(VecWAXPY(w, -1.0, dx, x));
+  PetscCall(FluidObjectiveEvaluate(fl, fl->nsteps, w, &jm));
+  PetscCall(VecSet(g, 0.0));
+  PetscCall(FluidObjectiveAdjoint(fl, fl->nsteps, x, g));
+  PetscCall(VecDot(dx, g, &rhs));
+  PetscCall(NormProduct(dx, g, PETSC_FALSE, &scale));
+  PetscCall(AdjTestReportScaled("kinetic energy + enstrophy", 0.5 * (jp - jm), rhs, scale, tol, fail));
+  fl->obj.w_energy = fl->obj.w_enstrophy = 0;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&dx));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RunCase(const char name[], const char *const opts[], const char *const extra[], PetscInt *fail)
+{
+  AdjStepper st;
+  Fluid      fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "--- %s\n", name));
+  PetscCall(FluidTestCreate(PETSC_COMM_WORLD, opts, extra, &st));
+  PetscCall(AdjStepperGetContext(st, &fl));
+  PetscCall(DotBoundary(fl, fail));
+  PetscCall(DotMomentum(fl, fail));
+  PetscCall(DotDivergenceCorrect(fl, fail));
+  PetscCall(DotProjection(fl, fail));
+  PetscCall(DotStep(fl, fail));
+  PetscCall(DotObjective(fl, fail));
+  PetscCall(AdjStepperDestroy(&st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  const char *fftw[] = {"-fluid_poisson", "fftw", NULL}, *ksp[] = {"-fluid_poisson", "ksp", NULL};
+  PetscInt    fail = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(RunCase("periodic box, FFTW projection", Periodic, fftw, &fail));
+  PetscCall(RunCase("periodic box, KSP projection", Periodic, ksp, &fail));
+  PetscCall(RunCase("lid-driven cavity (walls, moving lid)", Cavity, NULL, &fail));
+  PetscCall(RunCase("channel: parabolic inflow, outflow, wall, slip", Channel, NULL, &fail));
+  PetscCall(RunCase("x-periodic, inflow at y low, outflow at y high", Vertical, NULL, &fail));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " failure(s)\n", fail ? "FAIL" : "PASS", fail));
+  PetscCall(PetscFinalize());
+  return fail ? 1 : 0;
+}
