@@ -7,6 +7,7 @@
 #include <adjsim/optim.h>
 #include <adjsim/transport.h>
 #include <adjsim/fluid.h>
+#include <adjsim/mpm.h>
 #include <adjsim/interrupt.h>
 #include <errno.h>
 #include <string.h>
@@ -24,6 +25,7 @@ typedef struct {
 static const AdjProblem AdjProblems[] = {
     {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
     {"fluid", "incompressible Navier-Stokes on a staggered grid, with its discrete adjoint", FluidCreate},
+    {"mpm", "material point method for elastic soft bodies (forward only for now)", MPMCreate},
 };
 #define ADJ_NPROBLEMS ((PetscInt)(sizeof(AdjProblems) / sizeof(AdjProblems[0])))
 
@@ -51,9 +53,10 @@ static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
   PetscOptionsBegin(comm, NULL, "adjsim run", "adjsim");
   for (PetscInt i = 0; i < ADJ_NPROBLEMS; i++) names[i] = AdjProblems[i].name;
   names[ADJ_NPROBLEMS] = "AdjProblem", names[ADJ_NPROBLEMS + 1] = "", names[ADJ_NPROBLEMS + 2] = NULL;
-  PetscCall(PetscOptionsEList(
-      "-problem", "Physics: transport (passive scalar in a prescribed flow) or fluid (incompressible Navier-Stokes)",
-      "", names, ADJ_NPROBLEMS, names[problem], &problem, NULL));
+  PetscCall(PetscOptionsEList("-problem",
+                              "Physics: transport (passive scalar in a prescribed flow), fluid (incompressible "
+                              "Navier-Stokes) or mpm (elastic soft bodies)",
+                              "", names, ADJ_NPROBLEMS, names[problem], &problem, NULL));
   PetscCall(PetscOptionsEList("-mode", "What to run: forward, gradient (adjoint), optimize (TAO)", "", AdjModes, 3,
                               AdjModes[mode], &mode, NULL));
   PetscCall(
@@ -235,10 +238,12 @@ static PetscErrorCode AdjsimMain(int *exit_status)
     PetscCheck(!restart[0] || ro.mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
                "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro.mode]);
     PetscCall(ops->hasobjective(st, &has));
-    PetscCheck(has, comm, PETSC_ERR_USER_INPUT,
-               "-mode %s needs an objective, but there is no objective: give observations (-transport_obs_file) or a "
-               "final-time target (-transport_target_file)",
-               AdjModes[ro.mode]);
+    PetscCheck(
+        has, comm, PETSC_ERR_USER_INPUT,
+        "-mode %s needs an objective, but -problem %s has no objective term: for transport give observations "
+        "(-transport_obs_file) or a final-time target (-transport_target_file); for fluid a weight "
+        "-fluid_objective_kinetic_energy, _enstrophy, _drag, _lift, _lift_to_drag or observations -fluid_obs_file",
+        AdjModes[ro.mode], ro.problem->name);
   }
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (!help) PetscCall(AdjCheckUnusedOptions(comm));

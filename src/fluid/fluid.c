@@ -49,6 +49,35 @@ static PetscErrorCode FluidCreateState(AdjStepper st, Vec *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The shape parameters of an immersed body in three blocks: position (x0, y0), angle of attack,
+ * and the rest (sizes, NACA digits, CST coefficients). */
+static const char *const FluidBodyBlocks[3]     = {"body_position", "body_alpha", "body_shape"};
+static const PetscInt    FluidBodyBlockStart[3] = {0, 2, 3};
+
+static PetscInt FluidBodyBlockSize(Fluid fl, PetscInt b)
+{
+  return b < 2 ? 2 - b : fl->body.shape.np - 3;
+}
+
+/* A new shape: checked (impossible shapes are refused) and the mask recomputed. */
+static PetscErrorCode FluidBodyUnpack(Fluid fl, AdjParams params, Vec p)
+{
+  PetscBool any = PETSC_FALSE, active;
+
+  PetscFunctionBeginUser;
+  if (!fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt b = 0; b < 3; b++) {
+    PetscCall(AdjParamsIsActive(params, FluidBodyBlocks[b], &active));
+    if (active)
+      PetscCall(AdjParamsUnpackArray(params, FluidBodyBlocks[b], p, fl->body.shape.p + FluidBodyBlockStart[b]));
+    any = (PetscBool)(any || active);
+  }
+  if (!any) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjShapeSetUp(fl->comm, &fl->body.shape));
+  PetscCall(FluidBodyMask(fl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Parameter blocks: "nu" (one value), "u0" and "v0" (the initial face velocities before the
  * projection, fields laid out like the state: u of each cell's left face, v of its bottom face). */
 static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, Vec p)
@@ -62,8 +91,17 @@ static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, 
     PetscCall(AdjParamsPackGradientArray(params, "nu", &gnu, p));
     PetscCall(AdjParamsPackGradientField(params, "u0", fl->gu0, p));
     PetscCall(AdjParamsPackGradientField(params, "v0", fl->gv0, p));
+    if (fl->body.on) {
+      PetscReal gs[ADJ_SHAPE_MAX_PARAMS];
+      PetscCall(FluidBodyShapeGradient(fl, gs));
+      for (PetscInt b = 0; b < 3; b++)
+        PetscCall(AdjParamsPackGradientArray(params, FluidBodyBlocks[b], gs + FluidBodyBlockStart[b], p));
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  if (fl->body.on)
+    for (PetscInt b = 0; b < 3; b++)
+      PetscCall(AdjParamsPackArray(params, FluidBodyBlocks[b], fl->body.shape.p + FluidBodyBlockStart[b], p));
   PetscCall(AdjParamsPackArray(params, "nu", &fl->nu, p));
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   for (PetscInt f = 0; f < 2; f++) {
@@ -121,6 +159,7 @@ static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
     PetscCall(VecStrideScatter(c, f, fl->x0sample, INSERT_VALUES));
   }
   PetscCall(DMRestoreGlobalVector(fl->pda, &c));
+  PetscCall(FluidBodyUnpack(fl, params, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -164,7 +203,7 @@ static PetscErrorCode FluidStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
-  PetscCall(FluidStepRK3(fl, xin, xout));
+  PetscCall(FluidStepRK3(fl, k, xin, xout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -174,7 +213,7 @@ static PetscErrorCode FluidStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, V
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
-  PetscCall(FluidStepRK3Adjoint(fl, xin, lout, lin));
+  PetscCall(FluidStepRK3Adjoint(fl, k, xin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,7 +250,8 @@ static PetscErrorCode FluidHasObjective(AdjStepper st, PetscBool *has)
 
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
-  *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0);
+  *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0 || fl->obj.w_drag != 0 ||
+                     fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -224,6 +264,7 @@ static PetscErrorCode FluidZeroGradient(AdjStepper st)
   fl->gnu_local = 0;
   PetscCall(VecSet(fl->gu0, 0.0));
   PetscCall(VecSet(fl->gv0, 0.0));
+  if (fl->body.on) PetscCall(VecSet(fl->body.chibar, 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -256,6 +297,23 @@ static PetscErrorCode FluidWriteGradient(AdjStepper st, AdjOutput out)
   if (active) {
     PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
     PetscCall(AdjOutputWriteGradientArray(out, "nu", "objective per m^2/s", 1, &gnu));
+  }
+  if (fl->body.on) { /* the mask sensitivity maps dJ/dchi on u- and v-faces, and the shape gradient */
+    PetscReal gs[ADJ_SHAPE_MAX_PARAMS];
+    Vec       c;
+    PetscCall(DMGetGlobalVector(fl->pda, &c));
+    for (PetscInt f = 0; f < 2; f++) {
+      PetscCall(VecStrideGather(fl->body.chibar, f, c, INSERT_VALUES));
+      PetscCall(AdjOutputWriteGradientField(out, f ? "mask_v" : "mask_u", "objective per unit mask", c));
+    }
+    PetscCall(DMRestoreGlobalVector(fl->pda, &c));
+    PetscCall(FluidBodyShapeGradient(fl, gs));
+    for (PetscInt b = 0; b < 3; b++) {
+      PetscCall(AdjParamsIsActive(params, FluidBodyBlocks[b], &active));
+      if (active)
+        PetscCall(AdjOutputWriteGradientArray(out, FluidBodyBlocks[b], "objective per parameter unit",
+                                              FluidBodyBlockSize(fl, b), gs + FluidBodyBlockStart[b]));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -343,6 +401,7 @@ static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecRestoreArray(fl->pda, fl->out[c], &f[c]));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
   for (PetscInt c = 0; c < 4; c++) PetscCall(AdjOutputWriteField(out, names[c], units[c], fl->out[c]));
+  if (fl->body.on) PetscCall(AdjOutputWriteField(out, "mask", "1", fl->body.maskc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -360,6 +419,10 @@ static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
     PetscCall(AdjOutputWriteParameterField(out, f ? "v0" : "u0", "m/s", c));
   }
   PetscCall(DMRestoreGlobalVector(fl->pda, &c));
+  if (fl->body.on)
+    for (PetscInt b = 0; b < 3; b++)
+      PetscCall(AdjOutputWriteParameterArray(out, FluidBodyBlocks[b], b == 1 ? "deg" : "m or 1",
+                                             FluidBodyBlockSize(fl, b), fl->body.shape.p + FluidBodyBlockStart[b]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -384,6 +447,21 @@ static PetscErrorCode FluidReadParameters(AdjStepper st, const char path[])
     PetscCall(VecStrideScatter(c, f, fl->x0sample, INSERT_VALUES));
   }
   PetscCall(DMRestoreGlobalVector(fl->pda, &c));
+  for (PetscInt b = 0; b < 3 && fl->body.on; b++) {
+    char       name[64];
+    PetscReal *v;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "/parameters/%s", FluidBodyBlocks[b]));
+    PetscCall(AdjInputReadArray(fl->comm, path, name, &n, &v));
+    PetscCheck(n == FluidBodyBlockSize(fl, b), fl->comm, PETSC_ERR_USER_INPUT,
+               "%s: %s holds %" PetscInt_FMT " values, this body has %" PetscInt_FMT, path, name, n,
+               FluidBodyBlockSize(fl, b));
+    for (PetscInt i = 0; i < n; i++) fl->body.shape.p[FluidBodyBlockStart[b] + i] = v[i];
+    PetscCall(PetscFree(v));
+  }
+  if (fl->body.on) {
+    PetscCall(AdjShapeSetUp(fl->comm, &fl->body.shape));
+    PetscCall(FluidBodyMask(fl));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -432,6 +510,7 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidPoissonDestroy(fl));
   PetscCall(FluidObjectiveDestroy(fl));
+  PetscCall(FluidBodyDestroy(fl));
   PetscCall(VecDestroy(&fl->xloc));
   PetscCall(VecDestroy(&fl->xbloc));
   PetscCall(VecDestroy(&fl->sbar));
@@ -507,6 +586,7 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(FluidSetUpTime(fl));
   PetscCall(FluidPoissonSetUp(fl));
   PetscCall(FluidFillInitial(fl, fl->x0sample));
+  PetscCall(FluidBodySetUp(fl));
   PetscCall(FluidObjectiveSetUp(fl));
   PetscCall(AdjStepperSetTimes(*stepper, fl->nsteps, fl->dt));
   {
@@ -520,6 +600,10 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   for (PetscInt f = 0; f < 2; f++) {
     PetscCall(AdjParamsAddField(params, f ? "v0" : "u0", "m/s", fl->pda));
     PetscCall(AdjParamsSetScale(params, f ? "v0" : "u0", fl->uscale));
+  }
+  for (PetscInt b = 0; b < 3 && fl->body.on; b++) {
+    PetscCall(AdjParamsAddArray(params, FluidBodyBlocks[b], b == 1 ? "deg" : "m or 1", FluidBodyBlockSize(fl, b)));
+    if (b == 0) PetscCall(AdjParamsSetScale(params, FluidBodyBlocks[b], fl->body.lref));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -6,6 +6,7 @@
 #include <petscdmda.h>
 #include <adjsim/periodic.h>
 #include <petscksp.h>
+#include <adjsim/geometry.h>
 
 /* Space dimension of the data structures; the kernels are 2D for now (3D later). */
 #define FLUID_DIM 2
@@ -52,7 +53,7 @@ static inline PetscBool FluidIsBoundaryFace(const FluidGrid *g, PetscInt d, Pets
 /* Objective terms (objective.c), each weighted; kinetic energy and enstrophy are averaged over
  * the steps whose time lies in [window[0], window[1]] (default: the final step only). */
 typedef struct {
-  PetscReal     w_energy, w_enstrophy, w_misfit;
+  PetscReal     w_energy, w_enstrophy, w_misfit, w_drag, w_lift, w_ld;
   PetscReal     window[2];
   PetscInt      nwindow; /* steps in the window */
   AdjStepIndex  kfirst, klast;
@@ -60,6 +61,21 @@ typedef struct {
   AdjStepIndex *obs_step;
   Vec          *obs_u, *obs_v; /* cell-centred observed velocities on pda */
 } FluidObjective;
+
+/* Immersed body (body.c): Brinkman penalization with a smooth mask on the faces. */
+typedef struct {
+  PetscBool    on;
+  AdjShape     shape;
+  PetscReal    eta, smoothing, width; /* permeability [s], mask width [cells], [m] */
+  PetscReal    uref, lref;            /* reference velocity and length of C_D, C_L */
+  Vec          chi, chibar;           /* mask at u-faces (.u) and v-faces (.v), and dJ/dchi */
+  Vec          maskc;                 /* mask at cell centres (output) */
+  Vec          cpre[3];               /* the stage combinations before penalization (for the adjoint) */
+  PetscScalar  Floc[2];               /* this rank's part of the force of the step being taken */
+  PetscReal    coef[2], wforce[2];    /* C_D, C_L of step kforce; objective weights of step wstep */
+  AdjStepIndex kforce, wstep;
+} FluidBody;
+extern const char *const FluidBodyTypes[];
 
 typedef struct _n_Fluid *Fluid;
 struct _n_Fluid {
@@ -93,6 +109,7 @@ struct _n_Fluid {
   Vec            gu0, gv0;         /* dJ/du0, dJ/dv0 on pda */
   PetscScalar    gnu_local;        /* dJ/dnu, this rank's part */
   FluidObjective obj;
+  FluidBody      body;
   PetscBool      quiet;
 };
 
@@ -122,12 +139,12 @@ PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
 PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);
 PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub);
-PetscErrorCode FluidStepRK3Adjoint(Fluid fl, Vec xin, Vec lout, Vec lin);
+PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
 PetscErrorCode FluidPoissonDestroy(Fluid fl);
 PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r);
-PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout);
+PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout);
 PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax);
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax);
 PetscErrorCode FluidFillInitial(Fluid fl, Vec x);
@@ -142,6 +159,24 @@ PetscErrorCode FluidKineticEnergy(const FluidGrid *g, const FluidCell *const *x,
 PetscErrorCode FluidKineticEnergyAdjoint(const FluidGrid *g, PetscReal w, const FluidCell *const *x, FluidCell **xb);
 PetscErrorCode FluidEnstrophy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *Z);
 PetscErrorCode FluidEnstrophyAdjoint(const FluidGrid *g, PetscReal w, const FluidCell *const *x, FluidCell **xb);
+
+/* Immersed body (body.c). */
+PetscErrorCode FluidBodySetUp(Fluid fl);
+PetscErrorCode FluidBodyDestroy(Fluid fl);
+PetscErrorCode FluidBodyMask(Fluid fl);
+PetscErrorCode FluidPenalize(const FluidGrid *g, PetscReal k, const FluidCell *const *chi, FluidCell **c);
+PetscErrorCode FluidPenalizeAdjoint(const FluidGrid *g, PetscReal k, const FluidCell *const *chi,
+                                    const FluidCell *const *c, FluidCell **cb, FluidCell **chib);
+PetscErrorCode FluidPenalizeRemoved(const FluidGrid *g, PetscReal k, PetscReal beta, const FluidCell *const *chi,
+                                    const FluidCell *const *c, PetscScalar R[2]);
+PetscErrorCode FluidPenalizeRemovedAdjoint(const FluidGrid *g, PetscReal k, PetscReal beta, const PetscReal w[2],
+                                           const FluidCell *const *chi, const FluidCell *const *c, FluidCell **cb,
+                                           FluidCell **chib);
+PetscErrorCode FluidBodyCoefficients(Fluid fl, AdjStepIndex k, PetscReal coef[2]);
+PetscErrorCode FluidBodySetForceWeights(Fluid fl, AdjStepIndex k, const PetscReal w[2]);
+PetscErrorCode FluidBodyShapeGradient(Fluid fl, PetscReal g[]);
+PetscErrorCode FluidBodyPenalizeStage(Fluid fl, PetscInt s, PetscReal a, Vec c);
+PetscErrorCode FluidBodyPenalizeStageAdjoint(Fluid fl, AdjStepIndex k, PetscInt s, PetscReal a, Vec cb);
 
 /* Set-up from options (setup.c). */
 PetscErrorCode FluidSetUpGrid(Fluid fl);

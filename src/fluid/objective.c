@@ -1,12 +1,15 @@
 /* Objectives of the fluid solver and their adjoints.  With weights w_E, w_Z, w_d:
  *
- *   J = (1/N) sum_{k in window} [ w_E E(x_k) + w_Z Z(x_k) ]  +  w_d/2 sum_{k observed} ||U(x_k) - d_k||^2
+ *   J = (1/N) sum_{k in window} [ w_E E + w_Z Z + w_D C_D + w_L C_L + w_R C_L/C_D ](x_k)  +  w_d/2 sum_{k observed}
+ * ||U(x_k) - d_k||^2
  *
  *   E = 1/2 sum_faces (u^2 + v^2) hx hy          kinetic energy per unit depth [m^4/s^2] over the
  *                                                 stored non-boundary faces (the MAC energy norm)
  *   Z = 1/2 sum_cells omega_c^2 hx hy            enstrophy [m^2/s^2], omega_c the cell-centre
  *                                                 vorticity written to the output (mean of the
  *                                                 four corner values)
+ *   C_D, C_L, C_L/C_D                            drag and lift coefficients of the immersed body
+ *                                                 (body.c; the ratio is averaged step by step)
  *   U = cell-centre velocities (u_c, v_c)        compared with the fields "u", "v" of an earlier
  *                                                 run file (its output steps are the observations)
  *
@@ -197,6 +200,14 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
   PetscCall(PetscOptionsReal("-fluid_objective_enstrophy",
                              "Weight of the enstrophy 1/2 sum omega^2 hx hy [m^2/s^2] in the objective", "",
                              o->w_enstrophy, &o->w_enstrophy, NULL));
+  PetscCall(PetscOptionsReal("-fluid_objective_drag", "Weight of the drag coefficient C_D of the immersed body", "",
+                             o->w_drag, &o->w_drag, NULL));
+  PetscCall(PetscOptionsReal("-fluid_objective_lift", "Weight of the lift coefficient C_L of the immersed body", "",
+                             o->w_lift, &o->w_lift, NULL));
+  PetscCall(PetscOptionsReal("-fluid_objective_lift_to_drag",
+                             "Weight of the lift-to-drag ratio C_L/C_D of the immersed body (use a negative weight to "
+                             "maximize it)",
+                             "", o->w_ld, &o->w_ld, NULL));
   PetscCall(PetscOptionsRealArray("-fluid_objective_window",
                                   "Time window t0,t1 [s] over which energy and enstrophy are averaged (default: "
                                   "the final step alone)",
@@ -210,6 +221,9 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
                              o->w_misfit, &o->w_misfit, NULL));
   PetscOptionsEnd();
   PetscCheck(!set || n == 2, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_objective_window needs two times t0,t1");
+  PetscCheck(
+      fl->body.on || (o->w_drag == 0 && o->w_lift == 0 && o->w_ld == 0), fl->comm, PETSC_ERR_USER_INPUT,
+      "-fluid_objective_drag, _lift and _lift_to_drag need an immersed body (-fluid_body circle|ellipse|naca4|cst)");
   PetscCall(FluidObjectiveWindow(fl, set));
   if (obs[0]) PetscCall(FluidLoadObservations(fl, obs));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -226,6 +240,14 @@ PetscErrorCode FluidObjectiveDestroy(Fluid fl)
   }
   PetscCall(PetscFree3(o->obs_step, o->obs_u, o->obs_v));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Do the force terms (drag, lift, their ratio) count at step k? */
+static PetscBool FluidHasForceTerms(Fluid fl, AdjStepIndex k)
+{
+  const FluidObjective *o = &fl->obj;
+  return (PetscBool)(fl->body.on && (o->w_drag != 0 || o->w_lift != 0 || o->w_ld != 0) && k >= o->kfirst &&
+                     k <= o->klast);
 }
 
 static PetscInt FluidObservationIndex(const FluidObjective *o, AdjStepIndex k)
@@ -277,6 +299,12 @@ PetscErrorCode FluidObjectiveEvaluate(Fluid fl, AdjStepIndex k, Vec x, PetscReal
   PetscCall(FluidObjectiveTerms(fl, k, xa, &local, NULL));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
   PetscCallMPI(MPI_Allreduce(&local, J, 1, MPIU_REAL, MPIU_SUM, fl->comm));
+  if (FluidHasForceTerms(fl, k)) {
+    PetscReal c[2];
+    PetscCall(FluidBodyCoefficients(fl, k, c));
+    *J += (fl->obj.w_drag * c[0] + fl->obj.w_lift * c[1] + (fl->obj.w_ld != 0 ? fl->obj.w_ld * c[1] / c[0] : 0)) /
+          fl->obj.nwindow;
+  }
   PetscCall(PetscLogEventEnd(FLUID_Objective, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -298,6 +326,13 @@ PetscErrorCode FluidObjectiveAdjoint(Fluid fl, AdjStepIndex k, Vec x, Vec lambda
   PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &xb));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
   PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, lambda));
+  if (FluidHasForceTerms(fl, k)) { /* d(C_L/C_D) = dC_L/C_D - C_L dC_D/C_D^2 */
+    PetscReal c[2] = {1, 0}, w[2];
+    if (fl->obj.w_ld != 0) PetscCall(FluidBodyCoefficients(fl, k, c));
+    w[0] = (fl->obj.w_drag - (fl->obj.w_ld != 0 ? fl->obj.w_ld * c[1] / (c[0] * c[0]) : 0)) / fl->obj.nwindow;
+    w[1] = (fl->obj.w_lift + (fl->obj.w_ld != 0 ? fl->obj.w_ld / c[0] : 0)) / fl->obj.nwindow;
+    PetscCall(FluidBodySetForceWeights(fl, k, w)); /* the forces are the step's: adjoint in its adjoint */
+  }
   PetscCall(PetscLogEventEnd(FLUID_ObjectiveAdj, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -291,7 +291,8 @@ PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb)
     PetscCall(KSPSetTolerances(fl->ksp, rtol, 0.0, dtol, maxits));
     PetscCall(FluidPoissonSolve(fl, phib, bb));
     PetscCall(KSPSetTolerances(fl->ksp, rtol, atol, dtol, maxits));
-  } else PetscCall(FluidPoissonSolve(fl, phib, bb));
+  } else
+    PetscCall(FluidPoissonSolve(fl, phib, bb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -27,13 +27,14 @@ PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidStepRK3 - one step of size fl->dt:
-      s1 = P(x + dt F(x))
-      s2 = P(3/4 x + 1/4 s1 + dt/4 F(s1))
-      x' = P(1/3 x + 2/3 s2 + 2dt/3 F(s2)),   p' = phi / (2dt/3)
+/*@ FluidStepRK3 - one step of size fl->dt, B_a the implicit penalization of an immersed body
+    with stage weight a (identity without a body, body.c):
+      s1 = P(B_dt(x + dt F(x)))
+      s2 = P(B_dt/4(3/4 x + 1/4 s1 + dt/4 F(s1)))
+      x' = P(B_2dt/3(1/3 x + 2/3 s2 + 2dt/3 F(s2))),   p' = phi / (2dt/3)
     The stages stay in fl->stage[] (for the adjoint of this step, later). xin and xout must
     differ. Collective. @*/
-PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout)
+PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
 {
   const PetscReal dt = fl->dt;
   Vec             s1 = fl->stage[0], s2 = fl->stage[1], r = fl->rhs, c = fl->combo;
@@ -42,15 +43,19 @@ PetscErrorCode FluidStepRK3(Fluid fl, Vec xin, Vec xout)
   PetscCall(PetscLogEventBegin(FLUID_Step, 0, 0, 0, 0));
   PetscCall(FluidRHS(fl, xin, r));
   PetscCall(VecWAXPY(c, dt, r, xin));
+  PetscCall(FluidBodyPenalizeStage(fl, 0, dt, c));
   PetscCall(FluidProject(fl, 1 / dt, c, s1));
   PetscCall(FluidRHS(fl, s1, r));
   PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, xin, s1));
   PetscCall(VecAXPY(c, 0.25 * dt, r));
+  PetscCall(FluidBodyPenalizeStage(fl, 1, 0.25 * dt, c));
   PetscCall(FluidProject(fl, 4 / dt, c, s2));
   PetscCall(FluidRHS(fl, s2, r));
   PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, xin, s2));
   PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
+  PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
   PetscCall(FluidProject(fl, 1.5 / dt, c, xout));
+  fl->body.kforce = k;
   PetscCall(PetscLogEventEnd(FLUID_Step, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -76,14 +81,15 @@ PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidStepRK3Adjoint - lin = (dPhi/dx)^T lout for the step FluidStepRK3 just took from xin
+/*@ FluidStepRK3Adjoint - lin = (dPhi/dx)^T lout for the step k FluidStepRK3 just took from xin
     (its stages s1, s2 are still in fl->stage[]), and fl->gnu_local += (dPhi/dnu)^T lout.
     Reverse sweep of the three stages (bars are adjoints; P^T by FluidProjectAdjoint):
+    (each P^T followed by B^T, which also accumulates the mask sensitivity):
       cb = P^T lout;  lin = cb/3;  s2b = 2/3 cb + F'(s2)^T (2dt/3 cb)
       cb = P^T s2b;   lin += 3/4 cb;  s1b = 1/4 cb + F'(s1)^T (dt/4 cb)
       cb = P^T s1b;   lin += cb + F'(x)^T (dt cb)
     lin.p = 0: the step does not read the input pressure. lout and lin must differ. Collective. @*/
-PetscErrorCode FluidStepRK3Adjoint(Fluid fl, Vec xin, Vec lout, Vec lin)
+PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
 {
   const PetscReal dt = fl->dt;
   Vec             s1 = fl->stage[0], s2 = fl->stage[1], cb = fl->cbar, rb = fl->rbar, sb = fl->sbar;
@@ -91,20 +97,24 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, Vec xin, Vec lout, Vec lin)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
   PetscCall(FluidProjectAdjoint(fl, 1.5 / dt, lout, cb));
+  PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 2, 2.0 * dt / 3.0, cb));
   PetscCall(VecAXPBY(lin, 1.0 / 3.0, 0.0, cb));
   PetscCall(VecAXPBY(sb, 2.0 / 3.0, 0.0, cb));
   PetscCall(VecAXPBY(rb, 2.0 * dt / 3.0, 0.0, cb));
   PetscCall(FluidRHSAdjoint(fl, s2, rb, sb, &fl->gnu_local));
   PetscCall(FluidProjectAdjoint(fl, 4 / dt, sb, cb));
+  PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 1, 0.25 * dt, cb));
   PetscCall(VecAXPY(lin, 0.75, cb));
   PetscCall(VecAXPBY(sb, 0.25, 0.0, cb));
   PetscCall(VecAXPBY(rb, 0.25 * dt, 0.0, cb));
   PetscCall(FluidRHSAdjoint(fl, s1, rb, sb, &fl->gnu_local));
   PetscCall(FluidProjectAdjoint(fl, 1 / dt, sb, cb));
+  PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 0, dt, cb));
   PetscCall(VecAXPY(lin, 1.0, cb));
   PetscCall(VecAXPBY(rb, dt, 0.0, cb));
   PetscCall(FluidRHSAdjoint(fl, xin, rb, lin, &fl->gnu_local));
   PetscCall(VecStrideSet(lin, 2, 0.0));
+  fl->body.wstep = -1;
   PetscCall(PetscLogEventEnd(FLUID_StepAdj, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

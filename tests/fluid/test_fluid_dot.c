@@ -2,8 +2,9 @@
  * solver, on boundary variants (periodic with FFTW and with KSP, lid-driven cavity, channel with
  * parabolic inflow, outflow and a slip wall, outflow on a y side), on 1, 2 and 4 ranks:
  *   boundary rules + halo exchange, momentum right-hand side (in x and in nu), divergence,
- *   gradient correction with the pressure ghosts, the projection P, the RK3 step (in x and nu),
- *   and the objective terms (kinetic energy, enstrophy).
+ *   gradient correction with the pressure ghosts, the projection P, the RK3 step (in x and nu, with
+ *   and without an immersed body), the objective terms (kinetic energy, enstrophy), and the
+ *   Brinkman penalization and the momentum it removes (the body force) in (velocity, mask).
  *
  * Gaps are relative to |T dx| |y| (AdjTestReportScaled in adjtest.h says why); the plain relative
  * gap is printed too.
@@ -367,7 +368,8 @@ static PetscErrorCode ProjectLinear(Fluid fl, PetscReal pscale, Vec c, Vec out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The RK3 step's tangent, stage by stage as in FluidStepRK3 (s1, s2 the forward stages). */
+/* The RK3 step's tangent, stage by stage as in FluidStepRK3 (s1, s2 the forward stages; the
+ * penalization of an immersed body is linear in the velocity). */
 static PetscErrorCode StepTangent(Fluid fl, Vec x, Vec s1, Vec s2, Vec dx, PetscReal dnu, Vec out)
 {
   const PetscReal dt = fl->dt;
@@ -380,14 +382,17 @@ static PetscErrorCode StepTangent(Fluid fl, Vec x, Vec s1, Vec s2, Vec dx, Petsc
   PetscCall(VecDuplicate(x, &d2));
   PetscCall(RHSTangent(fl, x, dx, dnu, r));
   PetscCall(VecWAXPY(c, dt, r, dx));
+  PetscCall(FluidBodyPenalizeStage(fl, 0, dt, c)); /* linear in c */
   PetscCall(ProjectLinear(fl, 1 / dt, c, d1));
   PetscCall(RHSTangent(fl, s1, d1, dnu, r));
   PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, dx, d1));
   PetscCall(VecAXPY(c, 0.25 * dt, r));
+  PetscCall(FluidBodyPenalizeStage(fl, 1, 0.25 * dt, c));
   PetscCall(ProjectLinear(fl, 4 / dt, c, d2));
   PetscCall(RHSTangent(fl, s2, d2, dnu, r));
   PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, dx, d2));
   PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
+  PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
   PetscCall(ProjectLinear(fl, 1.5 / dt, c, out));
   PetscCall(VecDestroy(&r));
   PetscCall(VecDestroy(&c));
@@ -418,15 +423,15 @@ static PetscErrorCode DotStep(Fluid fl, PetscInt *fail)
   PetscCall(FluidProject(fl, 0.0, x, x));
   PetscCall(AdjTestRandom(dx, 13));
   PetscCall(AdjTestRandom(y, 14));
-  PetscCall(FluidStepRK3(fl, x, xout));
+  PetscCall(FluidStepRK3(fl, 1, x, xout));
   PetscCall(VecCopy(fl->stage[0], s1));
   PetscCall(VecCopy(fl->stage[1], s2));
   PetscCall(StepTangent(fl, x, s1, s2, dx, dnu, ty));
   PetscCall(VecDot(ty, y, &lhs));
   PetscCall(NormProduct(ty, y, PETSC_FALSE, &scale));
-  PetscCall(FluidStepRK3(fl, x, xout)); /* the adjoint reuses the stages of the step just taken */
+  PetscCall(FluidStepRK3(fl, 1, x, xout)); /* the adjoint reuses the stages of the step just taken */
   fl->gnu_local = 0;
-  PetscCall(FluidStepRK3Adjoint(fl, x, y, lin));
+  PetscCall(FluidStepRK3Adjoint(fl, 1, x, y, lin));
   PetscCall(VecDot(dx, lin, &rhs));
   PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, PETSC_COMM_WORLD));
   rhs += dnu * gnu;
@@ -474,6 +479,91 @@ static PetscErrorCode DotObjective(Fluid fl, PetscInt *fail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Penalization kernels in (c, chi): B c = q c and the removed momentum w . R, q = 1/(1 + k chi),
+ * with the hand-written tangents dB = q dc - k q^2 c dchi, dR = sum beta (1 - q) dc + beta k q^2 c dchi. */
+static PetscErrorCode DotPenalize(Fluid fl, PetscInt *fail)
+{
+  const PetscReal   k = 37.0, beta = 0.7, w[2] = {1.3, -0.6};
+  const FluidGrid  *g = &fl->grid;
+  Vec               c, chi, dc, dchi, y, cb, chib, t;
+  const FluidCell **ca, **xa, **dca, **dxa;
+  FluidCell       **cba, **xba, **ta;
+  PetscScalar       dR[2] = {0, 0};
+  PetscReal         lhs, rhs, r2, scale, dRsum;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(fl->da, &c));
+  PetscCall(VecDuplicate(c, &chi));
+  PetscCall(VecDuplicate(c, &dc));
+  PetscCall(VecDuplicate(c, &dchi));
+  PetscCall(VecDuplicate(c, &y));
+  PetscCall(VecDuplicate(c, &cb));
+  PetscCall(VecDuplicate(c, &chib));
+  PetscCall(VecDuplicate(c, &t));
+  PetscCall(AdjTestRandom(c, 21));
+  PetscCall(AdjTestRandom(chi, 22));
+  PetscCall(VecAbs(chi)); /* a mask in [0, 1] */
+  PetscCall(AdjTestRandom(dc, 23));
+  PetscCall(AdjTestRandom(dchi, 24));
+  PetscCall(AdjTestRandom(y, 25));
+  PetscCall(DMDAVecGetArrayRead(fl->da, c, &ca));
+  PetscCall(DMDAVecGetArrayRead(fl->da, chi, &xa));
+  PetscCall(DMDAVecGetArrayRead(fl->da, dc, &dca));
+  PetscCall(DMDAVecGetArrayRead(fl->da, dchi, &dxa));
+  PetscCall(DMDAVecGetArray(fl->da, t, &ta));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
+      const PetscReal qu = 1 / (1 + k * xa[j][i].u), qv = 1 / (1 + k * xa[j][i].v), area = beta * g->h[0] * g->h[1];
+      ta[j][i].u = qu * dca[j][i].u - k * qu * qu * ca[j][i].u * dxa[j][i].u;
+      ta[j][i].v = qv * dca[j][i].v - k * qv * qv * ca[j][i].v * dxa[j][i].v;
+      ta[j][i].p = 0;
+      if (!FluidIsBoundaryFace(g, 0, i))
+        dR[0] += area * ((1 - qu) * dca[j][i].u + k * qu * qu * ca[j][i].u * dxa[j][i].u);
+      if (!FluidIsBoundaryFace(g, 1, j))
+        dR[1] += area * ((1 - qv) * dca[j][i].v + k * qv * qv * ca[j][i].v * dxa[j][i].v);
+    }
+  PetscCall(DMDAVecRestoreArray(fl->da, t, &ta));
+  PetscCall(VecStrideSet(y, 2, 0.0));
+  PetscCall(VecDot(t, y, &lhs));
+  PetscCall(NormProduct(t, y, PETSC_FALSE, &scale));
+  dR[0] = w[0] * dR[0] + w[1] * dR[1];
+  PetscCallMPI(MPI_Allreduce(&dR[0], &dRsum, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  PetscCall(VecCopy(y, cb));
+  PetscCall(VecSet(chib, 0.0));
+  PetscCall(DMDAVecGetArray(fl->da, cb, &cba));
+  PetscCall(DMDAVecGetArray(fl->da, chib, &xba));
+  PetscCall(FluidPenalizeAdjoint(g, k, xa, ca, cba, xba));
+  PetscCall(DMDAVecRestoreArray(fl->da, cb, &cba));
+  PetscCall(DMDAVecRestoreArray(fl->da, chib, &xba));
+  PetscCall(VecDot(dc, cb, &rhs));
+  PetscCall(VecDot(dchi, chib, &r2));
+  PetscCall(AdjTestReportScaled("penalization in (c, chi)", lhs, rhs + r2, scale, tol, fail));
+  PetscCall(VecSet(cb, 0.0));
+  PetscCall(VecSet(chib, 0.0));
+  PetscCall(DMDAVecGetArray(fl->da, cb, &cba));
+  PetscCall(DMDAVecGetArray(fl->da, chib, &xba));
+  PetscCall(FluidPenalizeRemovedAdjoint(g, k, beta, w, xa, ca, cba, xba));
+  PetscCall(DMDAVecRestoreArray(fl->da, cb, &cba));
+  PetscCall(DMDAVecRestoreArray(fl->da, chib, &xba));
+  PetscCall(VecDot(dc, cb, &rhs));
+  PetscCall(VecDot(dchi, chib, &r2));
+  PetscCall(
+      AdjTestReportScaled("momentum removed by the body in (c, chi)", dRsum, rhs + r2, PetscAbsReal(dRsum), tol, fail));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, c, &ca));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, chi, &xa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, dc, &dca));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, dchi, &dxa));
+  PetscCall(VecDestroy(&c));
+  PetscCall(VecDestroy(&chi));
+  PetscCall(VecDestroy(&dc));
+  PetscCall(VecDestroy(&dchi));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&cb));
+  PetscCall(VecDestroy(&chib));
+  PetscCall(VecDestroy(&t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunCase(const char name[], const char *const opts[], const char *const extra[], PetscInt *fail)
 {
   AdjStepper st;
@@ -489,6 +579,7 @@ static PetscErrorCode RunCase(const char name[], const char *const opts[], const
   PetscCall(DotProjection(fl, fail));
   PetscCall(DotStep(fl, fail));
   PetscCall(DotObjective(fl, fail));
+  PetscCall(DotPenalize(fl, fail));
   PetscCall(AdjStepperDestroy(&st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -496,7 +587,10 @@ static PetscErrorCode RunCase(const char name[], const char *const opts[], const
 int main(int argc, char **argv)
 {
   const char *fftw[] = {"-fluid_poisson", "fftw", NULL}, *ksp[] = {"-fluid_poisson", "ksp", NULL};
-  PetscInt    fail = 0;
+  const char *body[] = {
+      "-fluid_body", "circle", "-fluid_body_position", "0.7,0.5", "-fluid_body_radius", "0.3", "-fluid_body_eta",
+      "1e-3",        NULL};
+  PetscInt fail = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(RunCase("periodic box, FFTW projection", Periodic, fftw, &fail));
@@ -504,6 +598,7 @@ int main(int argc, char **argv)
   PetscCall(RunCase("lid-driven cavity (walls, moving lid)", Cavity, NULL, &fail));
   PetscCall(RunCase("channel: parabolic inflow, outflow, wall, slip", Channel, NULL, &fail));
   PetscCall(RunCase("x-periodic, inflow at y low, outflow at y high", Vertical, NULL, &fail));
+  PetscCall(RunCase("channel with an immersed circle (Brinkman penalization)", Channel, body, &fail));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " failure(s)\n", fail ? "FAIL" : "PASS", fail));
   PetscCall(PetscFinalize());
   return fail ? 1 : 0;

@@ -1,0 +1,57 @@
+/* Immersed-body shapes and their signed distance, differentiable in the shape parameters.
+ *
+ * A shape is placed by a reference point (x0, y0) [m] and an angle of attack alpha [degrees]
+ * (positive nose up for a flow along +x: the body is turned clockwise by alpha about the
+ * reference point).  Parameters p[] (AdjShapeParameterName gives their names):
+ *   circle:   x0, y0, alpha, R                    (reference point: the centre)
+ *   ellipse:  x0, y0, alpha, a, b                 (semi-axes along and across the body axis)
+ *   naca4:    x0, y0, alpha, chord, m, p, t       (NACA 4-digit: camber m, its position p,
+ *                                                  thickness t, fractions of the chord; reference
+ *                                                  point: the quarter chord; closed trailing edge)
+ *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n
+ *             (Kulfan class-shape transformation: y/c = sqrt(s) (1 - s) sum_i A_i B_i^n(s) for the
+ *              upper and lower surface, B the Bernstein polynomials, s = x/c from the leading edge)
+ *
+ * Distance: exact for the circle; for the ellipse the first-order distance g/|grad g| of the
+ * implicit function g = rho - 1 (exact on the boundary, accurate to O(d^2) near it, which is where
+ * the mask changes); for airfoils the exact distance to the surface sampled at ADJ_AIRFOIL_POINTS
+ * cosine-spaced stations per side (a polygon: its distance is smooth except on bisectors that start
+ * at the vertices, across which the gradient jumps by the tiny angle between adjacent segments).
+ * Derivatives with respect to all parameters are exact (forward-mode dual numbers). */
+#pragma once
+
+#include <adjsim/sys.h>
+
+#define ADJ_SHAPE_MAX_PARAMS 16
+#define ADJ_AIRFOIL_POINTS   160
+
+typedef enum { ADJ_SHAPE_CIRCLE, ADJ_SHAPE_ELLIPSE, ADJ_SHAPE_NACA4, ADJ_SHAPE_CST } AdjShapeType;
+extern const char *const AdjShapeTypes[];
+
+typedef struct {
+  AdjShapeType type;
+  PetscInt     np;                      /* number of parameters */
+  PetscInt     ncst;                    /* cst: coefficients per surface */
+  PetscReal    p[ADJ_SHAPE_MAX_PARAMS]; /* the parameters, layout above */
+  /* airfoils: the sampled surface (body frame, leading edge at the origin) and its parameter
+   * derivatives, filled by AdjShapeSetUp */
+  PetscInt   npoly;
+  PetscReal *poly, *dpoly; /* [npoly][2], [npoly][2][np] */
+  PetscReal  radius;       /* bounding radius about the reference point [m] */
+} AdjShape;
+
+/*@ AdjShapeSetUp - checks the parameters (clear errors on comm for impossible shapes: negative
+    sizes or thickness, crossing CST surfaces) and samples airfoil surfaces. Collective. @*/
+PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s);
+PetscErrorCode AdjShapeDestroy(AdjShape *s);
+
+/*@ AdjShapeDistance - signed distance d [m] of the point (x, y) (negative inside) and, if dd is
+    not NULL, dd[i] = dd/dp_i. Not collective. @*/
+void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal dd[]);
+
+/*@ AdjShapeParameterName - name and unit of parameter i (e.g. "alpha", "deg"). Not collective. @*/
+void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, const char **unit);
+
+/*@ AdjShapeThickness - smallest width of the body across its axis [m] (for resolution warnings),
+    and its reference length (diameter, 2a, chord) [m]. Not collective. @*/
+void AdjShapeSizes(const AdjShape *s, PetscReal *thickness, PetscReal *reflength);

@@ -1,0 +1,45 @@
+/* Material Point Method for soft bodies: the "mpm" AdjStepper.
+ *
+ * 2-D MLS-MPM (Hu et al. 2018) with APIC transfers and quadratic B-spline weights, explicit time
+ * stepping, on a background grid of nodes held by a PETSc DMDA split across ranks.  Elastic
+ * constitutive models: fixed-corotated (Stomakhin et al. 2012) and compressible neo-Hookean,
+ * with Young's modulus, Poisson ratio and density per particle, set per region (label).  Gravity,
+ * sticky or slip walls per side, bodies made of boxes and disks.  Options: prefix -mpm_
+ * (adjsim -help); docs/mpm.md.
+ *
+ * Increment 1: the forward solver.  The adjoint ops of the stepper are NULL for now; every kernel
+ * is a pure function so that its adjoint can sit right below it (the constitutive kernels already
+ * have theirs). */
+#pragma once
+
+#include <adjsim/stepper.h>
+
+/*@ MPMCreate - creates the MPM stepper from the options database (grid, materials, bodies,
+    walls, gravity, time step). Collective.
+
+    Input: comm - communicator of the run
+    Output: stepper - the AdjStepper named "mpm" @*/
+PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper);
+
+/*@ MPMGetNodeDM - the dof-1 DMDA of the grid nodes ((Mx+1) x (My+1)); it is the run's output grid,
+    whose output "cells" are centred on the nodes. Not collective. @*/
+PetscErrorCode MPMGetNodeDM(AdjStepper stepper, DM *da);
+
+/*@ MPMGetNumParticles - the global number of particles. Not collective. @*/
+PetscErrorCode MPMGetNumParticles(AdjStepper stepper, PetscInt *n);
+
+/* Order-independent summaries of a state, identical on every rank (sums in a fixed order are not
+   promised: they agree to round-off). */
+typedef struct {
+  PetscReal mass;         /* total mass [kg/m] (per unit depth in 2-D) */
+  PetscReal centre[2];    /* centre of mass [m] */
+  PetscReal momentum[2];  /* total momentum [kg/s] */
+  PetscReal kinetic;      /* kinetic energy of the particle velocities [J/m] */
+  PetscReal elastic;      /* stored elastic energy [J/m] */
+  PetscReal potential;    /* gravitational potential energy relative to y = 0 [J/m] */
+  PetscReal min_J, max_J; /* extreme det F */
+  PetscReal max_speed;    /* largest particle speed [m/s] */
+} MPMSummary;
+
+/*@ MPMSummarize - mass, centre of mass, momentum, energies of the state x. Collective. @*/
+PetscErrorCode MPMSummarize(AdjStepper stepper, Vec x, MPMSummary *s);

@@ -1,0 +1,44 @@
+/* adjsim io for particle solvers (MPM): particle datasets in the run file, their XDMF description,
+ * and particle restart states.  Layout (docs/mpm.md, "Output"):
+ *
+ *   /particles/<name>   (nt, N) or (nt, N, ncomp) float64, attribute units; slice k belongs to
+ *                       /fields/step[k]; particles in their fixed global order
+ *   /restart/<name>     (N, ncomp) float64, the particle state (beside the /restart attributes)
+ *   <stem>-particles.xmf  XDMF 2: a temporal collection of Polyvertex grids (ParaView: points)
+ *
+ * Every rank writes the contiguous block of particles it holds (rows [start, start + n) of the
+ * global order), collectively with parallel HDF5, like the grid fields. */
+#pragma once
+
+#include <adjsim/io.h>
+
+/*@ AdjOutputWriteParticleField - writes one particle field of the current output step (after
+    AdjOutputBeginStep()) as slice of /particles/<name>. Collective.
+
+    Input: out    - the open run file
+           name   - dataset name; units - physical units (NULL: "1")
+           ncomp  - components per particle (1: dataset (nt, N); else (nt, N, ncomp))
+           n      - particles this rank holds (its rows follow those of lower ranks)
+           values - n * ncomp reals, particle-major @*/
+PetscErrorCode AdjOutputWriteParticleField(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
+                                           PetscInt n, const PetscReal values[]);
+
+/*@ AdjOutputWriteParticleXdmf - (re)writes <stem>-particles.xmf describing the particle fields
+    written so far: positions `position` (ncomp 2 or 3) as Polyvertex geometry and the other
+    fields as point attributes. Collective (rank 0 writes). Written under a temporary name and
+    renamed, after every output step, so it always matches the data on disk. @*/
+PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], PetscInt nfields,
+                                          const char *const names[], const PetscInt ncomp[]);
+
+/*@ AdjOutputWriteParticleRestart - the restart state of a particle solver: the /restart attributes
+    (as AdjOutputWriteRestart, no grid fields) and the dataset /restart/<name> of the block vector
+    `state` (block size = components per particle, contiguous particle blocks per rank). In the run
+    file (standalone false) or as the atomic standalone restart file (standalone true). Collective. @*/
+PetscErrorCode AdjOutputWriteParticleRestart(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
+                                             const char name[], Vec state, PetscBool standalone);
+
+/*@ AdjInputReadParticleRestart - reads /restart/<name> of a run or restart file of `solver` into
+    `state` (any rank count: each rank reads its block), checking the grid against `da` and the
+    particle count and components against `state`. Collective; errors name the file and dataset. @*/
+PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], const char solver[], DM da,
+                                           const char name[], Vec state, AdjStepIndex *step, PetscReal *time);

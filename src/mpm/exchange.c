@@ -1,0 +1,159 @@
+/* MPM particle distribution.
+ *
+ * The state Vec holds every particle at a fixed "home" slot: global particle order, split evenly
+ * over the ranks.  A particle is computed by its "owner", the rank owning its nearest grid node (so
+ * its 3x3 B-spline stencil lies within the owner's ghosted node box of width 1).  Every step builds a
+ * PetscSF from the positions at the start of the step: leaves are the home slots, roots the owner's
+ * slots.  Home -> owner is PetscSFReduce (MPI_REPLACE, each root has exactly one leaf), owner -> home
+ * is PetscSFBcast.  Owners store their particles in increasing global order (sources in rank order,
+ * each source's home slots in order), so the work arrays do not depend on the path of a particle.
+ * The adjoint will run the same SF the other way: particle adjoints go back exactly as particles came. */
+#include "mpmimpl.h"
+
+/* Owner rank of a particle at x: the rank owning node base + 1 in every direction.  Returns -1 when
+ * the stencil leaves the grid or x is not finite. */
+static PetscMPIInt MPMOwnerOf(const MPM mpm, const PetscScalar x[])
+{
+  PetscInt r[MPM_DIM];
+
+  for (PetscInt d = 0; d < MPM_DIM; d++) {
+    PetscInt  base;
+    PetscReal w[MPM_STENCIL], f, t = x[d] / mpm->grid.h[d];
+
+    if (PetscIsInfOrNanReal(t) || t < 0 || t > mpm->grid.M[d]) return -1;
+    MPMBSpline(t, &base, w, &f);
+    if (base < 0 || base + 2 > mpm->grid.M[d]) return -1;
+    r[d] = mpm->node_rank[d][base + 1];
+  }
+  return (PetscMPIInt)(r[0] + mpm->nproc[0] * r[1]);
+}
+
+/* The state of particle slot i (home-local) for an error message; the first bad particle by global
+ * index wins, and its data reaches every rank. */
+static PetscErrorCode MPMReportLost(MPM mpm, AdjStepIndex k, PetscInt64 lost, const MPMParticle *home)
+{
+  PetscInt64  first;
+  PetscReal   xy[MPM_DIM] = {0, 0};
+  PetscMPIInt root;
+  PetscInt64  mine = lost >= 0 ? lost : PETSC_MAX_INT;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, mpm->comm));
+  if (first == PETSC_MAX_INT) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    const PetscMPIInt holder = (PetscMPIInt)(first == mine ? mpm->rank : mpm->size);
+    PetscCallMPI(MPI_Allreduce(&holder, &root, 1, MPI_INT, MPI_MIN, mpm->comm));
+  }
+  if (mpm->rank == root)
+    for (PetscInt d = 0; d < MPM_DIM; d++) xy[d] = home[first - mpm->hstart].x[d];
+  PetscCallMPI(MPI_Bcast(xy, MPM_DIM, MPIU_REAL, root, mpm->comm));
+  SETERRQ(mpm->comm, PETSC_ERR_USER_INPUT,
+          "Particle %" PetscInt64_FMT " left the domain at step %" PetscInt64_FMT
+          ": it is at (%g, %g) m, where its B-spline stencil needs nodes outside the grid [0,%g] x [0,%g] m; add "
+          "walls (-mpm_wall_<side> sticky or slip) or enlarge -mpm_domain",
+          first, (PetscInt64)k, (double)xy[0], (double)xy[1], (double)mpm->grid.L[0], (double)mpm->grid.L[1]);
+}
+
+static PetscErrorCode MPMEnsureCapacity(MPM mpm, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  if (n <= mpm->capacity) PetscFunctionReturn(PETSC_SUCCESS);
+  mpm->capacity = PetscMax(n, (PetscInt)(1.25 * mpm->capacity) + 16);
+  PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
+  PetscCall(PetscMalloc3(mpm->capacity, &mpm->pin, mpm->capacity, &mpm->pout, mpm->capacity, &mpm->pmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeSetUp - the home -> owner SF for the positions in x (home layout) before step k.
+    A particle whose stencil leaves the grid stops the run, naming it. Collective. @*/
+PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
+{
+  const MPMParticle *home;
+  PetscMPIInt       *dest;
+  PetscInt          *sendcount, *recvcount, *recvdispl, *offset, *next;
+  PetscSFNode       *remote;
+  PetscInt64         lost = -1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(PetscSFDestroy(&mpm->sf));
+  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&home));
+  PetscCall(PetscMalloc1(mpm->nhome, &dest));
+  PetscCall(PetscCalloc5(mpm->size, &sendcount, mpm->size, &recvcount, mpm->size, &recvdispl, mpm->size, &offset,
+                         mpm->size, &next));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    dest[i] = MPMOwnerOf(mpm, home[i].x);
+    if (dest[i] < 0) {
+      if (lost < 0) lost = mpm->hstart + i;
+      dest[i] = mpm->rank;
+    }
+    sendcount[dest[i]]++;
+  }
+  PetscCall(MPMReportLost(mpm, k, lost, home));
+  PetscCallMPI(MPI_Alltoall(sendcount, 1, MPIU_INT, recvcount, 1, MPIU_INT, mpm->comm));
+  mpm->nowned = 0;
+  for (PetscMPIInt r = 0; r < mpm->size; r++) {
+    recvdispl[r] = mpm->nowned;
+    mpm->nowned += recvcount[r];
+  }
+  /* Each source learns where its block starts at each owner. */
+  PetscCallMPI(MPI_Alltoall(recvdispl, 1, MPIU_INT, offset, 1, MPIU_INT, mpm->comm));
+  PetscCall(PetscMalloc1(mpm->nhome, &remote));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    remote[i].rank  = dest[i];
+    remote[i].index = offset[dest[i]] + next[dest[i]]++;
+  }
+  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
+  PetscCall(PetscSFCreate(mpm->comm, &mpm->sf));
+  PetscCall(PetscSFSetGraph(mpm->sf, mpm->nowned, mpm->nhome, NULL, PETSC_COPY_VALUES, remote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(mpm->sf));
+  PetscCall(PetscFree(dest));
+  PetscCall(PetscFree5(sendcount, recvcount, recvdispl, offset, next));
+  PetscCall(MPMEnsureCapacity(mpm, mpm->nowned));
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeToOwners - particles of x (home layout) and their materials into the owners' work
+    arrays pin and pmat. Collective. @*/
+PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x)
+{
+  const PetscScalar *home, *mat;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(x, &home));
+  PetscCall(VecGetArrayRead(mpm->mat, &mat));
+  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->state_type, home, mpm->pin, MPI_REPLACE));
+  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->mat_type, mat, mpm->pmat, MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->state_type, home, mpm->pin, MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->mat_type, mat, mpm->pmat, MPI_REPLACE));
+  PetscCall(VecRestoreArrayRead(mpm->mat, &mat));
+  PetscCall(VecRestoreArrayRead(x, &home));
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeToHome - the owners' updated particles pout back to their home slots in x. Collective. @*/
+PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
+{
+  PetscScalar *home;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(VecGetArrayWrite(x, &home));
+  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, mpm->pout, home, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, mpm->pout, home, MPI_REPLACE));
+  PetscCall(VecRestoreArrayWrite(x, &home));
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MPMExchangeDestroy(MPM mpm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSFDestroy(&mpm->sf));
+  PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
+  mpm->capacity = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

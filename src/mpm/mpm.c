@@ -1,0 +1,487 @@
+/* The MPM solver as an AdjStepper: the ops that connect the physics to the driver.
+ * Increment 1 is the forward model: the adjoint ops (stepadjoint, initialstateadjoint,
+ * objectiveadjoint) are NULL; the objective is empty (J = 0); the parameter block is Young's
+ * modulus per label, "E". */
+#include "mpmimpl.h"
+#include <adjsim/io.h>
+#include <adjsim/particles.h>
+
+PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step;
+
+PetscErrorCode MPMRegisterEvents(void)
+{
+  static PetscBool registered = PETSC_FALSE;
+  PetscClassId     id;
+
+  PetscFunctionBeginUser;
+  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
+  registered = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("MPM", &id));
+  PetscCall(PetscLogEventRegister("MPMExchange", id, &MPM_Exchange));
+  PetscCall(PetscLogEventRegister("MPMP2G", id, &MPM_P2G));
+  PetscCall(PetscLogEventRegister("MPMGrid", id, &MPM_Grid));
+  PetscCall(PetscLogEventRegister("MPMG2P", id, &MPM_G2P));
+  PetscCall(PetscLogEventRegister("MPMStep", id, &MPM_Step));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMFromStepper(AdjStepper st, MPM *mpm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, mpm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMCreateState(AdjStepper st, Vec *x)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(VecDuplicate(mpm->x0, x));
+  PetscCall(PetscObjectSetName((PetscObject)*x, "mpm_state"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMGetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjParamsPackArray(params, "E", mpm->E, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* New moduli per label: the particles' E, and the time step must stay below the CFL limit. */
+static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  MPM               mpm;
+  PetscBool         active;
+  PetscReal         E[MPM_MAX_LABELS], wave = 0;
+  MPMMaterialPoint *mat;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjParamsIsActive(params, "E", &active));
+  if (!active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjParamsUnpackArray(params, "E", p, E));
+  for (PetscInt l = 0; l < mpm->nlabels; l++) {
+    PetscReal mu, lambda;
+
+    PetscCheck(E[l] > 0 && PetscIsNormalReal(E[l]), mpm->comm, PETSC_ERR_USER_INPUT,
+               "Young's modulus parameter E of label %" PetscInt_FMT " = %g Pa is not positive", l, (double)E[l]);
+    MPMLameParameters(E[l], mpm->nu[l], &mu, &lambda);
+    wave = PetscMax(wave, PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
+  }
+  PetscCheck(mpm->dt <= mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + mpm->speed_bound), mpm->comm,
+             PETSC_ERR_USER_INPUT, "Young's moduli E make the time step %g s exceed the CFL limit %g s",
+             (double)mpm->dt,
+             (double)(mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + mpm->speed_bound)));
+  for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->E[l] = E[l];
+  PetscCall(VecGetArray(mpm->mat, (PetscScalar **)&mat));
+  for (PetscInt i = 0; i < mpm->nhome; i++) mat[i].E = mpm->E[(PetscInt)mat[i].label];
+  PetscCall(VecRestoreArray(mpm->mat, (PetscScalar **)&mat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMInitialState(AdjStepper st, Vec x0)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(VecCopy(mpm->x0, x0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMStepOp(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMStep(mpm, k, xin, xout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+{
+  PetscFunctionBeginUser;
+  *J = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMRegularization(AdjStepper st, PetscReal *R)
+{
+  PetscFunctionBeginUser;
+  *R = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMHasObjective(AdjStepper st, PetscBool *has)
+{
+  PetscFunctionBeginUser;
+  *has = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMZeroGradient(AdjStepper st)
+{
+  PetscFunctionBeginUser;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMGetGradient(AdjStepper st, AdjParams params, Vec g)
+{
+  const PetscReal zero[MPM_MAX_LABELS] = {0};
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsPackGradientArray(params, "E", zero, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What can go wrong with a particle, in the order checked. */
+typedef enum { MPM_BAD_NONE, MPM_BAD_NAN, MPM_BAD_INVERTED, MPM_BAD_OUTSIDE, MPM_BAD_FAST } MPMBadKind;
+
+static MPMBadKind MPMParticleCheck(const MPM mpm, const MPMParticle *p)
+{
+  const PetscScalar *a = (const PetscScalar *)p;
+
+  for (PetscInt c = 0; c < MPM_NSTATE; c++)
+    if (PetscIsInfOrNanScalar(a[c])) return MPM_BAD_NAN;
+  if (!(MPMDeterminant(p->F) > 0)) return MPM_BAD_INVERTED;
+  for (PetscInt d = 0; d < MPM_DIM; d++) {
+    PetscInt  base;
+    PetscReal w[MPM_STENCIL], f;
+
+    MPMBSpline(p->x[d] / mpm->grid.h[d], &base, w, &f);
+    if (base < 0 || base + 2 > mpm->grid.M[d]) return MPM_BAD_OUTSIDE;
+  }
+  if (mpm->dt * PetscSqrtReal(PetscSqr(p->v[0]) + PetscSqr(p->v[1])) > PetscMin(mpm->grid.h[0], mpm->grid.h[1]))
+    return MPM_BAD_FAST;
+  return MPM_BAD_NONE;
+}
+
+/* Stops a run whose state holds NaN/Inf, an inverted or degenerate F (J <= 0), a particle whose
+ * stencil left the grid, or a particle moving more than a cell per step, naming the first such
+ * particle (global index), the step and the particle's position. */
+static PetscErrorCode MPMCheckState(AdjStepper st, AdjStepIndex k, Vec x)
+{
+  MPM                mpm;
+  const MPMParticle *p;
+  PetscInt64         mine    = PETSC_MAX_INT, first;
+  PetscReal          info[5] = {0, 0, 0, 0, 0}; /* kind, x, y, J, speed */
+  PetscMPIInt        holder, root;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const MPMBadKind kind = MPMParticleCheck(mpm, &p[i]);
+
+    if (kind == MPM_BAD_NONE) continue;
+    mine    = mpm->hstart + i;
+    info[0] = kind, info[1] = p[i].x[0], info[2] = p[i].x[1], info[3] = MPMDeterminant(p[i].F);
+    info[4] = PetscSqrtReal(PetscSqr(p[i].v[0]) + PetscSqr(p[i].v[1]));
+    break;
+  }
+  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, mpm->comm));
+  if (first == PETSC_MAX_INT) PetscFunctionReturn(PETSC_SUCCESS);
+  holder = first == mine ? mpm->rank : mpm->size;
+  PetscCallMPI(MPI_Allreduce(&holder, &root, 1, MPI_INT, MPI_MIN, mpm->comm));
+  PetscCallMPI(MPI_Bcast(info, 5, MPIU_REAL, root, mpm->comm));
+  switch ((MPMBadKind)(PetscInt)info[0]) {
+  case MPM_BAD_NAN:
+    SETERRQ(mpm->comm, PETSC_ERR_FP,
+            "MPM state became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at particle %" PetscInt64_FMT
+            " (at (%g, %g) m); reduce -mpm_dt or -mpm_cfl",
+            (PetscInt64)k, (double)(k * mpm->dt), first, (double)info[1], (double)info[2]);
+  case MPM_BAD_INVERTED:
+    SETERRQ(mpm->comm, PETSC_ERR_FP,
+            "Particle %" PetscInt64_FMT
+            " has an inverted or degenerate deformation gradient, J = det F = %g <= 0, at step "
+            "%" PetscInt64_FMT " (t = %g s) at (%g, %g) m; reduce -mpm_dt or -mpm_cfl, or refine -mpm_grid",
+            first, (double)info[3], (PetscInt64)k, (double)(k * mpm->dt), (double)info[1], (double)info[2]);
+  case MPM_BAD_OUTSIDE:
+    SETERRQ(mpm->comm, PETSC_ERR_USER_INPUT,
+            "Particle %" PetscInt64_FMT " left the domain at step %" PetscInt64_FMT
+            ": it is at (%g, %g) m, where its B-spline stencil needs nodes outside the grid [0,%g] x [0,%g] m; add "
+            "walls (-mpm_wall_<side> sticky or slip) or enlarge -mpm_domain",
+            first, (PetscInt64)k, (double)info[1], (double)info[2], (double)mpm->grid.L[0], (double)mpm->grid.L[1]);
+  default:
+    SETERRQ(mpm->comm, PETSC_ERR_FP,
+            "Particle %" PetscInt64_FMT " moves more than a cell per step at step %" PetscInt64_FMT
+            " (t = %g s): speed %g m/s at (%g, %g) m with dt %g s and h %g m; the run is unstable: reduce -mpm_cfl",
+            first, (PetscInt64)k, (double)(k * mpm->dt), (double)info[4], (double)info[1], (double)info[2],
+            (double)mpm->dt, (double)PetscMin(mpm->grid.h[0], mpm->grid.h[1]));
+  }
+}
+
+PetscErrorCode MPMSummarize(AdjStepper st, Vec x, MPMSummary *s)
+{
+  MPM                     mpm;
+  const MPMParticle      *p;
+  const MPMMaterialPoint *mat;
+  PetscReal sum[8] = {0, 0, 0, 0, 0, 0, 0, 0}, gsum[8], ext[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, 0}, gext[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const PetscReal m = mat[i].mass, v2 = PetscSqr(p[i].v[0]) + PetscSqr(p[i].v[1]), J = MPMDeterminant(p[i].F);
+
+    sum[0] += m;
+    sum[1] += m * p[i].x[0];
+    sum[2] += m * p[i].x[1];
+    sum[3] += m * p[i].v[0];
+    sum[4] += m * p[i].v[1];
+    sum[5] += 0.5 * m * v2;
+    sum[6] += J > 0 ? MPMStrainEnergy(&mat[i], p[i].F) : 0;
+    sum[7] += -m * (mpm->gravity[0] * p[i].x[0] + mpm->gravity[1] * p[i].x[1]);
+    ext[0] = PetscMin(ext[0], J);
+    ext[1] = PetscMin(ext[1], -J);
+    ext[2] = PetscMax(ext[2], PetscSqrtReal(v2));
+  }
+  PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCallMPI(MPI_Allreduce(sum, gsum, 8, MPIU_REAL, MPIU_SUM, mpm->comm));
+  PetscCallMPI(MPI_Allreduce(ext, gext, 3, MPIU_REAL, MPIU_MIN, mpm->comm));
+  s->min_J = gext[0], s->max_J = -gext[1];
+  PetscCallMPI(MPI_Allreduce(&ext[2], &s->max_speed, 1, MPIU_REAL, MPIU_MAX, mpm->comm));
+  s->mass        = gsum[0];
+  s->centre[0]   = gsum[1] / gsum[0];
+  s->centre[1]   = gsum[2] / gsum[0];
+  s->momentum[0] = gsum[3];
+  s->momentum[1] = gsum[4];
+  s->kinetic     = gsum[5];
+  s->elastic     = gsum[6];
+  s->potential   = gsum[7];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Particle fields of the output step: positions, velocities, F, Cauchy stress, J and the material;
+ * grid mass and velocity with -mpm_output_grid. */
+#define MPM_NOUT 9
+static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
+{
+  MPM                     mpm;
+  const MPMParticle      *p;
+  const MPMMaterialPoint *mat;
+  const char             *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label"};
+  const char             *units[MPM_NOUT] = {"m", "m/s", "1", "Pa", "1", "Pa", "1", "kg/m^3", "1"};
+  const PetscInt          ncomp[MPM_NOUT] = {MPM_DIM, MPM_DIM, MPM_DIM * MPM_DIM, MPM_DIM * MPM_DIM, 1, 1, 1, 1, 1};
+  PetscReal              *buf;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(PetscMalloc1((size_t)mpm->nhome * MPM_DIM * MPM_DIM + 1, &buf));
+  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  for (PetscInt f = 0; f < MPM_NOUT; f++) {
+    for (PetscInt i = 0; i < mpm->nhome; i++) {
+      PetscReal *b = &buf[i * ncomp[f]];
+
+      switch (f) {
+      case 0:
+        for (PetscInt a = 0; a < MPM_DIM; a++) b[a] = p[i].x[a];
+        break;
+      case 1:
+        for (PetscInt a = 0; a < MPM_DIM; a++) b[a] = p[i].v[a];
+        break;
+      case 2:
+        for (PetscInt a = 0; a < MPM_DIM; a++)
+          for (PetscInt c = 0; c < MPM_DIM; c++) b[a * MPM_DIM + c] = p[i].F[a][c];
+        break;
+      case 3: {
+        PetscScalar     tau[MPM_DIM][MPM_DIM];
+        const PetscReal J = MPMDeterminant(p[i].F);
+
+        MPMKirchhoff(&mat[i], p[i].F, tau);
+        for (PetscInt a = 0; a < MPM_DIM; a++)
+          for (PetscInt c = 0; c < MPM_DIM; c++) b[a * MPM_DIM + c] = tau[a][c] / J; /* Cauchy sigma = tau / J */
+      } break;
+      case 4:
+        b[0] = MPMDeterminant(p[i].F);
+        break;
+      case 5:
+        b[0] = mat[i].E;
+        break;
+      case 6:
+        b[0] = mat[i].nu;
+        break;
+      case 7:
+        b[0] = mat[i].mass / mat[i].volume;
+        break;
+      default:
+        b[0] = mat[i].label;
+      }
+    }
+    PetscCall(AdjOutputWriteParticleField(out, names[f], units[f], ncomp[f], mpm->nhome, buf));
+  }
+  PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(PetscFree(buf));
+  PetscCall(AdjOutputWriteParticleXdmf(out, "position", MPM_NOUT - 1, names + 1, ncomp + 1));
+  if (mpm->output_grid) {
+    PetscCall(MPMGridFields(mpm, -1, x, mpm->out[0], mpm->out + 1));
+    PetscCall(AdjOutputWriteField(out, "grid_mass", "kg/m", mpm->out[0]));
+    PetscCall(AdjOutputWriteField(out, "grid_vx", "m/s", mpm->out[1]));
+    PetscCall(AdjOutputWriteField(out, "grid_vy", "m/s", mpm->out[2]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
+{
+  MPM       mpm;
+  PetscReal model[MPM_MAX_LABELS];
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  for (PetscInt l = 0; l < mpm->nlabels; l++) model[l] = mpm->model[l];
+  PetscCall(AdjOutputWriteParameterArray(out, "E", "Pa", mpm->nlabels, mpm->E));
+  PetscCall(AdjOutputWriteParameterArray(out, "nu", "1", mpm->nlabels, mpm->nu));
+  PetscCall(AdjOutputWriteParameterArray(out, "rho", "kg/m^3", mpm->nlabels, mpm->rho));
+  PetscCall(AdjOutputWriteParameterArray(out, "model", "1", mpm->nlabels, model));
+  PetscCall(AdjOutputWriteParameterArray(out, "gravity", "m/s^2", MPM_DIM, mpm->gravity));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The restart state is the whole particle state (x, v, C, F per particle, global order) as the
+ * dataset /restart/particles (N, 12): bit for bit. */
+static PetscErrorCode MPMWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjOutputWriteParticleRestart(out, "mpm", k, k * mpm->dt, "particles", x, standalone));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
+{
+  MPM       mpm;
+  PetscReal t;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjInputReadParticleRestart(mpm->comm, path, "mpm", mpm->da1, "particles", x, k, &t));
+  PetscCheck(*k >= 0 && *k <= mpm->nsteps, mpm->comm, PETSC_ERR_USER_INPUT,
+             "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
+             (PetscInt64)*k, (PetscInt64)mpm->nsteps);
+  PetscCheck(PetscAbsReal(t - *k * mpm->dt) <= 1e-9 * mpm->final_time, mpm->comm, PETSC_ERR_USER_INPUT,
+             "Restart file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s in this run (time step "
+             "differs)",
+             path, (PetscInt64)*k, (double)t, (double)(*k * mpm->dt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMDestroy(AdjStepper st)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMExchangeDestroy(mpm));
+  if (mpm->state_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&mpm->state_type));
+  if (mpm->mat_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&mpm->mat_type));
+  PetscCall(VecDestroy(&mpm->x0));
+  PetscCall(VecDestroy(&mpm->mat));
+  PetscCall(VecDestroy(&mpm->gnodes));
+  PetscCall(VecDestroy(&mpm->lnodes));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(VecDestroy(&mpm->out[c]));
+  for (PetscInt d = 0; d < MPM_DIM; d++) PetscCall(PetscFree(mpm->node_rank[d]));
+  PetscCall(DMDestroy(&mpm->da1));
+  PetscCall(DMDestroy(&mpm->da));
+  PetscCall(PetscFree(mpm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
+{
+  MPM                 mpm;
+  AdjParams           params;
+  const AdjStepperOps ops = {.createstate     = MPMCreateState,
+                             .getparameters   = MPMGetParameters,
+                             .setparameters   = MPMSetParameters,
+                             .initialstate    = MPMInitialState,
+                             .step            = MPMStepOp,
+                             .objective       = MPMObjective,
+                             .regularization  = MPMRegularization,
+                             .hasobjective    = MPMHasObjective,
+                             .zerogradient    = MPMZeroGradient,
+                             .getgradient     = MPMGetGradient,
+                             .checkstate      = MPMCheckState,
+                             .writefields     = MPMWriteFields,
+                             .writeparameters = MPMWriteParameters,
+                             .writerestart    = MPMWriteRestart,
+                             .readrestart     = MPMReadRestart,
+                             .destroy         = MPMDestroy};
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMRegisterEvents());
+  PetscCall(PetscNew(&mpm));
+  mpm->comm       = comm;
+  mpm->state_type = MPI_DATATYPE_NULL;
+  mpm->mat_type   = MPI_DATATYPE_NULL;
+  PetscCallMPI(MPI_Comm_rank(comm, &mpm->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &mpm->size));
+  PetscCall(AdjStepperCreate(comm, stepper));
+  PetscCall(AdjStepperSetContext(*stepper, "mpm", mpm, &ops));
+  PetscCall(MPMSetUpGrid(mpm));
+  PetscCall(MPMSetUpMaterials(mpm));
+  PetscCall(MPMSetUpBodies(mpm));
+  PetscCall(MPMSeedParticles(mpm));
+  PetscCall(MPMSetUpTime(mpm));
+  PetscOptionsBegin(comm, NULL, "MPM: output", "MPM");
+  PetscCall(PetscOptionsBool("-mpm_output_grid",
+                             "Also write the grid mass [kg/m] and velocity [m/s] (grid_mass, grid_vx, grid_vy) at "
+                             "output steps (the run file's grid cells are centred on the nodes)",
+                             "", mpm->output_grid, &mpm->output_grid, NULL));
+  PetscOptionsEnd();
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)MPM_NSTATE, MPIU_SCALAR, &mpm->state_type));
+  PetscCallMPI(MPI_Type_commit(&mpm->state_type));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)MPM_NMAT, MPIU_SCALAR, &mpm->mat_type));
+  PetscCallMPI(MPI_Type_commit(&mpm->mat_type));
+  PetscCall(AdjStepperSetTimes(*stepper, mpm->nsteps, mpm->dt));
+  {
+    /* Output cells are centred on the nodes: node i is the cell [(i - 1/2) h, (i + 1/2) h]. */
+    const PetscReal lower[2] = {-0.5 * mpm->grid.h[0], -0.5 * mpm->grid.h[1]};
+    const PetscReal upper[2] = {mpm->grid.L[0] + 0.5 * mpm->grid.h[0], mpm->grid.L[1] + 0.5 * mpm->grid.h[1]};
+    PetscCall(AdjStepperSetGrid(*stepper, mpm->da1, lower, upper));
+  }
+  PetscCall(AdjStepperGetParams(*stepper, &params));
+  PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
+  PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
+  PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
+  PetscCall(PetscInfo(NULL,
+                      "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT
+                      ", dt %g s (CFL limit %g s), %" PetscInt64_FMT " steps\n",
+                      mpm->N, mpm->grid.M[0], mpm->grid.M[1], (double)mpm->dt, (double)mpm->dt_limit,
+                      (PetscInt64)mpm->nsteps));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MPMGetNodeDM(AdjStepper stepper, DM *da)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(stepper, &mpm));
+  *da = mpm->da1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MPMGetNumParticles(AdjStepper stepper, PetscInt *n)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(stepper, &mpm));
+  *n = mpm->N;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

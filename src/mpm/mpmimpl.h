@@ -1,0 +1,156 @@
+/* Private data of the Material Point Method solver (see include/adjsim/mpm.h, docs/mpm.md). */
+#pragma once
+
+#include <adjsim/mpm.h>
+#include <adjsim/stepper.h>
+#include <petscdmda.h>
+#include <petscsf.h>
+
+/* Space dimension of the data structures; the kernels are 2-D for now (3-D later). */
+#define MPM_DIM        2
+#define MPM_MAX_LABELS 16
+#define MPM_MAX_BODIES 16
+/* Quadratic B-splines: 3 nodes per direction. */
+#define MPM_STENCIL 3
+
+typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION } MPMWallType;
+typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN } MPMModel;
+typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK } MPMShape;
+extern const char *const MPMWallTypes[];
+extern const char *const MPMModels[];
+
+/* The state of one particle: position, velocity, APIC affine velocity C (= B D^-1), deformation
+ * gradient F.  Row-major matrices.  The state Vec is an array of these (block size MPM_NSTATE). */
+typedef struct {
+  PetscScalar x[MPM_DIM];
+  PetscScalar v[MPM_DIM];
+  PetscScalar C[MPM_DIM][MPM_DIM];
+  PetscScalar F[MPM_DIM][MPM_DIM];
+} MPMParticle;
+#define MPM_NSTATE ((PetscInt)(sizeof(MPMParticle) / sizeof(PetscScalar)))
+
+/* What does not change during a run: mass, initial volume, material.  Stored as reals so the
+ * particle exchange moves one contiguous block per particle; label and model are small integers. */
+typedef struct {
+  PetscScalar mass;   /* [kg/m] (per unit depth in 2-D) */
+  PetscScalar volume; /* initial volume V0 [m^2] */
+  PetscScalar E;      /* Young's modulus [Pa] */
+  PetscScalar nu;     /* Poisson ratio [1] */
+  PetscScalar label;  /* region */
+  PetscScalar model;  /* MPMModel */
+} MPMMaterialPoint;
+#define MPM_NMAT ((PetscInt)(sizeof(MPMMaterialPoint) / sizeof(PetscScalar)))
+
+/* A grid node: mass and momentum after the particle-to-grid transfer; the grid update replaces the
+ * momentum by the new velocity. */
+typedef struct {
+  PetscScalar m;
+  PetscScalar p[MPM_DIM];
+} MPMNode;
+#define MPM_NNODE ((PetscInt)(sizeof(MPMNode) / sizeof(PetscScalar)))
+
+/* Background grid: M[d] cells of size h[d] on [0, L[d]], nodes 0..M[d] at cell corners.  This rank
+ * owns nodes [s[d], s[d] + m[d]) and its ghosted arrays span [gs[d], gs[d] + gm[d]). */
+typedef struct {
+  PetscInt    M[MPM_DIM];
+  PetscReal   L[MPM_DIM], h[MPM_DIM];
+  PetscInt    s[MPM_DIM], m[MPM_DIM], gs[MPM_DIM], gm[MPM_DIM];
+  MPMWallType wall[MPM_DIM][2]; /* [direction][low, high side] */
+  PetscInt    wall_width;       /* walls act on nodes this many nodes deep */
+} MPMGrid;
+
+/* A body of the initial condition: a shape filled with particles of one label and one velocity. */
+typedef struct {
+  MPMShape  shape;
+  PetscReal geom[4]; /* box: x0, y0, x1, y1; disk: cx, cy, r */
+  PetscInt  label;
+  PetscReal velocity[MPM_DIM];
+  char      spec[256]; /* the option value, for messages */
+  char      option[32];
+} MPMBody;
+
+typedef struct _n_MPM *MPM;
+struct _n_MPM {
+  MPI_Comm    comm;
+  PetscMPIInt rank, size;
+  DM          da;  /* nodes, dof MPM_NNODE, box stencil of width 1 */
+  DM          da1; /* nodes, dof 1, same ownership: output fields, the run's grid */
+  MPMGrid     grid;
+  PetscInt   *node_rank[MPM_DIM]; /* process coordinate owning node i along direction d */
+  PetscInt    nproc[MPM_DIM];
+  /* materials per label */
+  PetscInt  nlabels;
+  PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS];
+  MPMModel  model[MPM_MAX_LABELS];
+  PetscReal gravity[MPM_DIM];
+  /* initial condition */
+  PetscInt nbodies, ppc, permute;
+  MPMBody  body[MPM_MAX_BODIES];
+  /* particles: home layout (fixed, contiguous global order split evenly over ranks) */
+  PetscInt N, nhome, hstart;
+  Vec      x0;  /* initial state (home layout) */
+  Vec      mat; /* MPMMaterialPoint per particle (home layout) */
+  /* time */
+  PetscReal    final_time, dt, cfl, dt_limit, wave_speed, speed_bound;
+  AdjStepIndex nsteps;
+  PetscBool    output_grid;
+  /* exchange home -> owner (rebuilt every step from the positions) and owner-side work arrays */
+  PetscSF           sf;
+  MPI_Datatype      state_type, mat_type;
+  PetscInt          nowned, capacity;
+  MPMParticle      *pin, *pout;
+  MPMMaterialPoint *pmat;
+  Vec               gnodes, lnodes; /* grid nodes: global and ghosted */
+  Vec               out[3];         /* grid mass, vx, vy on da1 for output */
+};
+
+/* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
+ * right below it in the file; those not written yet are marked there. */
+void      MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL], PetscReal *frac);
+void      MPMLameParameters(PetscReal E, PetscReal nu, PetscReal *mu, PetscReal *lambda);
+void      MPMLameParametersAdjoint(PetscReal E, PetscReal nu, PetscReal mub, PetscReal lambdab, PetscReal *Eb,
+                                   PetscReal *nub);
+PetscReal MPMDeterminant(const PetscScalar F[MPM_DIM][MPM_DIM]);
+void      MPMPolarRotation(const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar R[MPM_DIM][MPM_DIM]);
+void      MPMPolarRotationAdjoint(const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar Rb[MPM_DIM][MPM_DIM],
+                                  PetscScalar Fb[MPM_DIM][MPM_DIM]);
+void      MPMKirchhoffFixedCorotated(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
+                                     PetscScalar tau[MPM_DIM][MPM_DIM]);
+void      MPMKirchhoffFixedCorotatedAdjoint(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
+                                            const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
+                                            PetscReal *mub, PetscReal *lambdab);
+void      MPMKirchhoffNeoHookean(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
+                                 PetscScalar tau[MPM_DIM][MPM_DIM]);
+void      MPMKirchhoffNeoHookeanAdjoint(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
+                                        const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
+                                        PetscReal *mub, PetscReal *lambdab);
+void MPMKirchhoff(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar tau[MPM_DIM][MPM_DIM]);
+void MPMKirchhoffAdjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM],
+                         const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM], PetscReal *Eb,
+                         PetscReal *nub);
+PetscReal      MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]);
+PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                 const MPMMaterialPoint mat[], MPMNode **nodes);
+PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], MPMNode **nodes);
+PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
+                                 const MPMNode *const *nodes, MPMParticle pout[]);
+
+/* Distribution (exchange.c): scatter home -> owner by position, and back. */
+PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x);
+PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x);
+PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x);
+PetscErrorCode MPMExchangeDestroy(MPM mpm);
+
+/* Vec-level operations (step.c) */
+PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout);
+PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
+
+/* Set-up from options (setup.c, bodies.c) */
+PetscErrorCode MPMSetUpGrid(MPM mpm);
+PetscErrorCode MPMSetUpMaterials(MPM mpm);
+PetscErrorCode MPMSetUpBodies(MPM mpm);
+PetscErrorCode MPMSeedParticles(MPM mpm);
+PetscErrorCode MPMSetUpTime(MPM mpm);
+
+extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step;
+PetscErrorCode       MPMRegisterEvents(void);

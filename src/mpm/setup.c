@@ -1,0 +1,248 @@
+/* MPM solver: reading the case from the options database (grid, walls, materials, gravity, time
+ * step).  Every option has its help string and units (adjsim -help). */
+#include "mpmimpl.h"
+
+const char *const MPMWallTypes[] = {"none", "sticky", "slip", "friction", "MPMWallType", "MPM_WALL_", NULL};
+const char *const MPMModels[]    = {"fixed-corotated", "neo-hookean", "MPMModel", "MPM_MODEL_", NULL};
+
+static const char *const MPMSideNames[MPM_DIM][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}};
+
+static PetscErrorCode MPMWallFromOptions(MPM mpm, PetscInt d, PetscInt s)
+{
+  char     opt[64], title[64];
+  PetscInt type = mpm->grid.wall[d][s];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mpm_wall_%s", MPMSideNames[d][s]));
+  PetscCall(PetscSNPrintf(title, sizeof(title), "MPM: wall %s", MPMSideNames[d][s]));
+  PetscOptionsBegin(mpm->comm, NULL, title, "MPM");
+  PetscCall(PetscOptionsEList(opt,
+                              "Wall on that side of the box: none (particles must then stay away from it), sticky "
+                              "(v = 0), slip (normal velocity 0), friction (not available yet)",
+                              "", MPMWallTypes, 4, MPMWallTypes[type], &type, NULL));
+  PetscOptionsEnd();
+  PetscCheck(type != MPM_WALL_FRICTION, mpm->comm, PETSC_ERR_USER_INPUT,
+             "%s friction: frictional walls (smoothed Coulomb) are not available yet; use sticky or slip", opt);
+  mpm->grid.wall[d][s] = (MPMWallType)type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Which process coordinate owns node i along direction d, from the DMDA's ownership ranges. */
+static PetscErrorCode MPMSetUpNodeRanks(MPM mpm)
+{
+  const PetscInt *range[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(mpm->da, NULL, NULL, NULL, NULL, &mpm->nproc[0], &mpm->nproc[1], NULL, NULL, NULL, NULL, NULL,
+                        NULL, NULL));
+  PetscCall(DMDAGetOwnershipRanges(mpm->da, &range[0], &range[1], &range[2]));
+  for (PetscInt d = 0; d < MPM_DIM; d++) {
+    PetscInt node = 0;
+
+    PetscCall(PetscMalloc1(mpm->grid.M[d] + 1, &mpm->node_rank[d]));
+    for (PetscInt r = 0; r < mpm->nproc[d]; r++)
+      for (PetscInt k = 0; k < range[d][r]; k++) mpm->node_rank[d][node++] = r;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMSetUpGrid - the node DMDAs (dof 3 with a box stencil of width 1, and dof 1 for output) and the
+    walls. Collective. @*/
+PetscErrorCode MPMSetUpGrid(MPM mpm)
+{
+  MPMGrid  *g        = &mpm->grid;
+  PetscInt  cells[2] = {32, 32}, n = 2;
+  PetscReal len[2] = {1.0, 1.0};
+
+  PetscFunctionBeginUser;
+  g->wall_width = 3;
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt s = 0; s < 2; s++) g->wall[d][s] = MPM_WALL_STICKY;
+  PetscOptionsBegin(mpm->comm, NULL, "MPM: grid", "MPM");
+  PetscCall(PetscOptionsIntArray("-mpm_grid", "Background grid cells in x and y: Mx,My (nodes at cell corners)", "",
+                                 cells, &n, NULL));
+  PetscCheck(n == 2 || n == 0, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
+  n = 2;
+  PetscCall(
+      PetscOptionsRealArray("-mpm_domain", "Domain lengths Lx,Ly [m] (the box is [0,Lx] x [0,Ly])", "", len, &n, NULL));
+  PetscCheck(n == 2 || n == 0, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
+  PetscCall(PetscOptionsInt("-mpm_wall_width", "Walls act on the grid nodes this many nodes deep from each side", "",
+                            g->wall_width, &g->wall_width, NULL));
+  PetscOptionsEnd();
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt s = 0; s < 2; s++) PetscCall(MPMWallFromOptions(mpm, d, s));
+  PetscCheck(cells[0] >= 4 && cells[1] >= 4, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0], cells[1]);
+  PetscCheck(len[0] > 0 && len[1] > 0 && PetscIsNormalReal(len[0]) && PetscIsNormalReal(len[1]), mpm->comm,
+             PETSC_ERR_USER_INPUT, "-mpm_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
+  PetscCheck(g->wall_width >= 1 && 2 * g->wall_width < PetscMin(cells[0], cells[1]), mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_wall_width %" PetscInt_FMT " must be at least 1 and less than half the cells per direction",
+             g->wall_width);
+  for (PetscInt d = 0; d < MPM_DIM; d++) {
+    g->M[d] = cells[d];
+    g->L[d] = len[d];
+    g->h[d] = len[d] / cells[d];
+  }
+  /* Particles are owned by the rank owning their nearest node, whose stencil is that node +-1: a
+   * ghost width of 1 covers it. */
+  PetscCall(DMDACreate2d(mpm->comm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, g->M[0] + 1, g->M[1] + 1,
+                         PETSC_DECIDE, PETSC_DECIDE, MPM_NNODE, 1, NULL, NULL, &mpm->da));
+  PetscCall(DMSetUp(mpm->da));
+  PetscCall(DMDASetFieldName(mpm->da, 0, "mass"));
+  PetscCall(DMDASetFieldName(mpm->da, 1, "px"));
+  PetscCall(DMDASetFieldName(mpm->da, 2, "py"));
+  PetscCall(DMDACreateCompatibleDMDA(mpm->da, 1, &mpm->da1));
+  PetscCall(DMDASetUniformCoordinates(mpm->da1, 0, g->L[0], 0, g->L[1], 0, 0));
+  PetscCall(DMDAGetCorners(mpm->da, &g->s[0], &g->s[1], NULL, &g->m[0], &g->m[1], NULL));
+  PetscCall(DMDAGetGhostCorners(mpm->da, &g->gs[0], &g->gs[1], NULL, &g->gm[0], &g->gm[1], NULL));
+  PetscCall(MPMSetUpNodeRanks(mpm));
+  PetscCall(DMCreateGlobalVector(mpm->da, &mpm->gnodes));
+  PetscCall(DMCreateLocalVector(mpm->da, &mpm->lnodes));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMCreateGlobalVector(mpm->da1, &mpm->out[c]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A per-label real array option: one value (for every label) or one per label. */
+static PetscErrorCode MPMLabelArray(PetscOptionItems *PetscOptionsObject, MPM mpm, const char opt[], const char help[],
+                                    PetscReal values[], PetscInt *n)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  *n = MPM_MAX_LABELS;
+  PetscCall(PetscOptionsRealArray(opt, help, "", values, n, &set));
+  if (!set) *n = 1;
+  PetscCheck(*n >= 1, mpm->comm, PETSC_ERR_USER_INPUT, "%s needs at least one value", opt);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMSetUpMaterials - E, nu, rho and the model per label, gravity. Collective. @*/
+PetscErrorCode MPMSetUpMaterials(MPM mpm)
+{
+  PetscInt  nE, nnu, nrho, nmodel = MPM_MAX_LABELS, ng = MPM_DIM;
+  char     *models[MPM_MAX_LABELS];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  mpm->E[0] = 1e5, mpm->nu[0] = 0.3, mpm->rho[0] = 1000;
+  mpm->gravity[0] = 0, mpm->gravity[1] = -9.81;
+  PetscOptionsBegin(mpm->comm, NULL, "MPM: materials", "MPM");
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, "-mpm_E",
+                          "Young's modulus [Pa] per label: one value, or E0,E1,... for labels 0,1,...", mpm->E, &nE));
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, "-mpm_nu",
+                          "Poisson ratio [1] per label, in (-1, 0.5): one value or one per label", mpm->nu, &nnu));
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, "-mpm_rho", "Density [kg/m^3] per label: one value or one per label",
+                          mpm->rho, &nrho));
+  PetscCall(PetscOptionsStringArray("-mpm_model",
+                                    "Constitutive model per label: fixed-corotated or neo-hookean (compressible); one "
+                                    "value or one per label",
+                                    "", models, &nmodel, &set));
+  if (!set) nmodel = 0;
+  PetscCall(PetscOptionsRealArray("-mpm_gravity", "Gravity gx,gy [m/s^2]", "", mpm->gravity, &ng, &set));
+  PetscOptionsEnd();
+  PetscCheck(!set || ng == MPM_DIM, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_gravity needs %d components gx,gy", MPM_DIM);
+  mpm->nlabels = PetscMax(PetscMax(nE, nnu), PetscMax(nrho, PetscMax(nmodel, 1)));
+  {
+    const char *opt[3] = {"-mpm_E", "-mpm_nu", "-mpm_rho"};
+    PetscInt    cnt[3] = {nE, nnu, nrho};
+    PetscReal  *val[3] = {mpm->E, mpm->nu, mpm->rho};
+
+    for (PetscInt o = 0; o < 3; o++) {
+      PetscCheck(cnt[o] == 1 || cnt[o] == mpm->nlabels, mpm->comm, PETSC_ERR_USER_INPUT,
+                 "%s has %" PetscInt_FMT " values but there are %" PetscInt_FMT
+                 " labels: give one value, or one per label",
+                 opt[o], cnt[o], mpm->nlabels);
+      for (PetscInt l = cnt[o]; l < mpm->nlabels; l++) val[o][l] = val[o][0];
+    }
+  }
+  PetscCheck(nmodel <= 1 || nmodel == mpm->nlabels, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_model has %" PetscInt_FMT " values but there are %" PetscInt_FMT " labels", nmodel, mpm->nlabels);
+  for (PetscInt l = 0; l < mpm->nlabels; l++) {
+    mpm->model[l] = MPM_MODEL_FIXED_COROTATED;
+    if (nmodel) {
+      const char *name  = models[nmodel == 1 ? 0 : l];
+      PetscBool   found = PETSC_FALSE;
+
+      for (PetscInt m = 0; m < 2 && !found; m++) {
+        PetscCall(PetscStrcmp(name, MPMModels[m], &found));
+        if (found) mpm->model[l] = (MPMModel)m;
+      }
+      PetscCheck(found, mpm->comm, PETSC_ERR_USER_INPUT,
+                 "-mpm_model %s (label %" PetscInt_FMT ") is unknown: use fixed-corotated or neo-hookean", name, l);
+    }
+    PetscCheck(mpm->E[l] > 0 && PetscIsNormalReal(mpm->E[l]), mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_E: Young's modulus of label %" PetscInt_FMT " is %g Pa; it must be positive and finite", l,
+               (double)mpm->E[l]);
+    PetscCheck(mpm->nu[l] > -1 && mpm->nu[l] < 0.5, mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_nu: Poisson ratio of label %" PetscInt_FMT " is %g; it must lie in (-1, 0.5)", l,
+               (double)mpm->nu[l]);
+    PetscCheck(mpm->rho[l] > 0 && PetscIsNormalReal(mpm->rho[l]), mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_rho: density of label %" PetscInt_FMT " is %g kg/m^3; it must be positive and finite", l,
+               (double)mpm->rho[l]);
+  }
+  for (PetscInt m = 0; m < nmodel; m++) PetscCall(PetscFree(models[m]));
+  PetscCheck(PetscIsNormalReal(mpm->gravity[0]) || mpm->gravity[0] == 0, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_gravity must be finite");
+  PetscCheck(PetscIsNormalReal(mpm->gravity[1]) || mpm->gravity[1] == 0, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_gravity must be finite");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Largest P-wave speed sqrt((lambda + 2 mu) / rho) over the labels used by a body, and the largest
+ * initial body speed. */
+static void MPMSpeeds(MPM mpm, PetscReal *wave, PetscReal *speed)
+{
+  *wave = 0, *speed = 0;
+  for (PetscInt b = 0; b < mpm->nbodies; b++) {
+    const PetscInt l = mpm->body[b].label;
+    PetscReal      mu, lambda;
+
+    MPMLameParameters(mpm->E[l], mpm->nu[l], &mu, &lambda);
+    *wave  = PetscMax(*wave, PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
+    *speed = PetscMax(*speed, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
+  }
+}
+
+/*@ MPMSetUpTime - final time, time step and its CFL limit
+      dt <= cfl h_min / (c + v),  c the largest P-wave speed, v = largest initial speed + |g| T
+    (a bound on the speed reached by free fall during the run). Collective. @*/
+PetscErrorCode MPMSetUpTime(MPM mpm)
+{
+  PetscReal dt = 0, v0;
+  PetscBool dtset;
+
+  PetscFunctionBeginUser;
+  mpm->final_time = 1.0;
+  mpm->cfl        = 0.5;
+  PetscOptionsBegin(mpm->comm, NULL, "MPM: time stepping", "MPM");
+  PetscCall(PetscOptionsReal("-mpm_final_time", "Simulated time [s]", "", mpm->final_time, &mpm->final_time, NULL));
+  PetscCall(PetscOptionsReal("-mpm_cfl",
+                             "CFL number in (0, 1]: dt <= cfl h / (wave speed sqrt((lambda + 2 mu)/rho) + largest "
+                             "initial speed + |g| final_time)",
+                             "", mpm->cfl, &mpm->cfl, NULL));
+  PetscCall(PetscOptionsReal("-mpm_dt", "Time step [s]; default: the CFL limit (rounded down to divide final_time)", "",
+                             dt, &dt, &dtset));
+  PetscOptionsEnd();
+  PetscCheck(mpm->final_time > 0 && PetscIsNormalReal(mpm->final_time), mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_final_time %g must be positive", (double)mpm->final_time);
+  PetscCheck(mpm->cfl > 0 && mpm->cfl <= 1, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_cfl %g must lie in (0, 1]",
+             (double)mpm->cfl);
+  MPMSpeeds(mpm, &mpm->wave_speed, &v0);
+  mpm->speed_bound = v0 + PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1])) * mpm->final_time;
+  mpm->dt_limit    = mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (mpm->wave_speed + mpm->speed_bound);
+  if (dtset) {
+    PetscCheck(dt > 0, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_dt %g must be positive", (double)dt);
+    PetscCheck(dt <= mpm->dt_limit, mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_dt %g s exceeds the CFL limit %g s = -mpm_cfl %g x h %g m / (wave speed %g m/s + speed bound %g "
+               "m/s); use -mpm_dt <= %g",
+               (double)dt, (double)mpm->dt_limit, (double)mpm->cfl, (double)PetscMin(mpm->grid.h[0], mpm->grid.h[1]),
+               (double)mpm->wave_speed, (double)mpm->speed_bound, (double)mpm->dt_limit);
+  } else
+    dt = mpm->dt_limit;
+  mpm->nsteps = (AdjStepIndex)PetscCeilReal(mpm->final_time / dt * (1 - 1e-12));
+  if (mpm->nsteps < 1) mpm->nsteps = 1;
+  mpm->dt = mpm->final_time / (PetscReal)mpm->nsteps;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
