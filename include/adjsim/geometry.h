@@ -8,15 +8,16 @@
  *   naca4:    x0, y0, alpha, chord, m, p, t       (NACA 4-digit: camber m, its position p,
  *                                                  thickness t, fractions of the chord; reference
  *                                                  point: the quarter chord; closed trailing edge)
- *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n
+ *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n   (n + 1 <= 5 coefficients per surface)
  *             (Kulfan class-shape transformation: y/c = sqrt(s) (1 - s) sum_i A_i B_i^n(s) for the
  *              upper and lower surface, B the Bernstein polynomials, s = x/c from the leading edge)
  *
  * Distance: exact for the circle; for the ellipse the first-order distance g/|grad g| of the
  * implicit function g = rho - 1 (exact on the boundary, accurate to O(d^2) near it, which is where
- * the mask changes); for airfoils the exact distance to the surface sampled at ADJ_AIRFOIL_POINTS
- * cosine-spaced stations per side (a polygon: its distance is smooth except on bisectors that start
- * at the vertices, across which the gradient jumps by the tiny angle between adjacent segments).
+ * the mask changes); for airfoils, inside the body, the R-conjunction -(du + dl - |(du, dl)|) of the
+ * exact distances du, dl to the upper and lower surface curves (smooth, unit slope at the surface,
+ * no kink along the camber line or at the trailing edge); outside, the distance to the surface
+ * sampled at ADJ_AIRFOIL_POINTS stations per side (the fluid mask is zero outside the body).
  * Derivatives with respect to all parameters are exact (forward-mode dual numbers). */
 #pragma once
 
@@ -36,8 +37,8 @@ typedef struct {
   /* airfoils: the sampled surface (body frame, leading edge at the origin) and its parameter
    * derivatives, filled by AdjShapeSetUp */
   PetscInt   npoly;
-  PetscReal *poly, *dpoly; /* [npoly][2], [npoly][2][np] */
-  PetscReal  radius;       /* bounding radius about the reference point [m] */
+  PetscReal *poly;   /* [npoly][2] */
+  PetscReal  radius; /* bounding radius about the reference point [m] */
 } AdjShape;
 
 /*@ AdjShapeSetUp - checks the parameters (clear errors on comm for impossible shapes: negative

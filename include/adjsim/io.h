@@ -51,6 +51,10 @@ PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], co
 PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
                                                    Vec design);
 
+/* Per-step scalar histories (e.g. force coefficients): rows appended to /history/<name> */
+PetscErrorCode AdjOutputAppendHistory(AdjOutput out, const char name[], const char columns[], PetscInt ncols,
+                                      PetscInt nrows, const PetscReal values[]);
+
 /* Restart state */
 PetscErrorCode AdjOutputWriteRestart(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
                                      PetscInt nfields, const char *const names[], Vec fields[]);

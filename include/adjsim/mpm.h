@@ -7,9 +7,10 @@
  * sticky or slip walls per side, bodies made of boxes and disks.  Options: prefix -mpm_
  * (adjsim -help); docs/mpm.md.
  *
- * Increment 1: the forward solver.  The adjoint ops of the stepper are NULL for now; every kernel
- * is a pure function so that its adjoint can sit right below it (the constitutive kernels already
- * have theirs). */
+ * Forward solver and its discrete adjoint: every kernel is a pure function with its hand-written
+ * adjoint right below it (src/mpm/kernels.c); the stepper has the full set of adjoint ops, parameter
+ * blocks E, nu, rho (per label), gravity and velocity (initial velocity per body), and objectives
+ * (particle-position misfit to an earlier run, centre-of-mass target). */
 #pragma once
 
 #include <adjsim/stepper.h>

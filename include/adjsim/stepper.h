@@ -35,8 +35,10 @@ typedef struct {
   PetscErrorCode (*hasobjective)(AdjStepper, PetscBool *);                 /* any objective term configured? */
   PetscErrorCode (*zerogradient)(AdjStepper);
   PetscErrorCode (*getgradient)(AdjStepper, AdjParams, Vec);
-  PetscErrorCode (*checkstate)(AdjStepper, AdjStepIndex, Vec); /* NaN/Inf and blow-up guard */
-  PetscErrorCode (*writefields)(AdjStepper, AdjOutput, Vec);   /* state fields at an output step */
+  PetscErrorCode (*checkstate)(AdjStepper, AdjStepIndex, Vec);         /* NaN/Inf and blow-up guard */
+  PetscErrorCode (*writefields)(AdjStepper, AdjOutput, Vec);           /* state fields at an output step */
+  PetscErrorCode (*monitor)(AdjStepper, AdjOutput, AdjStepIndex, Vec); /* optional: after every step of a run with
+                                                                          output (per-step histories) */
   PetscErrorCode (*writeparameters)(AdjStepper, AdjOutput);
   PetscErrorCode (*writegradient)(AdjStepper, AdjOutput);
   PetscErrorCode (*writerestart)(AdjStepper, AdjOutput, AdjStepIndex, Vec, PetscBool); /* PETSC_TRUE: standalone file */

@@ -173,6 +173,7 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
   PetscBool yes;
 
   PetscFunctionBeginUser;
+  if (drv->ops->monitor) PetscCall(drv->ops->monitor(drv->stepper, drv->out, k, drv->x));
   PetscCall(AdjOutputIsOutputStep(drv->out, k, n, &yes));
   if (yes) {
     PetscCall(AdjOutputBeginStep(drv->out, k, k * dt));

@@ -25,7 +25,7 @@ typedef struct {
 static const AdjProblem AdjProblems[] = {
     {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
     {"fluid", "incompressible Navier-Stokes on a staggered grid, with its discrete adjoint", FluidCreate},
-    {"mpm", "material point method for elastic soft bodies (forward only for now)", MPMCreate},
+    {"mpm", "material point method for elastic soft bodies", MPMCreate},
 };
 #define ADJ_NPROBLEMS ((PetscInt)(sizeof(AdjProblems) / sizeof(AdjProblems[0])))
 

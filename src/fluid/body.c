@@ -2,10 +2,11 @@
  * equation gets -chi/eta u, chi the mask of the body and eta a small permeability [s], so that the
  * velocity inside the body is driven to zero at rate 1/eta.
  *
- *   mask     chi = (1 - tanh(d/w)) / 2,  d the signed distance to the body surface (negative inside,
- *            src/geometry), w = -fluid_body_smoothing cells: smooth, so the flow, the forces and
- *            every objective are differentiable in the shape parameters; the gradient is that of
- *            the smoothed body (as w -> 0 it tends to the sharp-interface shape derivative).
+ *   mask     chi = S(-d/w), S the C2 smoothstep from 0 (at the surface) to 1 (w inside), d the
+ *            signed distance to the body surface (negative inside, src/geometry), w =
+ *            -fluid_body_smoothing cells: smooth, so the flow, the forces and every objective are
+ *            differentiable in the shape parameters; the gradient is that of the smoothed body (as
+ *            w -> 0 it tends to the sharp-interface shape derivative).
  *   time     the penalization is stiff (eta << dt), so each Runge-Kutta stage treats it implicitly
  *            at its own weight a (a = dt, dt/4, 2dt/3): c <- c / (1 + a chi/eta), before the
  *            projection.  Exact for the stiff limit, first order in time inside the body, where the
@@ -23,12 +24,22 @@
 
 const char *const FluidBodyTypes[] = {"none", "circle", "ellipse", "naca4", "cst", "FluidBodyType", "", NULL};
 
-/* Mask and its derivative in d. */
+/* Mask and its derivative in d: chi = S(-d/w) with S the C2 smoothstep 6s^5 - 15s^4 + 10s^3 on
+ * [0, 1] (0 below, 1 above).  The mask is exactly zero outside the body and one deeper than w
+ * inside: with the stiff penalization (a chi/eta >> 1 wherever chi is not tiny) the velocity
+ * vanishes from just inside the surface, so the effective wall sits at the geometric surface
+ * (a mask with tails outside the body, such as a tanh profile, moves it outwards by a few w). */
 static inline void FluidMaskProfile(PetscReal d, PetscReal w, PetscReal *chi, PetscReal *dchi)
 {
-  const PetscReal t = PetscTanhReal(d / w);
-  *chi              = 0.5 * (1 - t);
-  if (dchi) *dchi = -0.5 * (1 - t * t) / w;
+  const PetscReal s = -d / w;
+
+  if (s <= 0 || s >= 1) {
+    *chi = s <= 0 ? 0 : 1;
+    if (dchi) *dchi = 0;
+    return;
+  }
+  *chi = s * s * s * (10 + s * (-15 + 6 * s));
+  if (dchi) *dchi = -30 * s * s * (1 - s) * (1 - s) / w;
 }
 
 /* Face centres: u-face (i, j) at (i hx, (j + 1/2) hy), v-face at ((i + 1/2) hx, j hy). */
@@ -199,9 +210,9 @@ PetscErrorCode FluidBodyShapeGradient(Fluid fl, PetscReal g[])
 static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
 {
   PetscReal pos[2] = {0.5 * fl->grid.L[0], 0.5 * fl->grid.L[1]}, axes[2] = {0.1, 0.05}, mpt[3] = {0, 0.4, 0.12};
-  PetscReal radius = 0.1, chord = 0.2, alpha = 0, up[6] = {0.17, 0.16, 0.15, 0.14},
-            lo[6] = {-0.17, -0.16, -0.15, -0.14};
-  PetscInt  n = 2, na = 2, nm = 3, nu = 6, nl = 6, type = 0; /* index in FluidBodyTypes: none */
+  PetscReal radius = 0.1, chord = 0.2, alpha = 0, up[5] = {0.17, 0.16, 0.15, 0.14},
+            lo[5] = {-0.17, -0.16, -0.15, -0.14};
+  PetscInt  n = 2, na = 2, nm = 3, nu = 5, nl = 5, type = 0; /* index in FluidBodyTypes: none */
   char      naca[16] = "";
   PetscBool setu, setl;
 
@@ -224,7 +235,7 @@ static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
                                   "NACA 4-digit camber m, its position p, thickness t (fractions of the chord; p is "
                                   "kept > 0 for a symmetric section so that d/dm exists)",
                                   "", mpt, &nm, NULL));
-  PetscCall(PetscOptionsRealArray("-fluid_body_cst_upper", "CST coefficients of the upper surface (up to 6)", "", up,
+  PetscCall(PetscOptionsRealArray("-fluid_body_cst_upper", "CST coefficients of the upper surface (up to 5)", "", up,
                                   &nu, &setu));
   PetscCall(PetscOptionsRealArray("-fluid_body_cst_lower", "CST coefficients of the lower surface (as many)", "", lo,
                                   &nl, &setl));
@@ -294,7 +305,7 @@ PetscErrorCode FluidBodySetUp(Fluid fl)
 
   PetscFunctionBeginUser;
   b->eta       = 1e-4;
-  b->smoothing = 1.0;
+  b->smoothing = 1.5;
   b->kforce = b->wstep = -1;
   PetscCall(FluidBodyShapeFromOptions(fl, &b->shape));
   if (!b->on) PetscFunctionReturn(PETSC_SUCCESS);
@@ -308,8 +319,9 @@ PetscErrorCode FluidBodySetUp(Fluid fl)
                              "Penalization permeability eta [s]: velocity inside the body relaxes at rate 1/eta "
                              "(error about sqrt(nu eta))",
                              "", b->eta, &b->eta, NULL));
-  PetscCall(PetscOptionsReal("-fluid_body_smoothing", "Width w of the smooth mask (1 - tanh(d/w))/2, in cells", "",
-                             b->smoothing, &b->smoothing, NULL));
+  PetscCall(PetscOptionsReal("-fluid_body_smoothing",
+                             "Width w of the mask's smooth transition, inside the surface, in cells", "", b->smoothing,
+                             &b->smoothing, NULL));
   PetscCall(PetscOptionsReal("-fluid_body_reference_velocity",
                              "Reference velocity U of C_D, C_L [m/s] (default: the largest boundary speed, or 1)", "",
                              b->uref, &b->uref, NULL));
@@ -341,6 +353,7 @@ PetscErrorCode FluidBodyDestroy(Fluid fl)
   PetscCall(VecDestroy(&b->chibar));
   PetscCall(VecDestroy(&b->maskc));
   for (PetscInt s = 0; s < 3; s++) PetscCall(VecDestroy(&b->cpre[s]));
+  PetscCall(PetscFree(b->hist));
   PetscCall(AdjShapeDestroy(&b->shape));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -396,5 +409,31 @@ PetscErrorCode FluidBodyPenalizeStageAdjoint(Fluid fl, AdjStepIndex k, PetscInt 
   PetscCall(DMDAVecRestoreArray(fl->da, cb, &ba));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->body.cpre[s], &c));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->body.chi, &chi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define FLUID_HISTORY_ROWS 256
+
+/*@ FluidBodyMonitor - records C_D, C_L of step k and writes the rows to /history/forces of the run
+    file at output steps (and every FLUID_HISTORY_ROWS steps), so the lift history of a shedding
+    run can be analysed (postprocess/adjsim_forces.py). Collective. @*/
+PetscErrorCode FluidBodyMonitor(Fluid fl, AdjOutput out, AdjStepIndex k)
+{
+  FluidBody *b = &fl->body;
+  PetscBool  write;
+
+  PetscFunctionBeginUser;
+  if (!b->on || b->kforce != k) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!b->hist) PetscCall(PetscMalloc1(4 * FLUID_HISTORY_ROWS, &b->hist));
+  b->hist[4 * b->nhist + 0] = (PetscReal)k;
+  b->hist[4 * b->nhist + 1] = k * fl->dt;
+  b->hist[4 * b->nhist + 2] = b->coef[0];
+  b->hist[4 * b->nhist + 3] = b->coef[1];
+  b->nhist++;
+  PetscCall(AdjOutputIsOutputStep(out, k, fl->nsteps, &write));
+  if (write || b->nhist == FLUID_HISTORY_ROWS || k == fl->nsteps) {
+    PetscCall(AdjOutputAppendHistory(out, "forces", "step [1], time [s], C_D [1], C_L [1]", 4, b->nhist, b->hist));
+    b->nhist = 0;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -405,6 +405,16 @@ static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode FluidMonitor(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(FluidBodyMonitor(fl, out, k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
 {
   Fluid fl;
@@ -567,6 +577,7 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
                              .getgradient         = FluidGetGradient,
                              .checkstate          = FluidCheckState,
                              .writefields         = FluidWriteFields,
+                             .monitor             = FluidMonitor,
                              .writeparameters     = FluidWriteParameters,
                              .writegradient       = FluidWriteGradient,
                              .readparameters      = FluidReadParameters,

@@ -74,6 +74,8 @@ typedef struct {
   PetscScalar  Floc[2];               /* this rank's part of the force of the step being taken */
   PetscReal    coef[2], wforce[2];    /* C_D, C_L of step kforce; objective weights of step wstep */
   AdjStepIndex kforce, wstep;
+  PetscReal   *hist; /* force history rows (step, t, C_D, C_L) not yet written */
+  PetscInt     nhist;
 } FluidBody;
 extern const char *const FluidBodyTypes[];
 
@@ -176,6 +178,7 @@ PetscErrorCode FluidBodyCoefficients(Fluid fl, AdjStepIndex k, PetscReal coef[2]
 PetscErrorCode FluidBodySetForceWeights(Fluid fl, AdjStepIndex k, const PetscReal w[2]);
 PetscErrorCode FluidBodyShapeGradient(Fluid fl, PetscReal g[]);
 PetscErrorCode FluidBodyPenalizeStage(Fluid fl, PetscInt s, PetscReal a, Vec c);
+PetscErrorCode FluidBodyMonitor(Fluid fl, AdjOutput out, AdjStepIndex k);
 PetscErrorCode FluidBodyPenalizeStageAdjoint(Fluid fl, AdjStepIndex k, PetscInt s, PetscReal a, Vec cb);
 
 /* Set-up from options (setup.c). */

@@ -198,10 +198,11 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
   PetscCall(PetscOptionsInt("-fluid_steps", "Number of time steps (overrides -fluid_dt)", "", nsteps, &nsteps, NULL));
   PetscCall(PetscOptionsReal("-fluid_cfl", "Fraction of the stability limit used when no time step is given", "",
                              fl->cfl, &fl->cfl, NULL));
-  PetscCall(
-      PetscOptionsReal("-fluid_velocity_scale",
-                       "Velocity [m/s] the stability limit must allow at least (added safety for flows that speed up)",
-                       "", uscale, &uscale, NULL));
+  PetscCall(PetscOptionsReal(
+      "-fluid_velocity_scale",
+      "Velocity [m/s] the stability limit must allow at least (added safety for flows that speed up; with "
+      "an immersed body at least twice the largest boundary speed)",
+      "", uscale, &uscale, NULL));
   PetscCall(
       PetscOptionsReal("-fluid_blowup_cfl",
                        "Stop the run when the advective Courant number dt (|u|/hx + |v|/hy) of the state exceeds this",
@@ -222,6 +223,17 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
           PetscAbsReal(fl->grid.bc[d][s].velocity) * (fl->grid.bc[d][s].profile == FLUID_PROFILE_PARABOLIC ? 1.5 : 1.0);
       umax = PetscMax(umax, b), vmax = PetscMax(vmax, b);
     }
+  { /* flow speeds up around an immersed body: up to twice the free stream past a circle */
+    char      body[32] = "none";
+    PetscBool set;
+    PetscReal b = 0;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-fluid_body", body, sizeof(body), &set));
+    PetscCall(PetscStrcmp(body, "none", &set));
+    if (!set)
+      for (PetscInt d = 0; d < FLUID_DIM; d++)
+        for (PetscInt s = 0; s < 2; s++) b = PetscMax(b, 2 * PetscAbsReal(fl->grid.bc[d][s].velocity));
+    uscale = PetscMax(uscale, b);
+  }
   umax = PetscMax(umax, uscale), vmax = PetscMax(vmax, uscale);
   PetscCall(FluidStabilityLimit(&fl->grid, fl->nu, umax, vmax, &fl->dt_limit));
   if (nsteps > 0) dt = fl->final_time / nsteps;

@@ -7,6 +7,10 @@ const char *const AdjShapeTypes[] = {"circle", "ellipse", "naca4", "cst", "AdjSh
 
 enum { P_X0, P_Y0, P_ALPHA, P_SIZE }; /* parameters common to every shape, then the sizes */
 
+/* The slot of the dual numbers that carries d/dpsi along an airfoil surface (never a shape
+ * parameter: AdjShapeSetUp keeps np below it). */
+#define ADJ_PSI_SLOT (ADJ_DUAL_N - 1)
+
 /* Body-frame coordinates (X, Y) of the world point (x, y): translate to the reference point, turn
  * by +alpha (the body is turned by -alpha), so that the body's own axis is X. */
 static void AdjShapeBodyFrame(const AdjShape *s, PetscReal x, PetscReal y, AdjDual *X, AdjDual *Y)
@@ -38,52 +42,79 @@ static AdjDual AdjEllipseDistance(const AdjShape *s, AdjDual X, AdjDual Y)
   return AdjDualDiv(AdjDualMul(AdjDualShift(rho, -1), rho), grad);
 }
 
-/* Distance from P to the segment AB (duals; A, B carry the derivatives of the sampled surface). */
-static AdjDual AdjSegmentDistance(AdjDual px, AdjDual py, AdjDual ax, AdjDual ay, AdjDual bx, AdjDual by)
-{
-  const AdjDual ex = AdjDualSub(bx, ax), ey = AdjDualSub(by, ay), wx = AdjDualSub(px, ax), wy = AdjDualSub(py, ay);
-  const AdjDual len2 = AdjDualAdd(AdjDualMul(ex, ex), AdjDualMul(ey, ey));
-  AdjDual       t    = AdjDualDiv(AdjDualAdd(AdjDualMul(wx, ex), AdjDualMul(wy, ey)), len2);
+static void AdjAirfoilBranchPoint(const AdjShape *s, PetscInt side, PetscReal psi, PetscBool dpsi, AdjDual *X,
+                                  AdjDual *Y);
 
-  if (t.v <= 0)
-    t = AdjDualConst(0);
-  else if (t.v >= 1)
-    t = AdjDualConst(1);
-  return AdjDualHypot(AdjDualSub(wx, AdjDualMul(t, ex)), AdjDualSub(wy, AdjDualMul(t, ey)));
+/* Closest point of one surface branch to (px, py) (body frame, leading edge at the origin): Newton
+ * on g(psi) = (S - P).S' = 0 from the nearest sampled station psi0, with S' exact (dual slot) and
+ * S'' by differences of S' (it only sets the convergence rate, not the root); psi stays in
+ * [0, pi], so the answer may be an end point (leading or trailing edge). */
+static PetscReal AdjAirfoilBranchClosest(const AdjShape *s, PetscInt side, PetscReal px, PetscReal py, PetscReal psi)
+{
+  const PetscReal hp = 1e-6;
+
+  for (PetscInt it = 0; it < 40; it++) {
+    const PetscReal pc = PetscMin(PetscMax(psi, hp), PETSC_PI - hp);
+    AdjDual         X, Y, Xa, Ya, Xb, Yb;
+    PetscReal       sx, sy, sxx, syy, g, gp, next;
+
+    AdjAirfoilBranchPoint(s, side, psi, PETSC_TRUE, &X, &Y);
+    AdjAirfoilBranchPoint(s, side, pc - hp, PETSC_TRUE, &Xa, &Ya);
+    AdjAirfoilBranchPoint(s, side, pc + hp, PETSC_TRUE, &Xb, &Yb);
+    sx = X.d[ADJ_PSI_SLOT], sy = Y.d[ADJ_PSI_SLOT];
+    sxx = (Xb.d[ADJ_PSI_SLOT] - Xa.d[ADJ_PSI_SLOT]) / (2 * hp),
+    syy = (Yb.d[ADJ_PSI_SLOT] - Ya.d[ADJ_PSI_SLOT]) / (2 * hp);
+    g   = (X.v - px) * sx + (Y.v - py) * sy;
+    gp  = sx * sx + sy * sy + (X.v - px) * sxx + (Y.v - py) * syy;
+    if (gp < 0.1 * (sx * sx + sy * sy)) gp = sx * sx + sy * sy; /* safeguard: Gauss-Newton */
+    next = PetscMin(PETSC_PI, PetscMax(0, psi - g / gp));
+    if (PetscAbsReal(next - psi) < 1e-15) break;
+    psi = next;
+  }
+  return psi;
 }
 
-static AdjDual AdjPolyVertex(const AdjShape *s, PetscInt k, PetscInt c)
-{
-  AdjDual v = AdjDualConst(s->poly[2 * k + c]);
-  for (PetscInt i = 0; i < s->np; i++) v.d[i] = s->dpoly[(2 * k + c) * s->np + i];
-  return v;
-}
-
-/* Airfoil: the polygon of the sampled surface, leading edge at X = -chord/4 (quarter-chord
- * reference point); the nearest segment is found on values, its distance taken in duals; the
- * sign from the crossing-number test (inside: negative). */
+/* Airfoil, inside the body (the mask lives there): with du, dl the distances to the upper and the
+ * lower surface (each a smooth open curve, closest points by AdjAirfoilBranchClosest),
+ *   d = -(du + dl - sqrt(du^2 + dl^2)),
+ * the Rvachev R-conjunction: zero on the surface with unit slope there (du -> 0 gives d ~ -du), and
+ * smooth also where the two surfaces meet at the trailing edge and along the camber line, where the
+ * plain distance min(du, dl) has a kink.  Outside the body the mask is zero, so d is just the
+ * sampled polygon's distance (only its sign and size matter there).  Inside/outside from the
+ * crossing-number test on the polygon; the parameter derivatives of du, dl at the converged closest
+ * points are exact (the closest point is stationary, so its own dependence drops out). */
 static AdjDual AdjAirfoilDistance(const AdjShape *s, AdjDual X, AdjDual Y)
 {
-  const AdjDual px = AdjDualAdd(X, AdjDualScale(AdjDualVar(s->p[P_SIZE], P_SIZE), 0.25)), py = Y;
-  PetscInt      best = 0, crossings = 0;
-  PetscReal     dmin = PETSC_MAX_REAL;
-  AdjDual       d;
+  const AdjDual  px = AdjDualAdd(X, AdjDualScale(AdjDualVar(s->p[P_SIZE], P_SIZE), 0.25)), py = Y;
+  const PetscInt n       = ADJ_AIRFOIL_POINTS;
+  PetscInt       best[2] = {0, 0}, crossings = 0;
+  PetscReal      dmin[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, dpoly = PETSC_MAX_REAL;
+  AdjDual        dist[2];
 
   for (PetscInt k = 0; k < s->npoly; k++) {
-    const PetscInt   l = (k + 1) % s->npoly;
+    const PetscInt   l = (k + 1) % s->npoly, side = k < n ? 0 : 1; /* vertex k's surface */
     const PetscReal *a = &s->poly[2 * k], *b = &s->poly[2 * l];
     const PetscReal  ex = b[0] - a[0], ey = b[1] - a[1], wx = px.v - a[0], wy = py.v - a[1];
-    PetscReal        t = (wx * ex + wy * ey) / (ex * ex + ey * ey), qx, qy, dist;
+    const PetscReal  vx = px.v - a[0], vy = py.v - a[1], dv = vx * vx + vy * vy;
+    PetscReal        t = (wx * ex + wy * ey) / (ex * ex + ey * ey), qx, qy;
 
     t  = PetscMin(1, PetscMax(0, t));
     qx = wx - t * ex, qy = wy - t * ey;
-    dist = qx * qx + qy * qy;
-    if (dist < dmin) dmin = dist, best = k;
+    dpoly = PetscMin(dpoly, qx * qx + qy * qy);
+    if (dv < dmin[side]) dmin[side] = dv, best[side] = k;
     if ((a[1] > py.v) != (b[1] > py.v) && px.v < a[0] + (py.v - a[1]) * ex / ey) crossings++;
   }
-  d = AdjSegmentDistance(px, py, AdjPolyVertex(s, best, 0), AdjPolyVertex(s, best, 1),
-                         AdjPolyVertex(s, (best + 1) % s->npoly, 0), AdjPolyVertex(s, (best + 1) % s->npoly, 1));
-  return crossings % 2 ? AdjDualScale(d, -1) : d;
+  if (crossings % 2 == 0) return AdjDualConst(PetscSqrtReal(dpoly)); /* outside */
+  for (PetscInt side = 0; side < 2; side++) {
+    const PetscInt  k   = best[side];
+    const PetscInt  j   = k < n ? n - 1 - k : k - n + 1;
+    const PetscReal psi = AdjAirfoilBranchClosest(s, side, px.v, py.v, PETSC_PI * j / (n - 1));
+    AdjDual         SX, SY;
+
+    AdjAirfoilBranchPoint(s, side, psi, PETSC_FALSE, &SX, &SY);
+    dist[side] = AdjDualHypot(AdjDualSub(px, SX), AdjDualSub(py, SY));
+  }
+  return AdjDualScale(AdjDualSub(AdjDualAdd(dist[0], dist[1]), AdjDualHypot(dist[0], dist[1])), -1);
 }
 
 void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal dd[])
@@ -106,57 +137,83 @@ void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d,
     for (PetscInt i = 0; i < s->np; i++) dd[i] = r.d[i];
 }
 
-/* NACA 4-digit surface point at the chord station t in [0,1] (upper: side = +1), in units of the
- * chord, from the camber line yc and the closed-trailing-edge thickness yt laid off normal to it. */
-static void AdjNaca4Point(const AdjShape *s, PetscReal t, PetscReal side, AdjDual *X, AdjDual *Y)
+/* NACA 4-digit surface point at the chord station t = sigma^2 (upper: side = +1), in units of the
+ * chord, from the camber line yc and the closed-trailing-edge thickness yt laid off normal to it.
+ * sigma = sqrt(t) is a dual number so that the surface can be differentiated along itself (the
+ * projection of a point on the surface, AdjAirfoilBranchClosest); sigma = sin(psi/2) makes the
+ * point a smooth function of psi through the leading edge. */
+static void AdjNaca4Point(const AdjShape *s, AdjDual sigma, PetscReal side, AdjDual *X, AdjDual *Y)
 {
-  const AdjDual   m = AdjDualVar(s->p[P_SIZE + 1], P_SIZE + 1), p = AdjDualVar(s->p[P_SIZE + 2], P_SIZE + 2);
-  const AdjDual   th = AdjDualVar(s->p[P_SIZE + 3], P_SIZE + 3);
-  const PetscReal poly =
-      0.2969 * PetscSqrtReal(t) - 0.1260 * t - 0.3516 * t * t + 0.2843 * t * t * t - 0.1036 * t * t * t * t;
-  const AdjDual yt = AdjDualScale(th, 5 * poly);
-  AdjDual       yc, slope, q, cs, sn;
+  const AdjDual m = AdjDualVar(s->p[P_SIZE + 1], P_SIZE + 1), p = AdjDualVar(s->p[P_SIZE + 2], P_SIZE + 2);
+  const AdjDual th = AdjDualVar(s->p[P_SIZE + 3], P_SIZE + 3), t = AdjDualMul(sigma, sigma);
+  const AdjDual t2 = AdjDualMul(t, t), t3 = AdjDualMul(t2, t), t4 = AdjDualMul(t2, t2);
+  AdjDual       poly = AdjDualScale(sigma, 0.2969), yt, yc, slope, q, cs, sn;
 
-  if (t < s->p[P_SIZE + 2]) { /* m/p^2 (2 p t - t^2), slope 2 m/p^2 (p - t) */
+  poly = AdjDualSub(poly, AdjDualScale(t, 0.1260));
+  poly = AdjDualSub(poly, AdjDualScale(t2, 0.3516));
+  poly = AdjDualAdd(poly, AdjDualScale(t3, 0.2843));
+  poly = AdjDualSub(poly, AdjDualScale(t4, 0.1036));
+  yt   = AdjDualScale(AdjDualMul(th, poly), 5);
+  if (t.v < s->p[P_SIZE + 2]) { /* m/p^2 (2 p t - t^2), slope 2 m/p^2 (p - t) */
     q     = AdjDualDiv(m, AdjDualMul(p, p));
-    yc    = AdjDualMul(q, AdjDualShift(AdjDualScale(p, 2 * t), -t * t));
-    slope = AdjDualScale(AdjDualMul(q, AdjDualShift(p, -t)), 2);
+    yc    = AdjDualMul(q, AdjDualSub(AdjDualScale(AdjDualMul(p, t), 2), t2));
+    slope = AdjDualScale(AdjDualMul(q, AdjDualSub(p, t)), 2);
   } else { /* m/(1-p)^2 (1 - 2p + 2 p t - t^2), slope 2 m/(1-p)^2 (p - t) */
     const AdjDual omp = AdjDualShift(AdjDualScale(p, -1), 1);
     q                 = AdjDualDiv(m, AdjDualMul(omp, omp));
-    yc                = AdjDualMul(q, AdjDualShift(AdjDualScale(p, 2 * t - 2), 1 - t * t));
-    slope             = AdjDualScale(AdjDualMul(q, AdjDualShift(p, -t)), 2);
+    yc    = AdjDualMul(q, AdjDualSub(AdjDualShift(AdjDualScale(AdjDualMul(p, AdjDualShift(t, -1)), 2), 1), t2));
+    slope = AdjDualScale(AdjDualMul(q, AdjDualSub(p, t)), 2);
   }
   cs = AdjDualDiv(AdjDualConst(1), AdjDualSqrt(AdjDualShift(AdjDualMul(slope, slope), 1)));
   sn = AdjDualMul(slope, cs);
-  *X = AdjDualShift(AdjDualScale(AdjDualMul(yt, sn), -side), t);
+  *X = AdjDualSub(t, AdjDualScale(AdjDualMul(yt, sn), side));
   *Y = AdjDualAdd(yc, AdjDualScale(AdjDualMul(yt, cs), side));
 }
 
-/* CST surface at station t: sqrt(t) (1 - t) sum_i A_i C(n,i) t^i (1-t)^(n-i), in units of the chord. */
-static AdjDual AdjCstSurface(const AdjShape *s, PetscReal t, PetscInt first)
+/* CST surface at the station t = sigma^2: sigma (1 - t) sum_i A_i C(n,i) t^i (1-t)^(n-i), in units of
+ * the chord (sigma a dual number, as for AdjNaca4Point). */
+static AdjDual AdjCstSurface(const AdjShape *s, AdjDual sigma, PetscInt first)
 {
-  const PetscInt n     = s->ncst - 1;
+  const PetscInt n = s->ncst - 1;
+  const AdjDual  t = AdjDualMul(sigma, sigma), omt = AdjDualShift(AdjDualScale(t, -1), 1);
   AdjDual        sum   = AdjDualConst(0);
   PetscReal      binom = 1;
 
   for (PetscInt i = 0; i <= n; i++) {
-    const PetscReal b = binom * PetscPowReal(t, (PetscReal)i) * PetscPowReal(1 - t, (PetscReal)(n - i));
-    sum               = AdjDualAdd(sum, AdjDualScale(AdjDualVar(s->p[first + i], first + i), b));
-    binom             = binom * (n - i) / (i + 1);
+    AdjDual b = AdjDualConst(binom);
+    for (PetscInt k = 0; k < i; k++) b = AdjDualMul(b, t);
+    for (PetscInt k = 0; k < n - i; k++) b = AdjDualMul(b, omt);
+    sum   = AdjDualAdd(sum, AdjDualMul(AdjDualVar(s->p[first + i], first + i), b));
+    binom = binom * (n - i) / (i + 1);
   }
-  return AdjDualScale(sum, PetscSqrtReal(t) * (1 - t));
+  return AdjDualMul(sum, AdjDualMul(sigma, omt));
 }
 
-static void AdjShapeSetVertex(AdjShape *s, PetscInt k, AdjDual X, AdjDual Y)
+/* Point of the upper (side 0) or lower (side 1) surface at psi in [0, pi] (station
+ * t = sin^2(psi/2): psi = 0 the leading edge, pi the trailing edge), in metres in the body frame
+ * with the leading edge at the origin.  With dpsi, the slot ADJ_PSI_SLOT carries dS/dpsi. */
+static void AdjAirfoilBranchPoint(const AdjShape *s, PetscInt side, PetscReal psi, PetscBool dpsi, AdjDual *X,
+                                  AdjDual *Y)
 {
-  const AdjDual c    = AdjDualVar(s->p[P_SIZE], P_SIZE);
-  const AdjDual v[2] = {AdjDualMul(X, c), AdjDualMul(Y, c)};
+  const AdjDual c     = AdjDualVar(s->p[P_SIZE], P_SIZE);
+  AdjDual       sigma = AdjDualConst(PetscSinReal(0.5 * psi));
 
-  for (PetscInt q = 0; q < 2; q++) {
-    s->poly[2 * k + q] = v[q].v;
-    for (PetscInt i = 0; i < s->np; i++) s->dpoly[(2 * k + q) * s->np + i] = v[q].d[i];
+  if (dpsi) sigma.d[ADJ_PSI_SLOT] = 0.5 * PetscCosReal(0.5 * psi);
+  if (s->type == ADJ_SHAPE_NACA4)
+    AdjNaca4Point(s, sigma, side ? -1.0 : 1.0, X, Y);
+  else {
+    *X = AdjDualMul(sigma, sigma);
+    *Y = AdjCstSurface(s, sigma, P_SIZE + 1 + side * s->ncst);
   }
+  *X = AdjDualMul(*X, c);
+  *Y = AdjDualMul(*Y, c);
+}
+
+static void AdjShapeSetVertexMetres(AdjShape *s, PetscInt k, AdjDual X, AdjDual Y)
+{
+  const AdjDual v[2] = {X, Y};
+
+  for (PetscInt q = 0; q < 2; q++) s->poly[2 * k + q] = v[q].v;
 }
 
 /* The closed polygon: upper surface from the trailing edge to the leading edge, then the lower
@@ -167,21 +224,14 @@ static PetscErrorCode AdjAirfoilSample(MPI_Comm comm, AdjShape *s)
 
   PetscFunctionBeginUser;
   s->npoly = 2 * n - 2;
-  PetscCall(PetscFree2(s->poly, s->dpoly));
-  PetscCall(PetscMalloc2(2 * s->npoly, &s->poly, 2 * s->npoly * s->np, &s->dpoly));
+  PetscCall(PetscFree(s->poly));
+  PetscCall(PetscMalloc1(2 * s->npoly, &s->poly));
   for (PetscInt k = 0; k < s->npoly; k++) {
-    const PetscInt  j    = k < n ? n - 1 - k : k - n + 1; /* station index */
-    const PetscReal t    = 0.5 * (1 - PetscCosReal(PETSC_PI * j / (n - 1)));
-    const PetscReal side = k < n ? 1.0 : -1.0;
-    AdjDual         X, Y;
+    const PetscInt j = k < n ? n - 1 - k : k - n + 1; /* station index: psi = pi j/(n - 1) */
+    AdjDual        X, Y;
 
-    if (s->type == ADJ_SHAPE_NACA4)
-      AdjNaca4Point(s, t, side, &X, &Y);
-    else {
-      X = AdjDualConst(t);
-      Y = AdjCstSurface(s, t, P_SIZE + 1 + (k < n ? 0 : s->ncst));
-    }
-    AdjShapeSetVertex(s, k, X, Y);
+    AdjAirfoilBranchPoint(s, k < n ? 0 : 1, PETSC_PI * j / (n - 1), PETSC_FALSE, &X, &Y);
+    AdjShapeSetVertexMetres(s, k, X, Y);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -192,7 +242,8 @@ static PetscErrorCode AdjCstCheck(MPI_Comm comm, const AdjShape *s)
   PetscFunctionBeginUser;
   for (PetscInt j = 1; j < ADJ_AIRFOIL_POINTS - 1; j++) {
     const PetscReal t  = 0.5 * (1 - PetscCosReal(PETSC_PI * j / (ADJ_AIRFOIL_POINTS - 1)));
-    const PetscReal yu = AdjCstSurface(s, t, P_SIZE + 1).v, yl = AdjCstSurface(s, t, P_SIZE + 1 + s->ncst).v;
+    const AdjDual   sg = AdjDualConst(PetscSqrtReal(t));
+    const PetscReal yu = AdjCstSurface(s, sg, P_SIZE + 1).v, yl = AdjCstSurface(s, sg, P_SIZE + 1 + s->ncst).v;
     PetscCheck(yu > yl, comm, PETSC_ERR_USER_INPUT,
                "CST airfoil: the upper surface (y/c = %g) is not above the lower one (y/c = %g) at x/c = %.4f: the "
                "surfaces cross (check -fluid_body_cst_upper and -fluid_body_cst_lower)",
@@ -232,9 +283,9 @@ PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s)
     break;
   case ADJ_SHAPE_CST:
     s->np = P_SIZE + 1 + 2 * s->ncst;
-    PetscCheck(s->ncst >= 1 && s->np <= ADJ_SHAPE_MAX_PARAMS, comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(s->ncst >= 1 && s->np <= ADJ_PSI_SLOT, comm, PETSC_ERR_USER_INPUT,
                "CST airfoil: give 1 to %d coefficients per surface, got %" PetscInt_FMT,
-               (ADJ_SHAPE_MAX_PARAMS - P_SIZE - 1) / 2, s->ncst);
+               (ADJ_PSI_SLOT - P_SIZE - 1) / 2, s->ncst);
     PetscCheck(q[0] > 0, comm, PETSC_ERR_USER_INPUT, "Airfoil chord %g m must be > 0", (double)q[0]);
     PetscCall(AdjCstCheck(comm, s));
     s->radius = q[0];
@@ -247,7 +298,7 @@ PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s)
 PetscErrorCode AdjShapeDestroy(AdjShape *s)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree2(s->poly, s->dpoly));
+  PetscCall(PetscFree(s->poly));
   s->npoly = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -401,3 +401,30 @@ PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, P
   out->nopt++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@ AdjOutputAppendHistory - appends nrows rows of ncols reals to the extendable dataset
+    /history/<name> (created on first use with the attribute "columns", a comma-separated list of
+    column names and units). values: row-major, the same on every rank (rank 0 writes). Collective. @*/
+PetscErrorCode AdjOutputAppendHistory(AdjOutput out, const char name[], const char columns[], PetscInt ncols,
+                                      PetscInt nrows, const PetscReal values[])
+{
+  char     path[256];
+  hid_t    grp, dset;
+  hsize_t  dims[8];
+  PetscInt nd;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputAppendHistory"));
+  PetscCall(AdjIOCheckName(out->comm, "history", name));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/history/%s", name));
+  PetscCall(AdjH5GroupOpen(out->file, "/history", PETSC_TRUE, &grp));
+  AdjCallH5(H5Gclose(grp));
+  PetscCall(AdjH5AppendOpen(out->file, path, ADJ_H5_REAL_FILE, (hsize_t)ncols, &dset));
+  PetscCall(AdjH5DatasetDims(dset, &nd, dims));
+  if (dims[0] == 0) PetscCall(AdjH5WriteAttrString(dset, "columns", columns));
+  AdjCallH5(H5Dclose(dset));
+  for (PetscInt r = 0; r < nrows; r++)
+    PetscCall(AdjH5AppendWrite(out->file, path, ADJ_H5_REAL_FILE, ADJ_H5_REAL_MEM, (hsize_t)ncols, dims[0] + r, 0,
+                               (hsize_t)ncols, (PetscBool)!out->rank, values + r * ncols));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

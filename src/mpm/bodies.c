@@ -222,12 +222,13 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
       p->v[a]    = b->velocity[a];
       p->F[a][a] = 1.0;
     }
-    m->volume = mpm->grid.h[0] * mpm->grid.h[1] / (mpm->ppc * mpm->ppc);
-    m->mass   = mpm->rho[l] * m->volume;
-    m->E      = mpm->E[l];
-    m->nu     = mpm->nu[l];
-    m->label  = (PetscScalar)l;
-    m->model  = (PetscScalar)mpm->model[l];
+    m->volume          = mpm->grid.h[0] * mpm->grid.h[1] / (mpm->ppc * mpm->ppc);
+    m->mass            = mpm->rho[l] * m->volume;
+    m->E               = mpm->E[l];
+    m->nu              = mpm->nu[l];
+    m->label           = (PetscScalar)l;
+    m->model           = (PetscScalar)mpm->model[l];
+    mpm->body_of[slot] = k;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -259,6 +260,7 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
     if (N == 1) fc.a = 1;
     fc.c = (104729 * mpm->permute) % N;
   }
+  PetscCall(PetscMalloc1(mpm->nhome + 1, &mpm->body_of));
   PetscCall(VecCreateMPI(mpm->comm, mpm->nhome * MPM_NSTATE, PETSC_DETERMINE, &mpm->x0));
   PetscCall(VecSetBlockSize(mpm->x0, MPM_NSTATE));
   PetscCall(PetscObjectSetName((PetscObject)mpm->x0, "mpm_state"));

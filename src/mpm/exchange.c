@@ -7,7 +7,8 @@
  * slots.  Home -> owner is PetscSFReduce (MPI_REPLACE, each root has exactly one leaf), owner -> home
  * is PetscSFBcast.  Owners store their particles in increasing global order (sources in rank order,
  * each source's home slots in order), so the work arrays do not depend on the path of a particle.
- * The adjoint will run the same SF the other way: particle adjoints go back exactly as particles came. */
+ * The adjoint runs the same SF the other way: particle adjoints go back exactly as particles came
+ * (the owner assignment is piecewise constant in the positions, so it has no derivative). */
 #include "mpmimpl.h"
 
 /* Owner rank of a particle at x: the rank owning node base + 1 in every direction.  Returns -1 when
@@ -57,6 +58,10 @@ static PetscErrorCode MPMReportLost(MPM mpm, AdjStepIndex k, PetscInt64 lost, co
 static PetscErrorCode MPMEnsureCapacity(MPM mpm, PetscInt n)
 {
   PetscFunctionBeginUser;
+  if (mpm->capacity_adj && mpm->capacity_adj < n) { /* the adjoint arrays follow the forward ones */
+    PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+    mpm->capacity_adj = 0;
+  }
   if (n <= mpm->capacity) PetscFunctionReturn(PETSC_SUCCESS);
   mpm->capacity = PetscMax(n, (PetscInt)(1.25 * mpm->capacity) + 16);
   PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
@@ -103,6 +108,10 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
     remote[i].rank  = dest[i];
     remote[i].index = offset[dest[i]] + next[dest[i]]++;
   }
+  PetscCall(PetscInfo(NULL,
+                      "mpm exchange before step %" PetscInt64_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT
+                      " home particles of rank %d are computed on other ranks\n",
+                      (PetscInt64)k, mpm->nhome - sendcount[mpm->rank], mpm->nhome, (int)mpm->rank));
   PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
   PetscCall(PetscSFCreate(mpm->comm, &mpm->sf));
   PetscCall(PetscSFSetGraph(mpm->sf, mpm->nowned, mpm->nhome, NULL, PETSC_COPY_VALUES, remote, PETSC_OWN_POINTER));
@@ -149,11 +158,49 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ MPMExchangeToOwnersAdjoint - adjoint of MPMExchangeToOwners for the state: the owners' particle
+    adjoints pinb go back to their home slots, xb = (home -> owner)^T pinb.  The forward is a Reduce with
+    exactly one leaf per root, i.e. a copy pin[r] = home[leaf(r)], so its transpose is the Bcast
+    xb[leaf] = pinb[root].  xb is overwritten. Collective. @*/
+PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb)
+{
+  PetscScalar *home;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(VecGetArrayWrite(xb, &home));
+  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, mpm->pinb, home, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, mpm->pinb, home, MPI_REPLACE));
+  PetscCall(VecRestoreArrayWrite(xb, &home));
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeToHomeAdjoint - adjoint of MPMExchangeToHome: the home adjoints xb of the updated
+    particles to their owners, poutb = (owner -> home)^T xb, a Reduce with MPI_SUM into zeroed slots
+    (the transpose of a Bcast). Collective. @*/
+PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb)
+{
+  const PetscScalar *home;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(PetscArrayzero(mpm->poutb, mpm->nowned));
+  PetscCall(VecGetArrayRead(xb, &home));
+  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->state_type, home, mpm->poutb, MPIU_SUM));
+  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->state_type, home, mpm->poutb, MPIU_SUM));
+  PetscCall(VecRestoreArrayRead(xb, &home));
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MPMExchangeDestroy(MPM mpm)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscSFDestroy(&mpm->sf));
   PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
-  mpm->capacity = 0;
+  PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+  mpm->capacity     = 0;
+  mpm->capacity_adj = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,8 @@
 /* MPM kernels: pure functions of their inputs, each with its adjoint (name + Adjoint) right below it
  * when written.  Notation: F deformation gradient, J = det F, R its polar rotation, tau = P F^T the
  * Kirchhoff stress (J times Cauchy), D^-1 = diag(4 / h_d^2) the APIC inertia of quadratic B-splines.
- * Matrices are row-major [row][column]. */
+ * Matrices are row-major [row][column].  An adjoint kernel adds (mat)^T ybar to its outputs unless its
+ * comment says otherwise. */
 #include "mpmimpl.h"
 
 /* Quadratic B-spline weights along one direction for a particle at t = x / h (in cells):
@@ -18,7 +19,15 @@ void MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL], PetscReal
   w[1]  = 0.75 - (f - 1.0) * (f - 1.0);
   w[2]  = 0.5 * (f - 0.5) * (f - 0.5);
 }
-/* MPMBSplineAdjoint: not yet written (dw/dt = -(3/2 - f), -2 (f - 1), f - 1/2). */
+/* tb = sum_o wb_o dw_o/dt with base held fixed: dw/dt = -(3/2 - f), -2 (f - 1), f - 1/2.  The weights are
+ * C^1 in t (a node entering or leaving the stencil has w = dw/dt = 0 there), so this is the exact
+ * derivative everywhere, also where base changes. */
+PetscReal MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL])
+{
+  const PetscReal f = t - PetscFloorReal(t - 0.5);
+
+  return -(1.5 - f) * wb[0] - 2.0 * (f - 1.0) * wb[1] + (f - 0.5) * wb[2];
+}
 
 /* mu = E / (2 (1 + nu)),  lambda = E nu / ((1 + nu)(1 - 2 nu)). */
 void MPMLameParameters(PetscReal E, PetscReal nu, PetscReal *mu, PetscReal *lambda)
@@ -256,38 +265,136 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-/* MPMParticleToGridAdjoint: not yet written. */
+/* Adjoint of MPMParticleToGrid: given nodesb = (mb_i, Pb_i) on the ghosted nodes (read only), adds to
+ * every particle's pb (x, v, C, F) and to matb (mass, E, nu; the other fields untouched):
+ *   vb_p += sum_i w m_p Pb_i,   Ab += sum_i w Pb_i dx^T,   mb_p += sum_i w (mb_i + Pb_i . v_p) + Ab : C_p,
+ *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1,   (Fb, Eb, nub) += (dtau/d(F, E, nu))^T taub,
+ *   xb_p += sum_i wb_i dw_i/dx_p - sum_i (w A_p^T Pb_i)   (dx = x_i - x_p moves with -x_p),
+ * with wb_i = mb_i m_p + Pb_i . (m_p v_p + A_p dx). */
+PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                        const MPMMaterialPoint mat[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                        MPMMaterialPoint matb[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < n; q++) {
+    PetscInt        base[MPM_DIM];
+    PetscReal       w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
+    PetscReal       dxb[MPM_DIM] = {0, 0}, mb = 0, Eb = 0, nub = 0;
+    PetscScalar     tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM], Ab[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}};
+    PetscScalar     taub[MPM_DIM][MPM_DIM];
+    const PetscReal m = mat[q].mass;
+
+    for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
+    MPMKirchhoff(&mat[q], p[q].F, tau);
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++)
+        A[a][b] = m * p[q].C[a][b] - dt * mat[q].volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
+    for (PetscInt j = 0; j < MPM_STENCIL; j++)
+      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
+        const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
+        const MPMNode  *nb  = &nodesb[base[1] + j][base[0] + i];
+        PetscReal       wtb = nb->m * m;
+
+        mb += wt * nb->m;
+        for (PetscInt a = 0; a < MPM_DIM; a++) {
+          wtb += nb->p[a] * (m * p[q].v[a] + A[a][0] * dx[0] + A[a][1] * dx[1]);
+          pb[q].v[a] += wt * m * nb->p[a];
+          mb += wt * nb->p[a] * p[q].v[a];
+          for (PetscInt b = 0; b < MPM_DIM; b++) {
+            Ab[a][b] += wt * nb->p[a] * dx[b];
+            dxb[b] += wt * nb->p[a] * A[a][b];
+          }
+        }
+        wb[0][i] += wtb * w[1][j];
+        wb[1][j] += wtb * w[0][i];
+      }
+    for (PetscInt d = 0; d < MPM_DIM; d++)
+      pb[q].x[d] += MPMBSplineAdjoint(p[q].x[d] / g->h[d], wb[d]) / g->h[d] - dxb[d];
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) {
+        pb[q].C[a][b] += m * Ab[a][b];
+        mb += Ab[a][b] * p[q].C[a][b];
+        taub[a][b] = -dt * mat[q].volume * Ab[a][b] * 4.0 / (g->h[b] * g->h[b]);
+      }
+    MPMKirchhoffAdjoint(&mat[q], p[q].F, taub, pb[q].F, &Eb, &nub);
+    matb[q].mass += mb;
+    matb[q].E += Eb;
+    matb[q].nu += nub;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The walls on a node (i, j): within wall_width nodes of a side, sticky sets v = 0, slip sets the normal
+ * component v_d = 0.  A linear projection (zeroing components), hence its own adjoint. */
+static void MPMWallProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM])
+{
+  const PetscInt idx[2] = {i, j};
+
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt side = 0; side < 2; side++) {
+      const PetscBool near = (PetscBool)(side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width);
+
+      if (!near) continue;
+      if (g->wall[d][side] == MPM_WALL_STICKY)
+        for (PetscInt a = 0; a < MPM_DIM; a++) v[a] = 0;
+      else if (g->wall[d][side] == MPM_WALL_SLIP)
+        v[d] = 0;
+    }
+}
 
 /* Grid update on the owned nodes: v_i = (m v)_i / m_i + dt g, then the walls on the nodes within
  * wall_width nodes of each side: sticky v = 0, slip v_n = 0 (no penetration, no separation: linear,
- * hence smooth for the adjoint).  Nodes without mass get v = 0.  In place: p becomes v. */
+ * hence smooth for the adjoint).  Nodes without mass get v = 0.  In place: p becomes v, m stays.
+ *
+ * The threshold m_i > 0 is exact, not smoothed: a node's mass m_i = sum_p w_ip m_p and momentum vanish
+ * together with the weights w_ip of the particles reaching it, and its velocity only enters G2P
+ * multiplied by those same weights, so the step is C^1 across the empty/non-empty switch (v_i stays
+ * bounded: (m v)_i / m_i -> a particle's affine velocity as w -> 0).  The adjoint differentiates the
+ * m_i > 0 branch; the empty branch is constant (v = 0) and contributes nothing. */
 PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], MPMNode **nodes)
 {
   PetscFunctionBeginUser;
   for (PetscInt j = g->s[1]; j < g->s[1] + g->m[1]; j++)
     for (PetscInt i = g->s[0]; i < g->s[0] + g->m[0]; i++) {
-      MPMNode       *node   = &nodes[j][i];
-      const PetscInt idx[2] = {i, j};
+      MPMNode *node = &nodes[j][i];
 
       if (node->m > 0) {
         for (PetscInt a = 0; a < MPM_DIM; a++) node->p[a] = node->p[a] / node->m + dt * gravity[a];
       } else {
         for (PetscInt a = 0; a < MPM_DIM; a++) node->p[a] = 0;
       }
-      for (PetscInt d = 0; d < MPM_DIM; d++)
-        for (PetscInt side = 0; side < 2; side++) {
-          const PetscBool near = (PetscBool)(side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width);
-
-          if (!near) continue;
-          if (g->wall[d][side] == MPM_WALL_STICKY)
-            for (PetscInt a = 0; a < MPM_DIM; a++) node->p[a] = 0;
-          else if (g->wall[d][side] == MPM_WALL_SLIP)
-            node->p[d] = 0;
-        }
+      MPMWallProject(g, i, j, node->p);
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-/* MPMGridUpdateAdjoint: not yet written. */
+
+/* Adjoint of MPMGridUpdate on the owned nodes.  nodes: the forward result (m_i, v_i); nodesb: in, the
+ * adjoint (mb_i, vb_i) of that result; out, the adjoint (mb_i, Pb_i) of the input (m_i, (m v)_i):
+ *   vb <- walls(vb),   Pb = vb / m,   mb += -vb . (v - dt g) / m  (= -vb . (m v) / m^2),   gb += dt vb.
+ * Where a wall zeroed a component of v, vb is zero there too, so v - dt g = (m v)/m wherever it is used.
+ * Empty nodes (m = 0): Pb = 0, mb unchanged (the constant branch). */
+PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[],
+                                    const MPMNode *const *nodes, MPMNode **nodesb, PetscReal gravityb[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt j = g->s[1]; j < g->s[1] + g->m[1]; j++)
+    for (PetscInt i = g->s[0]; i < g->s[0] + g->m[0]; i++) {
+      const MPMNode *node = &nodes[j][i];
+      MPMNode       *nb   = &nodesb[j][i];
+
+      MPMWallProject(g, i, j, nb->p);
+      if (node->m > 0) {
+        for (PetscInt a = 0; a < MPM_DIM; a++) {
+          nb->m -= nb->p[a] * (node->p[a] - dt * gravity[a]) / node->m;
+          gravityb[a] += dt * nb->p[a];
+          nb->p[a] /= node->m;
+        }
+      } else {
+        for (PetscInt a = 0; a < MPM_DIM; a++) nb->p[a] = 0;
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* MLS-MPM grid-to-particle: with weights and offsets of the same stencil as MPMParticleToGrid,
  *   v_p' = sum_i w_ip v_i,   C_p' = (sum_i w_ip v_i dx^T) D^-1,   x_p' = x_p + dt v_p',
@@ -329,4 +436,73 @@ PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, con
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-/* MPMGridToParticleAdjoint: not yet written. */
+/* Adjoint of MPMGridToParticle.  Given the adjoint poutb of the updated particles, adds to pinb (x and
+ * F; v and C of the input do not enter G2P) and to the node velocity adjoints nodesb (ghosted, .p):
+ *   Fb += (I + dt C')^T Fb',   Cb' = Cb' + dt Fb' F^T,   vb' = vb' + dt xb',   xb += xb',
+ *   Bb = Cb' D^-1,   vb_i += w (vb' + Bb dx),   xb += sum_i wb_i dw_i/dx_p - sum_i w Bb^T v_i,
+ * with wb_i = v_i . (vb' + Bb dx). */
+PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
+                                        const MPMNode *const *nodes, const MPMParticle poutb[], MPMParticle pinb[],
+                                        MPMNode **nodesb)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < n; q++) {
+    PetscInt           base[MPM_DIM];
+    PetscReal          w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
+    PetscReal          dxb[MPM_DIM]        = {0, 0};
+    PetscScalar        B[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}}, C[MPM_DIM][MPM_DIM];
+    PetscScalar        Bb[MPM_DIM][MPM_DIM], vb[MPM_DIM];
+    const MPMParticle *p = &pin[q], *ob = &poutb[q];
+    MPMParticle       *pb = &pinb[q];
+
+    for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p->x[d] / g->h[d], &base[d], w[d], &f[d]);
+    /* forward C' (needed by the F update's adjoint) */
+    for (PetscInt j = 0; j < MPM_STENCIL; j++)
+      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
+        const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
+        const MPMNode  *node = &nodes[base[1] + j][base[0] + i];
+
+        for (PetscInt a = 0; a < MPM_DIM; a++)
+          for (PetscInt b = 0; b < MPM_DIM; b++) B[a][b] += wt * node->p[a] * dx[b];
+      }
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) C[a][b] = B[a][b] * 4.0 / (g->h[b] * g->h[b]);
+    /* F' = (I + dt C') F */
+    for (PetscInt k = 0; k < MPM_DIM; k++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) {
+        PetscScalar t = ob->F[k][b];
+        for (PetscInt a = 0; a < MPM_DIM; a++) t += dt * C[a][k] * ob->F[a][b];
+        pb->F[k][b] += t;
+      }
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt k = 0; k < MPM_DIM; k++) {
+        PetscScalar t = ob->C[a][k];
+        for (PetscInt b = 0; b < MPM_DIM; b++) t += dt * ob->F[a][b] * p->F[k][b];
+        Bb[a][k] = t * 4.0 / (g->h[k] * g->h[k]);
+      }
+    /* x' = x + dt v' */
+    for (PetscInt a = 0; a < MPM_DIM; a++) {
+      pb->x[a] += ob->x[a];
+      vb[a] = ob->v[a] + dt * ob->x[a];
+    }
+    for (PetscInt j = 0; j < MPM_STENCIL; j++)
+      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
+        const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
+        const MPMNode  *node = &nodes[base[1] + j][base[0] + i];
+        MPMNode        *nb   = &nodesb[base[1] + j][base[0] + i];
+        PetscReal       wtb  = 0;
+
+        for (PetscInt a = 0; a < MPM_DIM; a++) {
+          const PetscScalar r = vb[a] + Bb[a][0] * dx[0] + Bb[a][1] * dx[1];
+
+          nb->p[a] += wt * r;
+          wtb += node->p[a] * r;
+          for (PetscInt b = 0; b < MPM_DIM; b++) dxb[b] += wt * Bb[a][b] * node->p[a];
+        }
+        wb[0][i] += wtb * w[1][j];
+        wb[1][j] += wtb * w[0][i];
+      }
+    for (PetscInt d = 0; d < MPM_DIM; d++) pb->x[d] += MPMBSplineAdjoint(p->x[d] / g->h[d], wb[d]) / g->h[d] - dxb[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

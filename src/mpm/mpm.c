@@ -1,12 +1,11 @@
-/* The MPM solver as an AdjStepper: the ops that connect the physics to the driver.
- * Increment 1 is the forward model: the adjoint ops (stepadjoint, initialstateadjoint,
- * objectiveadjoint) are NULL; the objective is empty (J = 0); the parameter block is Young's
- * modulus per label, "E". */
+/* The MPM solver as an AdjStepper: the ops that connect the physics to the driver, forward and
+ * adjoint.  Parameter blocks (arrays): "E", "nu", "rho" (one value per label), "gravity" (gx, gy),
+ * "velocity" (vx, vy of each body's initial velocity).  Objectives: objective.c. */
 #include "mpmimpl.h"
 #include <adjsim/io.h>
 #include <adjsim/particles.h>
 
-PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step;
+PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 
 PetscErrorCode MPMRegisterEvents(void)
 {
@@ -22,6 +21,7 @@ PetscErrorCode MPMRegisterEvents(void)
   PetscCall(PetscLogEventRegister("MPMGrid", id, &MPM_Grid));
   PetscCall(PetscLogEventRegister("MPMG2P", id, &MPM_G2P));
   PetscCall(PetscLogEventRegister("MPMStep", id, &MPM_Step));
+  PetscCall(PetscLogEventRegister("MPMStepAdjoint", id, &MPM_StepAdjoint));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -43,45 +43,122 @@ static PetscErrorCode MPMCreateState(AdjStepper st, Vec *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Parameter blocks (arrays, the same on every rank): E, nu, rho per label [Pa, 1, kg/m^3], gravity
+ * (gx, gy) [m/s^2], velocity (vx, vy per body: the initial velocity of body 0, 1, ...) [m/s]. */
+static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec p)
+{
+  PetscFunctionBeginUser;
+  if (gradient) {
+    PetscReal g[4 * MPM_MAX_LABELS + MPM_DIM * (MPM_MAX_BODIES + 1)],
+        G[4 * MPM_MAX_LABELS + MPM_DIM * (MPM_MAX_BODIES + 1)];
+    const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES;
+
+    PetscCall(PetscArraycpy(g, mpm->gE, L));
+    PetscCall(PetscArraycpy(g + L, mpm->gnu, L));
+    PetscCall(PetscArraycpy(g + 2 * L, mpm->grho, L));
+    PetscCall(PetscArraycpy(g + 3 * L, mpm->ggravity, MPM_DIM));
+    PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM, mpm->gvelocity, nv));
+    PetscCallMPI(MPI_Allreduce(g, G, 3 * L + MPM_DIM + nv, MPIU_REAL, MPIU_SUM, mpm->comm));
+    PetscCall(AdjParamsPackGradientArray(params, "E", G, p));
+    PetscCall(AdjParamsPackGradientArray(params, "nu", G + L, p));
+    PetscCall(AdjParamsPackGradientArray(params, "rho", G + 2 * L, p));
+    PetscCall(AdjParamsPackGradientArray(params, "gravity", G + 3 * L, p));
+    PetscCall(AdjParamsPackGradientArray(params, "velocity", G + 3 * L + MPM_DIM, p));
+  } else {
+    PetscReal vel[MPM_DIM * MPM_MAX_BODIES];
+
+    for (PetscInt b = 0; b < mpm->nbodies; b++)
+      for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
+    PetscCall(AdjParamsPackArray(params, "E", mpm->E, p));
+    PetscCall(AdjParamsPackArray(params, "nu", mpm->nu, p));
+    PetscCall(AdjParamsPackArray(params, "rho", mpm->rho, p));
+    PetscCall(AdjParamsPackArray(params, "gravity", mpm->gravity, p));
+    PetscCall(AdjParamsPackArray(params, "velocity", vel, p));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMGetParameters(AdjStepper st, AdjParams params, Vec p)
 {
   MPM mpm;
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
-  PetscCall(AdjParamsPackArray(params, "E", mpm->E, p));
+  PetscCall(MPMPack(mpm, params, PETSC_FALSE, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* New moduli per label: the particles' E, and the time step must stay below the CFL limit. */
-static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
+/* New materials, gravity and body velocities: checked, then copied to the particles (their E, nu and
+ * mass = rho V0; the initial velocities in x0).  The time step must stay below the stability limit
+ * h_min / (c + v) (CFL number 1, not -mpm_cfl: a gradient check or an optimizer moves the parameters
+ * a little past the values the time step was chosen for). */
+static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const PetscReal nu[], const PetscReal rho[],
+                                         const PetscReal gravity[], const PetscReal vel[])
 {
-  MPM               mpm;
-  PetscBool         active;
-  PetscReal         E[MPM_MAX_LABELS], wave = 0;
+  PetscReal         wave = 0, speed = 0, limit;
   MPMMaterialPoint *mat;
+  MPMParticle      *x0;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
-  PetscCall(AdjParamsIsActive(params, "E", &active));
-  if (!active) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(AdjParamsUnpackArray(params, "E", p, E));
   for (PetscInt l = 0; l < mpm->nlabels; l++) {
     PetscReal mu, lambda;
 
     PetscCheck(E[l] > 0 && PetscIsNormalReal(E[l]), mpm->comm, PETSC_ERR_USER_INPUT,
                "Young's modulus parameter E of label %" PetscInt_FMT " = %g Pa is not positive", l, (double)E[l]);
-    MPMLameParameters(E[l], mpm->nu[l], &mu, &lambda);
-    wave = PetscMax(wave, PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
+    PetscCheck(nu[l] > -1 && nu[l] < 0.5, mpm->comm, PETSC_ERR_USER_INPUT,
+               "Poisson ratio parameter nu of label %" PetscInt_FMT " = %g is outside (-1, 0.5)", l, (double)nu[l]);
+    PetscCheck(rho[l] > 0 && PetscIsNormalReal(rho[l]), mpm->comm, PETSC_ERR_USER_INPUT,
+               "Density parameter rho of label %" PetscInt_FMT " = %g kg/m^3 is not positive", l, (double)rho[l]);
+    MPMLameParameters(E[l], nu[l], &mu, &lambda);
+    wave = PetscMax(wave, PetscSqrtReal((lambda + 2 * mu) / rho[l]));
   }
-  PetscCheck(mpm->dt <= mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + mpm->speed_bound), mpm->comm,
-             PETSC_ERR_USER_INPUT, "Young's moduli E make the time step %g s exceed the CFL limit %g s",
-             (double)mpm->dt,
-             (double)(mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + mpm->speed_bound)));
-  for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->E[l] = E[l];
+  for (PetscInt b = 0; b < mpm->nbodies; b++)
+    speed = PetscMax(speed, PetscSqrtReal(PetscSqr(vel[MPM_DIM * b]) + PetscSqr(vel[MPM_DIM * b + 1])));
+  speed += PetscSqrtReal(PetscSqr(gravity[0]) + PetscSqr(gravity[1])) * mpm->final_time;
+  limit = PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + speed);
+  PetscCheck(mpm->dt <= limit, mpm->comm, PETSC_ERR_USER_INPUT,
+             "The parameters (E, nu, rho, gravity, velocity) make the time step %g s exceed the stability limit %g s "
+             "(wave speed %g m/s, speed bound %g m/s)",
+             (double)mpm->dt, (double)limit, (double)wave, (double)speed);
+  for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->E[l] = E[l], mpm->nu[l] = nu[l], mpm->rho[l] = rho[l];
+  for (PetscInt a = 0; a < MPM_DIM; a++) mpm->gravity[a] = gravity[a];
+  for (PetscInt b = 0; b < mpm->nbodies; b++)
+    for (PetscInt a = 0; a < MPM_DIM; a++) mpm->body[b].velocity[a] = vel[MPM_DIM * b + a];
   PetscCall(VecGetArray(mpm->mat, (PetscScalar **)&mat));
-  for (PetscInt i = 0; i < mpm->nhome; i++) mat[i].E = mpm->E[(PetscInt)mat[i].label];
+  PetscCall(VecGetArray(mpm->x0, (PetscScalar **)&x0));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const PetscInt l = (PetscInt)mat[i].label;
+
+    mat[i].E    = mpm->E[l];
+    mat[i].nu   = mpm->nu[l];
+    mat[i].mass = mpm->rho[l] * mat[i].volume;
+    for (PetscInt a = 0; a < MPM_DIM; a++) x0[i].v[a] = mpm->body[mpm->body_of[i]].velocity[a];
+  }
+  PetscCall(VecRestoreArray(mpm->x0, (PetscScalar **)&x0));
   PetscCall(VecRestoreArray(mpm->mat, (PetscScalar **)&mat));
+  mpm->fwd_step = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
+{
+  MPM       mpm;
+  PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS], g[MPM_DIM], vel[MPM_DIM * MPM_MAX_BODIES];
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(PetscArraycpy(E, mpm->E, MPM_MAX_LABELS));
+  PetscCall(PetscArraycpy(nu, mpm->nu, MPM_MAX_LABELS));
+  PetscCall(PetscArraycpy(rho, mpm->rho, MPM_MAX_LABELS));
+  PetscCall(PetscArraycpy(g, mpm->gravity, MPM_DIM));
+  for (PetscInt b = 0; b < mpm->nbodies; b++)
+    for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
+  PetscCall(AdjParamsUnpackArray(params, "E", p, E));
+  PetscCall(AdjParamsUnpackArray(params, "nu", p, nu));
+  PetscCall(AdjParamsUnpackArray(params, "rho", p, rho));
+  PetscCall(AdjParamsUnpackArray(params, "gravity", p, g));
+  PetscCall(AdjParamsUnpackArray(params, "velocity", p, vel));
+  PetscCall(MPMApplyParameters(mpm, E, nu, rho, g, vel));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -95,6 +172,21 @@ static PetscErrorCode MPMInitialState(AdjStepper st, Vec x0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* x0 holds the body velocities: velocity gradient of body b += sum of lambda0.v over its particles. */
+static PetscErrorCode MPMInitialStateAdjoint(AdjStepper st, Vec lambda0)
+{
+  MPM                mpm;
+  const MPMParticle *lb;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(VecGetArrayRead(lambda0, (const PetscScalar **)&lb));
+  for (PetscInt i = 0; i < mpm->nhome; i++)
+    for (PetscInt a = 0; a < MPM_DIM; a++) mpm->gvelocity[MPM_DIM * mpm->body_of[i] + a] += lb[i].v[a];
+  PetscCall(VecRestoreArrayRead(lambda0, (const PetscScalar **)&lb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMStepOp(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
 {
   MPM mpm;
@@ -105,10 +197,33 @@ static PetscErrorCode MPMStepOp(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MPMStepAdjointOp(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMStepAdjoint(mpm, k, xin, lout, lin));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
 {
+  MPM mpm;
+
   PetscFunctionBeginUser;
-  *J = 0;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMObjectiveEvaluate(mpm, k, x, J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMObjectiveAdjointOp(AdjStepper st, AdjStepIndex k, Vec x, Vec lambda)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMObjectiveAdjoint(mpm, k, x, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -121,23 +236,63 @@ static PetscErrorCode MPMRegularization(AdjStepper st, PetscReal *R)
 
 static PetscErrorCode MPMHasObjective(AdjStepper st, PetscBool *has)
 {
+  MPM mpm;
+
   PetscFunctionBeginUser;
-  *has = PETSC_FALSE;
+  PetscCall(MPMFromStepper(st, &mpm));
+  *has = (PetscBool)(mpm->nobs > 0 || mpm->com_on || mpm->com_linear_on);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MPMZeroGradient(AdjStepper st)
 {
+  MPM mpm;
+
   PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(PetscArrayzero(mpm->gE, MPM_MAX_LABELS));
+  PetscCall(PetscArrayzero(mpm->gnu, MPM_MAX_LABELS));
+  PetscCall(PetscArrayzero(mpm->grho, MPM_MAX_LABELS));
+  PetscCall(PetscArrayzero(mpm->ggravity, MPM_DIM));
+  PetscCall(PetscArrayzero(mpm->gvelocity, MPM_DIM * MPM_MAX_BODIES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MPMGetGradient(AdjStepper st, AdjParams params, Vec g)
 {
-  const PetscReal zero[MPM_MAX_LABELS] = {0};
+  MPM mpm;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsPackGradientArray(params, "E", zero, g));
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMPack(mpm, params, PETSC_TRUE, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dJ/dE, dJ/dnu, dJ/drho per label, dJ/dgravity, dJ/dvelocity per body, for the active blocks. */
+static PetscErrorCode MPMWriteGradient(AdjStepper st, AdjOutput out)
+{
+  MPM              mpm;
+  AdjParams        params;
+  const char      *names[5] = {"E", "nu", "rho", "gravity", "velocity"};
+  const char      *units[5] = {"objective per Pa", "objective per unit", "objective per kg/m^3", "objective per m/s^2",
+                               "objective per m/s"};
+  const PetscReal *local[5];
+  PetscInt         n[5];
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjStepperGetParams(st, &params));
+  local[0] = mpm->gE, local[1] = mpm->gnu, local[2] = mpm->grho, local[3] = mpm->ggravity, local[4] = mpm->gvelocity;
+  n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = MPM_DIM * mpm->nbodies;
+  for (PetscInt b = 0; b < 5; b++) {
+    PetscBool active;
+    PetscReal sum[MPM_DIM * MPM_MAX_BODIES];
+
+    PetscCall(AdjParamsIsActive(params, names[b], &active));
+    if (!active) continue;
+    PetscCallMPI(MPI_Allreduce(local[b], sum, (PetscMPIInt)n[b], MPIU_REAL, MPIU_SUM, mpm->comm));
+    PetscCall(AdjOutputWriteGradientArray(out, names[b], units[b], n[b], sum));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -347,6 +502,41 @@ static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
   PetscCall(AdjOutputWriteParameterArray(out, "rho", "kg/m^3", mpm->nlabels, mpm->rho));
   PetscCall(AdjOutputWriteParameterArray(out, "model", "1", mpm->nlabels, model));
   PetscCall(AdjOutputWriteParameterArray(out, "gravity", "m/s^2", MPM_DIM, mpm->gravity));
+  {
+    PetscReal vel[MPM_DIM * MPM_MAX_BODIES];
+
+    for (PetscInt b = 0; b < mpm->nbodies; b++)
+      for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
+    PetscCall(AdjOutputWriteParameterArray(out, "velocity", "m/s", MPM_DIM * mpm->nbodies, vel));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Parameter values (E, nu, rho, gravity, body velocities) from a run file's /parameters, e.g. to resume
+   an optimization; the file must describe the same labels and bodies. */
+static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
+{
+  MPM         mpm;
+  const char *names[5] = {"/parameters/E", "/parameters/nu", "/parameters/rho", "/parameters/gravity",
+                          "/parameters/velocity"};
+  PetscReal   val[5][MPM_DIM * MPM_MAX_BODIES];
+  PetscInt    expect[5];
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  expect[0] = expect[1] = expect[2] = mpm->nlabels, expect[3] = MPM_DIM, expect[4] = MPM_DIM * mpm->nbodies;
+  for (PetscInt b = 0; b < 5; b++) {
+    PetscInt   n;
+    PetscReal *v;
+
+    PetscCall(AdjInputReadArray(mpm->comm, path, names[b], &n, &v));
+    PetscCheck(n == expect[b], mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s: %s holds %" PetscInt_FMT " values, this run needs %" PetscInt_FMT " (labels or bodies differ)",
+               path, names[b], n, expect[b]);
+    PetscCall(PetscArraycpy(val[b], v, n));
+    PetscCall(PetscFree(v));
+  }
+  PetscCall(MPMApplyParameters(mpm, val[0], val[1], val[2], val[3], val[4]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -387,6 +577,10 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMExchangeDestroy(mpm));
+  PetscCall(MPMObjectiveDestroy(mpm));
+  PetscCall(PetscFree(mpm->body_of));
+  PetscCall(VecDestroy(&mpm->gnodesb));
+  PetscCall(VecDestroy(&mpm->lnodesb));
   if (mpm->state_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&mpm->state_type));
   if (mpm->mat_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&mpm->mat_type));
   PetscCall(VecDestroy(&mpm->x0));
@@ -405,22 +599,27 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
 {
   MPM                 mpm;
   AdjParams           params;
-  const AdjStepperOps ops = {.createstate     = MPMCreateState,
-                             .getparameters   = MPMGetParameters,
-                             .setparameters   = MPMSetParameters,
-                             .initialstate    = MPMInitialState,
-                             .step            = MPMStepOp,
-                             .objective       = MPMObjective,
-                             .regularization  = MPMRegularization,
-                             .hasobjective    = MPMHasObjective,
-                             .zerogradient    = MPMZeroGradient,
-                             .getgradient     = MPMGetGradient,
-                             .checkstate      = MPMCheckState,
-                             .writefields     = MPMWriteFields,
-                             .writeparameters = MPMWriteParameters,
-                             .writerestart    = MPMWriteRestart,
-                             .readrestart     = MPMReadRestart,
-                             .destroy         = MPMDestroy};
+  const AdjStepperOps ops = {.createstate         = MPMCreateState,
+                             .getparameters       = MPMGetParameters,
+                             .setparameters       = MPMSetParameters,
+                             .initialstate        = MPMInitialState,
+                             .initialstateadjoint = MPMInitialStateAdjoint,
+                             .step                = MPMStepOp,
+                             .stepadjoint         = MPMStepAdjointOp,
+                             .objective           = MPMObjective,
+                             .objectiveadjoint    = MPMObjectiveAdjointOp,
+                             .regularization      = MPMRegularization,
+                             .hasobjective        = MPMHasObjective,
+                             .zerogradient        = MPMZeroGradient,
+                             .getgradient         = MPMGetGradient,
+                             .checkstate          = MPMCheckState,
+                             .writefields         = MPMWriteFields,
+                             .writeparameters     = MPMWriteParameters,
+                             .writegradient       = MPMWriteGradient,
+                             .readparameters      = MPMReadParameters,
+                             .writerestart        = MPMWriteRestart,
+                             .readrestart         = MPMReadRestart,
+                             .destroy             = MPMDestroy};
 
   PetscFunctionBeginUser;
   PetscCall(MPMRegisterEvents());
@@ -428,6 +627,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   mpm->comm       = comm;
   mpm->state_type = MPI_DATATYPE_NULL;
   mpm->mat_type   = MPI_DATATYPE_NULL;
+  mpm->fwd_step   = -1;
   PetscCallMPI(MPI_Comm_rank(comm, &mpm->rank));
   PetscCallMPI(MPI_Comm_size(comm, &mpm->size));
   PetscCall(AdjStepperCreate(comm, stepper));
@@ -437,6 +637,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(MPMSetUpBodies(mpm));
   PetscCall(MPMSeedParticles(mpm));
   PetscCall(MPMSetUpTime(mpm));
+  PetscCall(MPMObjectiveSetFromOptions(mpm));
   PetscOptionsBegin(comm, NULL, "MPM: output", "MPM");
   PetscCall(PetscOptionsBool("-mpm_output_grid",
                              "Also write the grid mass [kg/m] and velocity [m/s] (grid_mass, grid_vx, grid_vy) at "
@@ -455,9 +656,24 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
     PetscCall(AdjStepperSetGrid(*stepper, mpm->da1, lower, upper));
   }
   PetscCall(AdjStepperGetParams(*stepper, &params));
-  PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
-  PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
-  PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
+  {
+    PetscReal vscale = 0, gscale = PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1]));
+
+    for (PetscInt b = 0; b < mpm->nbodies; b++)
+      vscale = PetscMax(vscale, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
+    PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
+    PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
+    PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
+    PetscCall(AdjParamsAddArray(params, "nu", "1", mpm->nlabels));
+    PetscCall(AdjParamsSetBounds(params, "nu", -0.99, 0.49));
+    PetscCall(AdjParamsAddArray(params, "rho", "kg/m^3", mpm->nlabels));
+    PetscCall(AdjParamsSetScale(params, "rho", mpm->rho[0]));
+    PetscCall(AdjParamsSetBounds(params, "rho", 0.0, PETSC_INFINITY));
+    PetscCall(AdjParamsAddArray(params, "gravity", "m/s^2", MPM_DIM));
+    PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
+    PetscCall(AdjParamsAddArray(params, "velocity", "m/s", MPM_DIM * mpm->nbodies));
+    PetscCall(AdjParamsSetScale(params, "velocity", vscale > 0 ? vscale : 1.0));
+  }
   PetscCall(PetscInfo(NULL,
                       "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT
                       ", dt %g s (CFL limit %g s), %" PetscInt64_FMT " steps\n",

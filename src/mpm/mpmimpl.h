@@ -102,11 +102,32 @@ struct _n_MPM {
   MPMMaterialPoint *pmat;
   Vec               gnodes, lnodes; /* grid nodes: global and ghosted */
   Vec               out[3];         /* grid mass, vx, vy on da1 for output */
+  /* The intermediates above (sf, pin, pmat, gnodes, lnodes) belong to the forward step fwd_step
+   * (-1: none, e.g. after MPMGridFields reused them); the step adjoint reuses them. */
+  AdjStepIndex fwd_step;
+  /* adjoint: owner-side work arrays, node adjoints, body of each home particle */
+  PetscInt          capacity_adj;
+  MPMParticle      *pinb, *poutb;
+  MPMMaterialPoint *pmatb;
+  Vec               gnodesb, lnodesb;
+  PetscInt         *body_of;
+  /* parameter gradients: this rank's partial sums (summed over ranks by getgradient/writegradient) */
+  PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM];
+  PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES];
+  /* objectives (objective.c) */
+  PetscInt      nobs;       /* observed output steps */
+  AdjStepIndex *obs_step;   /* their step numbers */
+  PetscReal   **obs_x;      /* observed positions of the home particles, nhome x MPM_DIM per step */
+  PetscReal    *obs_marker; /* 1 for the observed (marker) home particles, else 0 */
+  PetscReal     obs_weight;
+  PetscReal     com_target[MPM_DIM], com_weight, com_linear[MPM_DIM];
+  PetscBool     com_on, com_linear_on;
 };
 
 /* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
- * right below it in the file; those not written yet are marked there. */
+ * right below it in the file. */
 void      MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL], PetscReal *frac);
+PetscReal MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL]);
 void      MPMLameParameters(PetscReal E, PetscReal nu, PetscReal *mu, PetscReal *lambda);
 void      MPMLameParametersAdjoint(PetscReal E, PetscReal nu, PetscReal mub, PetscReal lambdab, PetscReal *Eb,
                                    PetscReal *nub);
@@ -131,18 +152,37 @@ void MPMKirchhoffAdjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM
 PetscReal      MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]);
 PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
                                  const MPMMaterialPoint mat[], MPMNode **nodes);
+PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                        const MPMMaterialPoint mat[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                        MPMMaterialPoint matb[]);
 PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], MPMNode **nodes);
+PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[],
+                                    const MPMNode *const *nodes, MPMNode **nodesb, PetscReal gravityb[]);
 PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
                                  const MPMNode *const *nodes, MPMParticle pout[]);
+PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
+                                        const MPMNode *const *nodes, const MPMParticle poutb[], MPMParticle pinb[],
+                                        MPMNode **nodesb);
 
 /* Distribution (exchange.c): scatter home -> owner by position, and back. */
 PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x);
 PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x);
 PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x);
 PetscErrorCode MPMExchangeDestroy(MPM mpm);
+PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb);
+PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb);
 
 /* Vec-level operations (step.c) */
 PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout);
+PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
+PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMaterialPoint mat[],
+                                             const MPMMaterialPoint matb[]);
+
+/* Objectives (objective.c) */
+PetscErrorCode MPMObjectiveSetFromOptions(MPM mpm);
+PetscErrorCode MPMObjectiveDestroy(MPM mpm);
+PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J);
+PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
 
 /* Set-up from options (setup.c, bodies.c) */
@@ -152,5 +192,5 @@ PetscErrorCode MPMSetUpBodies(MPM mpm);
 PetscErrorCode MPMSeedParticles(MPM mpm);
 PetscErrorCode MPMSetUpTime(MPM mpm);
 
-extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step;
+extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 PetscErrorCode       MPMRegisterEvents(void);

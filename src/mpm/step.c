@@ -1,7 +1,8 @@
 /* One MLS-MPM step on the distributed grid:
  *   home -> owner scatter (by position), P2G into ghosted nodes, ghost contributions summed to their
  *   owners (DMLocalToGlobal ADD_VALUES), grid update on owned nodes, node velocities to the ghosts
- *   (DMGlobalToLocal), G2P, owner -> home scatter. */
+ *   (DMGlobalToLocal), G2P, owner -> home scatter;
+ * and its discrete adjoint, the same operations transposed in reverse order. */
 #include "mpmimpl.h"
 
 /* Node masses and momenta of the owners' particles pin/pmat, summed over ranks, in gnodes; the
@@ -45,7 +46,88 @@ PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodes, &nodes));
   PetscCall(PetscLogEventEnd(MPM_G2P, 0, 0, 0, 0));
   PetscCall(MPMExchangeToHome(mpm, xout));
+  mpm->fwd_step = k;
   PetscCall(PetscLogEventEnd(MPM_Step, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Per-label parameter gradients from the material adjoints of n owner particles (partial sums of this
+ * rank): E and nu per label, rho per label through mass = rho V0. Not collective. */
+PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMaterialPoint mat[],
+                                             const MPMMaterialPoint matb[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < n; q++) {
+    const PetscInt l = (PetscInt)mat[q].label;
+
+    mpm->gE[l] += matb[q].E;
+    mpm->gnu[l] += matb[q].nu;
+    mpm->grho[l] += matb[q].mass * mat[q].volume;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMStepAdjoint - lin = (dPhi_k/dx)^T lout for the step x_k = Phi_k(x_{k-1}) from xin = x_{k-1}, and
+    the parameter gradients (E, nu, rho per label, gravity) += (dPhi_k/dp)^T lout.  Reuses the
+    forward step's exchange, owner arrays and grid (the AdjStepper contract: called right after
+    MPMStep(k, xin)); recomputes them if they belong to another step.  Every operation of MPMStep
+    in reverse: exchange to home (Reduce, SUM), G2P, node velocities to ghosts (-> DMLocalToGlobal ADD),
+    grid update, ghost sums (-> DMGlobalToLocal INSERT), P2G, exchange to owners (Bcast).
+    lout and lin are home-layout state vectors (distinct). Collective. @*/
+PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
+{
+  MPMNode **nodesb;
+  MPMNode **nodes;
+
+  PetscFunctionBeginUser;
+  if (mpm->fwd_step != k) {
+    Vec y;
+
+    PetscCall(VecDuplicate(xin, &y));
+    PetscCall(MPMStep(mpm, k, xin, y));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(PetscLogEventBegin(MPM_StepAdjoint, 0, 0, 0, 0));
+  if (!mpm->gnodesb) {
+    PetscCall(VecDuplicate(mpm->gnodes, &mpm->gnodesb));
+    PetscCall(VecDuplicate(mpm->lnodes, &mpm->lnodesb));
+  }
+  if (mpm->capacity_adj < mpm->capacity) {
+    PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+    PetscCall(PetscMalloc3(mpm->capacity, &mpm->pinb, mpm->capacity, &mpm->poutb, mpm->capacity, &mpm->pmatb));
+    mpm->capacity_adj = mpm->capacity;
+  }
+  PetscCall(MPMExchangeToHomeAdjoint(mpm, lout));
+  PetscCall(PetscArrayzero(mpm->pinb, mpm->nowned));
+  PetscCall(PetscArrayzero(mpm->pmatb, mpm->nowned));
+  /* G2P */
+  PetscCall(VecZeroEntries(mpm->lnodesb));
+  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodes, &nodes));
+  PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(MPMGridToParticleAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, (const MPMNode *const *)nodes,
+                                     mpm->poutb, mpm->pinb, nodesb));
+  PetscCall(DMDAVecRestoreArray(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodes, &nodes));
+  /* ghost velocities were copies of their owners' values: their adjoints add up at the owners */
+  PetscCall(VecZeroEntries(mpm->gnodesb));
+  PetscCall(DMLocalToGlobal(mpm->da, mpm->lnodesb, ADD_VALUES, mpm->gnodesb));
+  /* grid update */
+  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
+  PetscCall(DMDAVecGetArray(mpm->da, mpm->gnodesb, &nodesb));
+  PetscCall(
+      MPMGridUpdateAdjoint(&mpm->grid, mpm->dt, mpm->gravity, (const MPMNode *const *)nodes, nodesb, mpm->ggravity));
+  PetscCall(DMDAVecRestoreArray(mpm->da, mpm->gnodesb, &nodesb));
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->gnodes, &nodes));
+  /* ghost contributions were summed into their owners: every ghost sees its owner's adjoint */
+  PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
+  /* P2G */
+  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat,
+                                     (const MPMNode *const *)nodesb, mpm->pinb, mpm->pmatb));
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
+  PetscCall(MPMExchangeToOwnersAdjoint(mpm, lin));
+  PetscCall(PetscLogEventEnd(MPM_StepAdjoint, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -58,6 +140,7 @@ PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[M
   const MPMGrid  *g = &mpm->grid;
 
   PetscFunctionBeginUser;
+  mpm->fwd_step = -1; /* the step's intermediates are overwritten */
   PetscCall(MPMExchangeSetUp(mpm, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMScatterToGrid(mpm, 0.0));

@@ -1,0 +1,64 @@
+/* Tangent-linear models of the MPM constitutive kernels, written independently of their adjoints
+ * (kernels.c) for the dot-product tests. */
+#pragma once
+
+#include "mpmtest.h"
+
+typedef PetscScalar Mat2[MPM_DIM][MPM_DIM];
+
+static inline PetscReal Dot(const Mat2 a, const Mat2 b)
+{
+  PetscReal s = 0;
+  for (PetscInt i = 0; i < MPM_DIM; i++)
+    for (PetscInt j = 0; j < MPM_DIM; j++) s += a[i][j] * b[i][j];
+  return s;
+}
+
+/* Tangent of R(F): dR = [[-s, -c], [c, -s]] dtheta, dtheta = (b da - a db) / (a^2 + b^2). */
+static inline void PolarTangent(const Mat2 F, const Mat2 dF, Mat2 dR)
+{
+  const PetscReal a = F[1][0] - F[0][1], b = F[0][0] + F[1][1], da = dF[1][0] - dF[0][1], db = dF[0][0] + dF[1][1];
+  const PetscReal th = PetscAtan2Real(a, b), c = PetscCosReal(th), s = PetscSinReal(th);
+  const PetscReal dth = (b * da - a * db) / (a * a + b * b);
+
+  dR[0][0] = -s * dth, dR[0][1] = -c * dth, dR[1][0] = c * dth, dR[1][1] = -s * dth;
+}
+
+static inline void LameTangent(PetscReal E, PetscReal nu, PetscReal dE, PetscReal dnu, PetscReal *dmu,
+                               PetscReal *dlambda)
+{
+  const PetscReal g = (1 + nu) * (1 - 2 * nu);
+
+  *dmu     = dE / (2 * (1 + nu)) - E * dnu / (2 * (1 + nu) * (1 + nu));
+  *dlambda = nu / g * dE + E * (1 + 2 * nu * nu) / (g * g) * dnu;
+}
+
+/* dtau of model m at (F, E, nu) in direction (dF, dE, dnu). */
+static inline void KirchhoffTangent(PetscInt m, PetscReal E, PetscReal nu, const Mat2 F, const Mat2 dF, PetscReal dE,
+                                    PetscReal dnu, Mat2 dtau)
+{
+  PetscReal       mu, lambda, dmu, dlambda;
+  const PetscReal J  = MPMDeterminant(F);
+  const PetscReal dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
+  Mat2            R, dR;
+
+  MPMLameParameters(E, nu, &mu, &lambda);
+  LameTangent(E, nu, dE, dnu, &dmu, &dlambda);
+  MPMPolarRotation(F, R);
+  PolarTangent(F, dF, dR);
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt b = 0; b < MPM_DIM; b++) {
+      PetscScalar ffd = 0, ff = 0, rfd = 0, rf = 0;
+      for (PetscInt k = 0; k < MPM_DIM; k++) {
+        ffd += dF[a][k] * F[b][k] + F[a][k] * dF[b][k];
+        ff += F[a][k] * F[b][k];
+        rfd += dR[a][k] * F[b][k] + R[a][k] * dF[b][k];
+        rf += R[a][k] * F[b][k];
+      }
+      if (m == MPM_MODEL_FIXED_COROTATED)
+        dtau[a][b] = 2 * mu * (ffd - rfd) + 2 * dmu * (ff - rf) +
+                     (a == b ? lambda * (2 * J - 1) * dJ + dlambda * (J * J - J) : 0);
+      else
+        dtau[a][b] = mu * ffd + dmu * (ff - (a == b)) + (a == b ? lambda * dJ / J + dlambda * PetscLogReal(J) : 0);
+    }
+}

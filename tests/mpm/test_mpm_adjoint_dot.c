@@ -1,0 +1,651 @@
+/* Dot-product tests of the MPM transfer adjoints (kernels.c, exchange.c, step.c):
+ *   <T du, y> = <du, T^T y>   to 1e-12 relative to |T du| |y|,
+ * with T the tangent-linear model of each kernel, written here independently of the adjoints (forward
+ * mode, by hand) and itself checked against central differences of the forward kernel (1e-6):
+ *   P2G (x, v, C, F, mass, E, nu -> node mass and momentum), grid update (mass, momentum, gravity ->
+ *   velocity; sticky and slip walls, empty nodes), G2P (x, F, node velocities -> x, v, C, F),
+ *   the particle exchange both ways, and the whole distributed step (state and E, nu, rho, gravity)
+ *   on a state whose particles cross rank boundaries.  Run on 1, 2 and 4 ranks. */
+#include "mpmtangent.h"
+#include "adjtest.h"
+
+#define NP_KERNEL 40
+
+/* dw/dt of the quadratic B-spline weights (base fixed). */
+static void BSplineTangent(PetscReal t, PetscReal dw[MPM_STENCIL])
+{
+  const PetscReal f = t - PetscFloorReal(t - 0.5);
+
+  dw[0] = -(1.5 - f), dw[1] = -2.0 * (f - 1.0), dw[2] = f - 0.5;
+}
+
+/* Weights, their tangents and the offsets' tangents of one particle. */
+typedef struct {
+  PetscInt  base[MPM_DIM];
+  PetscReal w[MPM_DIM][MPM_STENCIL], dw[MPM_DIM][MPM_STENCIL], f[MPM_DIM];
+} Stencil;
+
+static void StencilTangent(const MPMGrid *g, const PetscScalar x[], const PetscScalar dx[], Stencil *s)
+{
+  for (PetscInt d = 0; d < MPM_DIM; d++) {
+    PetscReal dwdt[MPM_STENCIL];
+    MPMBSpline(x[d] / g->h[d], &s->base[d], s->w[d], &s->f[d]);
+    BSplineTangent(x[d] / g->h[d], dwdt);
+    for (PetscInt o = 0; o < MPM_STENCIL; o++) s->dw[d][o] = dwdt[o] * dx[d] / g->h[d];
+  }
+}
+
+/* Tangent of MPMParticleToGrid: dnodes += d(m_i, P_i). */
+static void P2GTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[], const MPMMaterialPoint mat[],
+                       const MPMParticle dp[], const MPMMaterialPoint dmat[], MPMNode **dnodes)
+{
+  for (PetscInt q = 0; q < n; q++) {
+    Stencil         s;
+    Mat2            tau, dtau, A, dA;
+    const PetscReal m = mat[q].mass, dm = dmat[q].mass;
+
+    StencilTangent(g, p[q].x, dp[q].x, &s);
+    MPMKirchhoff(&mat[q], p[q].F, tau);
+    KirchhoffTangent((PetscInt)mat[q].model, mat[q].E, mat[q].nu, p[q].F, dp[q].F, dmat[q].E, dmat[q].nu, dtau);
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) {
+        const PetscReal Dinv = 4.0 / (g->h[b] * g->h[b]);
+        A[a][b]              = m * p[q].C[a][b] - dt * mat[q].volume * tau[a][b] * Dinv;
+        dA[a][b]             = dm * p[q].C[a][b] + m * dp[q].C[a][b] - dt * mat[q].volume * dtau[a][b] * Dinv;
+      }
+    for (PetscInt j = 0; j < MPM_STENCIL; j++)
+      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
+        const PetscReal wt            = s.w[0][i] * s.w[1][j];
+        const PetscReal dwt           = s.dw[0][i] * s.w[1][j] + s.w[0][i] * s.dw[1][j];
+        const PetscReal off[MPM_DIM]  = {(i - s.f[0]) * g->h[0], (j - s.f[1]) * g->h[1]};
+        const PetscReal doff[MPM_DIM] = {-dp[q].x[0], -dp[q].x[1]};
+        MPMNode        *nd            = &dnodes[s.base[1] + j][s.base[0] + i];
+
+        nd->m += dwt * m + wt * dm;
+        for (PetscInt a = 0; a < MPM_DIM; a++) {
+          const PetscReal val  = m * p[q].v[a] + A[a][0] * off[0] + A[a][1] * off[1];
+          const PetscReal dval = dm * p[q].v[a] + m * dp[q].v[a] + dA[a][0] * off[0] + dA[a][1] * off[1] +
+                                 A[a][0] * doff[0] + A[a][1] * doff[1];
+          nd->p[a] += dwt * val + wt * dval;
+        }
+      }
+  }
+}
+
+/* The walls as the forward applies them (a copy, so that the test does not share the kernel's helper). */
+static void Walls(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[])
+{
+  const PetscInt idx[2] = {i, j};
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt side = 0; side < 2; side++) {
+      if (!(side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width)) continue;
+      if (g->wall[d][side] == MPM_WALL_STICKY)
+        v[0] = v[1] = 0;
+      else if (g->wall[d][side] == MPM_WALL_SLIP)
+        v[d] = 0;
+    }
+}
+
+/* Tangent of MPMGridUpdate on the owned nodes: in = (m, P) before the update, din; out: dout = (dm, dv). */
+static void GridTangent(const MPMGrid *g, PetscReal dt, const MPMNode *const *in, const MPMNode *const *din,
+                        const PetscReal dg[], MPMNode **dout)
+{
+  for (PetscInt j = g->s[1]; j < g->s[1] + g->m[1]; j++)
+    for (PetscInt i = g->s[0]; i < g->s[0] + g->m[0]; i++) {
+      const MPMNode *a = &in[j][i], *da = &din[j][i];
+      MPMNode       *o = &dout[j][i];
+
+      o->m = da->m;
+      for (PetscInt c = 0; c < MPM_DIM; c++)
+        o->p[c] = a->m > 0 ? da->p[c] / a->m - a->p[c] * da->m / (a->m * a->m) + dt * dg[c] : 0;
+      Walls(g, i, j, o->p);
+    }
+}
+
+/* Tangent of MPMGridToParticle: dpout from dpin (x, F) and the node velocity tangents dnodes. */
+static void G2PTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[], const MPMNode *const *nodes,
+                       const MPMParticle dpin[], const MPMNode *const *dnodes, MPMParticle dpout[])
+{
+  for (PetscInt q = 0; q < n; q++) {
+    Stencil   s;
+    Mat2      B = {{0, 0}, {0, 0}}, dB = {{0, 0}, {0, 0}}, C, dC;
+    PetscReal v[MPM_DIM] = {0, 0}, dv[MPM_DIM] = {0, 0};
+
+    StencilTangent(g, pin[q].x, dpin[q].x, &s);
+    for (PetscInt j = 0; j < MPM_STENCIL; j++)
+      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
+        const PetscReal wt            = s.w[0][i] * s.w[1][j];
+        const PetscReal dwt           = s.dw[0][i] * s.w[1][j] + s.w[0][i] * s.dw[1][j];
+        const PetscReal off[MPM_DIM]  = {(i - s.f[0]) * g->h[0], (j - s.f[1]) * g->h[1]};
+        const PetscReal doff[MPM_DIM] = {-dpin[q].x[0], -dpin[q].x[1]};
+        const MPMNode  *nd = &nodes[s.base[1] + j][s.base[0] + i], *dnd = &dnodes[s.base[1] + j][s.base[0] + i];
+
+        for (PetscInt a = 0; a < MPM_DIM; a++) {
+          v[a] += wt * nd->p[a];
+          dv[a] += dwt * nd->p[a] + wt * dnd->p[a];
+          for (PetscInt b = 0; b < MPM_DIM; b++) {
+            B[a][b] += wt * nd->p[a] * off[b];
+            dB[a][b] += dwt * nd->p[a] * off[b] + wt * dnd->p[a] * off[b] + wt * nd->p[a] * doff[b];
+          }
+        }
+      }
+    for (PetscInt a = 0; a < MPM_DIM; a++) {
+      dpout[q].v[a] = dv[a];
+      dpout[q].x[a] = dpin[q].x[a] + dt * dv[a];
+      for (PetscInt b = 0; b < MPM_DIM; b++) {
+        C[a][b]          = B[a][b] * 4.0 / (g->h[b] * g->h[b]);
+        dC[a][b]         = dB[a][b] * 4.0 / (g->h[b] * g->h[b]);
+        dpout[q].C[a][b] = dC[a][b];
+      }
+    }
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) {
+        PetscReal t = dpin[q].F[a][b];
+        for (PetscInt k = 0; k < MPM_DIM; k++) t += dt * (dC[a][k] * pin[q].F[k][b] + C[a][k] * dpin[q].F[k][b]);
+        dpout[q].F[a][b] = t;
+      }
+  }
+}
+
+/* ---- helpers on flat arrays ---- */
+static PetscReal FlatDot(PetscInt n, const void *a, const void *b)
+{
+  const PetscReal *x = (const PetscReal *)a, *y = (const PetscReal *)b;
+  PetscReal        s = 0;
+  for (PetscInt i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+
+static PetscReal GlobalSum(PetscReal v)
+{
+  PetscReal g;
+  MPI_Allreduce(&v, &g, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD);
+  return g;
+}
+
+static PetscErrorCode FlatRandom(PetscRandom rnd, PetscInt n, void *a, PetscReal scale)
+{
+  PetscReal *x = (PetscReal *)a;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar r;
+    PetscCall(PetscRandomGetValue(rnd, &r));
+    x[i] = scale * r;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A full node array [(M1+1)][(M0+1)] on this rank (the kernel tests do not use the DMDA). */
+static PetscErrorCode NodesCreate(const MPMGrid *g, MPMNode ***nodes)
+{
+  MPMNode *mem;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(g->M[1] + 1, nodes));
+  PetscCall(PetscCalloc1((g->M[0] + 1) * (g->M[1] + 1), &mem));
+  for (PetscInt j = 0; j <= g->M[1]; j++) (*nodes)[j] = mem + j * (g->M[0] + 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode NodesDestroy(MPMNode ***nodes)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree((*nodes)[0]));
+  PetscCall(PetscFree(*nodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define NODES_N(g) ((g)->M[0] + 1) * ((g)->M[1] + 1) * MPM_NNODE
+
+static void NodesZero(const MPMGrid *g, MPMNode **a)
+{
+  PetscArrayzero(a[0], (g->M[0] + 1) * (g->M[1] + 1));
+}
+
+/* Random particles (positions in the interior, F with J > 0.3) with random materials of both models. */
+static PetscErrorCode RandomParticles(PetscRandom rnd, const MPMGrid *g, PetscInt n, MPMParticle p[],
+                                      MPMMaterialPoint mat[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < n; q++) {
+    PetscScalar r;
+
+    do {
+      PetscCall(FlatRandom(rnd, MPM_NSTATE, &p[q], 1.0));
+      for (PetscInt d = 0; d < MPM_DIM; d++) p[q].x[d] = g->L[d] * (0.5 + 0.4 * p[q].x[d]);
+      for (PetscInt a = 0; a < MPM_DIM; a++)
+        for (PetscInt b = 0; b < MPM_DIM; b++) p[q].F[a][b] = (a == b) + 0.3 * p[q].F[a][b];
+    } while (MPMDeterminant(p[q].F) < 0.3);
+    PetscCall(PetscRandomGetValue(rnd, &r));
+    mat[q].volume = 0.25 * g->h[0] * g->h[1];
+    mat[q].mass   = (1000 + 300 * r) * mat[q].volume;
+    mat[q].E      = 1e4 * (1.5 + r);
+    PetscCall(PetscRandomGetValue(rnd, &r));
+    mat[q].nu    = 0.25 + 0.15 * r;
+    mat[q].label = 0;
+    mat[q].model = q % 2;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Relative max-norm gap between a tangent and central differences, over n reals. */
+static PetscReal FDGap(PetscInt n, const void *tangent, const void *plus, const void *minus, PetscReal h)
+{
+  const PetscReal *t = (const PetscReal *)tangent, *a = (const PetscReal *)plus, *b = (const PetscReal *)minus;
+  PetscReal        gap = 0, scale = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    gap   = PetscMax(gap, PetscAbsReal((a[i] - b[i]) / (2 * h) - t[i]));
+    scale = PetscMax(scale, PetscAbsReal(t[i]));
+  }
+  return gap / scale;
+}
+
+/* Kernel-level tests on local arrays (every rank its own random particles; sums over ranks). */
+static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
+{
+  MPMGrid         g  = mpm->grid; /* full local grid: every rank updates every node */
+  const PetscReal dt = 2e-3, h = 1e-6;
+  const PetscInt  n = NP_KERNEL, nn = NODES_N(&mpm->grid);
+  PetscRandom     rnd;
+  MPMParticle p[NP_KERNEL], dp[NP_KERNEL], pb[NP_KERNEL], pp[NP_KERNEL], pm[NP_KERNEL], out[NP_KERNEL], dout[NP_KERNEL],
+      outb[NP_KERNEL], outp[NP_KERNEL], outm[NP_KERNEL];
+  MPMMaterialPoint mat[NP_KERNEL], dmat[NP_KERNEL], matb[NP_KERNEL], matp[NP_KERNEL], matm[NP_KERNEL];
+  MPMNode        **nodes, **dnodes, **nodesb, **np_, **nm_, **vel;
+  PetscMPIInt      rank;
+  PetscReal        gravity[MPM_DIM] = {0.3, -9.81}, dg[MPM_DIM], gb[MPM_DIM], gp[MPM_DIM], gm[MPM_DIM];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  for (PetscInt d = 0; d < MPM_DIM; d++) g.s[d] = g.gs[d] = 0, g.m[d] = g.gm[d] = g.M[d] + 1;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(rnd, 7 + 13 * rank));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(NodesCreate(&g, &nodes));
+  PetscCall(NodesCreate(&g, &dnodes));
+  PetscCall(NodesCreate(&g, &nodesb));
+  PetscCall(NodesCreate(&g, &np_));
+  PetscCall(NodesCreate(&g, &nm_));
+  PetscCall(NodesCreate(&g, &vel));
+  PetscCall(RandomParticles(rnd, &g, n, p, mat));
+  PetscCall(FlatRandom(rnd, n * MPM_NSTATE, dp, 1.0));
+  for (PetscInt q = 0; q < n; q++) {
+    for (PetscInt d = 0; d < MPM_DIM; d++) dp[q].x[d] *= 0.1 * g.h[d];
+    dmat[q]      = (MPMMaterialPoint){0, 0, 0, 0, 0, 0};
+    dmat[q].mass = 0.1 * mat[q].mass * dp[q].v[0];
+    dmat[q].E    = 0.1 * mat[q].E * dp[q].v[1];
+    dmat[q].nu   = 0.05 * dp[q].C[0][0];
+  }
+
+  /* P2G: (x, v, C, F, mass, E, nu) -> (m_i, P_i) */
+  {
+    PetscReal lhs, rhs, scale;
+
+    NodesZero(&g, dnodes);
+    P2GTangent(&g, dt, n, p, mat, dp, dmat, dnodes);
+    PetscCall(FlatRandom(rnd, nn, nodesb[0], 1.0));
+    PetscCall(PetscArrayzero(pb, n));
+    PetscCall(PetscArrayzero(matb, n));
+    PetscCall(MPMParticleToGridAdjoint(&g, dt, n, p, mat, (const MPMNode *const *)nodesb, pb, matb));
+    lhs   = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]));
+    rhs   = GlobalSum(FlatDot(n * MPM_NSTATE, dp, pb) + FlatDot(n * MPM_NMAT, dmat, matb));
+    scale = PetscSqrtReal(GlobalSum(FlatDot(nn, dnodes[0], dnodes[0]))) *
+            PetscSqrtReal(GlobalSum(FlatDot(nn, nodesb[0], nodesb[0])));
+    PetscCall(AdjTestReportScaled("P2G (x,v,C,F,m,E,nu)", lhs, rhs, scale, 1e-12, fail));
+    for (PetscInt q = 0; q < n; q++) {
+      PetscReal *a = (PetscReal *)&pp[q], *b = (PetscReal *)&pm[q], *x = (PetscReal *)&p[q], *dx = (PetscReal *)&dp[q];
+      for (PetscInt c = 0; c < MPM_NSTATE; c++) a[c] = x[c] + h * dx[c], b[c] = x[c] - h * dx[c];
+      matp[q] = mat[q], matm[q] = mat[q];
+      matp[q].mass += h * dmat[q].mass, matm[q].mass -= h * dmat[q].mass;
+      matp[q].E += h * dmat[q].E, matm[q].E -= h * dmat[q].E;
+      matp[q].nu += h * dmat[q].nu, matm[q].nu -= h * dmat[q].nu;
+    }
+    NodesZero(&g, np_);
+    NodesZero(&g, nm_);
+    PetscCall(MPMParticleToGrid(&g, dt, n, pp, matp, np_));
+    PetscCall(MPMParticleToGrid(&g, dt, n, pm, matm, nm_));
+    PetscCall(MPMTestReport("P2G tangent vs central differences (max rel.)", FDGap(nn, dnodes[0], np_[0], nm_[0], h),
+                            1e-6, fail));
+  }
+
+  /* Grid update: (m_i, P_i, g) -> (m_i, v_i), on nodes from P2G (some empty, some under walls) */
+  {
+    PetscReal lhs, rhs, scale;
+
+    NodesZero(&g, nodes);
+    PetscCall(MPMParticleToGrid(&g, dt, n, p, mat, nodes)); /* the linearization point (m, P) */
+    PetscCall(FlatRandom(rnd, nn, dnodes[0], 1.0));
+    for (PetscInt j = 0; j <= g.M[1]; j++)
+      for (PetscInt i = 0; i <= g.M[0]; i++) dnodes[j][i].m *= 0.1 * nodes[j][i].m; /* keep m + h dm > 0 */
+    PetscCall(FlatRandom(rnd, MPM_DIM, dg, 1.0));
+    PetscCall(FlatRandom(rnd, nn, nodesb[0], 1.0));
+    NodesZero(&g, np_);
+    GridTangent(&g, dt, (const MPMNode *const *)nodes, (const MPMNode *const *)dnodes, dg, np_); /* np_ = T du */
+    PetscCall(PetscArraycpy(vel[0], nodes[0], (g.M[0] + 1) * (g.M[1] + 1)));
+    PetscCall(MPMGridUpdate(&g, dt, gravity, vel));
+    lhs   = GlobalSum(FlatDot(nn, np_[0], nodesb[0]));
+    scale = PetscSqrtReal(GlobalSum(FlatDot(nn, np_[0], np_[0]))) *
+            PetscSqrtReal(GlobalSum(FlatDot(nn, nodesb[0], nodesb[0])));
+    gb[0] = gb[1] = 0;
+    PetscCall(MPMGridUpdateAdjoint(&g, dt, gravity, (const MPMNode *const *)vel, nodesb, gb));
+    rhs = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]) + FlatDot(MPM_DIM, dg, gb));
+    PetscCall(AdjTestReportScaled("grid update (m,P,g; walls)", lhs, rhs, scale, 1e-12, fail));
+    /* central differences */
+    for (PetscInt c = 0; c < MPM_DIM; c++) gp[c] = gravity[c] + h * dg[c], gm[c] = gravity[c] - h * dg[c];
+    {
+      MPMNode **a = nm_, **b = nodesb; /* reuse as plus/minus */
+      for (PetscInt k = 0; k < (g.M[0] + 1) * (g.M[1] + 1); k++) {
+        const MPMNode x = nodes[0][k], dx = dnodes[0][k];
+        a[0][k].m = x.m + h * dx.m, b[0][k].m = x.m - h * dx.m;
+        for (PetscInt c = 0; c < MPM_DIM; c++) a[0][k].p[c] = x.p[c] + h * dx.p[c], b[0][k].p[c] = x.p[c] - h * dx.p[c];
+      }
+      PetscCall(MPMGridUpdate(&g, dt, gp, a));
+      PetscCall(MPMGridUpdate(&g, dt, gm, b));
+      PetscCall(MPMTestReport("grid update tangent vs central differences (max rel.)", FDGap(nn, np_[0], a[0], b[0], h),
+                              1e-6, fail));
+    }
+  }
+
+  /* G2P: (x, F, v_i) -> (x, v, C, F) with the node velocities vel of the grid update above */
+  {
+    PetscReal lhs, rhs, scale;
+
+    PetscCall(FlatRandom(rnd, nn, dnodes[0], 1.0));
+    PetscCall(MPMGridToParticle(&g, dt, n, p, (const MPMNode *const *)vel, out));
+    G2PTangent(&g, dt, n, p, (const MPMNode *const *)vel, dp, (const MPMNode *const *)dnodes, dout);
+    PetscCall(FlatRandom(rnd, n * MPM_NSTATE, outb, 1.0));
+    PetscCall(PetscArrayzero(pb, n));
+    NodesZero(&g, nodesb);
+    PetscCall(MPMGridToParticleAdjoint(&g, dt, n, p, (const MPMNode *const *)vel, outb, pb, nodesb));
+    lhs = GlobalSum(FlatDot(n * MPM_NSTATE, dout, outb));
+    /* v and C of the input do not enter G2P: their tangent is ignored, their adjoint must be 0 */
+    for (PetscInt q = 0; q < n; q++) {
+      PetscCheck(pb[q].v[0] == 0 && pb[q].v[1] == 0 && pb[q].C[0][0] == 0 && pb[q].C[1][1] == 0, PETSC_COMM_SELF,
+                 PETSC_ERR_PLIB, "G2P adjoint wrote into the v, C slots of the input");
+      for (PetscInt a = 0; a < MPM_DIM; a++) {
+        dp[q].v[a] = 0;
+        for (PetscInt b = 0; b < MPM_DIM; b++) dp[q].C[a][b] = 0;
+      }
+    }
+    rhs   = GlobalSum(FlatDot(n * MPM_NSTATE, dp, pb) + FlatDot(nn, dnodes[0], nodesb[0]));
+    scale = PetscSqrtReal(GlobalSum(FlatDot(n * MPM_NSTATE, dout, dout))) *
+            PetscSqrtReal(GlobalSum(FlatDot(n * MPM_NSTATE, outb, outb)));
+    PetscCall(AdjTestReportScaled("G2P (x,F,v_i)", lhs, rhs, scale, 1e-12, fail));
+    for (PetscInt q = 0; q < n; q++) {
+      PetscReal *a = (PetscReal *)&pp[q], *b = (PetscReal *)&pm[q], *x = (PetscReal *)&p[q], *dx = (PetscReal *)&dp[q];
+      for (PetscInt c = 0; c < MPM_NSTATE; c++) a[c] = x[c] + h * dx[c], b[c] = x[c] - h * dx[c];
+    }
+    for (PetscInt k = 0; k < (g.M[0] + 1) * (g.M[1] + 1); k++) {
+      np_[0][k] = vel[0][k], nm_[0][k] = vel[0][k];
+      for (PetscInt c = 0; c < MPM_DIM; c++)
+        np_[0][k].p[c] += h * dnodes[0][k].p[c], nm_[0][k].p[c] -= h * dnodes[0][k].p[c];
+    }
+    PetscCall(MPMGridToParticle(&g, dt, n, pp, (const MPMNode *const *)np_, outp));
+    PetscCall(MPMGridToParticle(&g, dt, n, pm, (const MPMNode *const *)nm_, outm));
+    PetscCall(MPMTestReport("G2P tangent vs central differences (max rel.)", FDGap(n * MPM_NSTATE, dout, outp, outm, h),
+                            1e-6, fail));
+  }
+  PetscCall(NodesDestroy(&nodes));
+  PetscCall(NodesDestroy(&dnodes));
+  PetscCall(NodesDestroy(&nodesb));
+  PetscCall(NodesDestroy(&np_));
+  PetscCall(NodesDestroy(&nm_));
+  PetscCall(NodesDestroy(&vel));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Tangent of the whole distributed step at x (after MPMStep(k, x) was run): dy from dx and the material and
+ * gravity perturbations (dE, dnu, drho per label, dg). */
+static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const PetscReal dE[], const PetscReal dnu[],
+                                  const PetscReal drho[], const PetscReal dg[], Vec dy)
+{
+  MPMParticle      *pin, *dpin, *dpout;
+  MPMMaterialPoint *dmat;
+  Vec               lP, gP, ldn, gdn, gdv, ldv;
+  MPMNode         **a, **b, **c;
+  const PetscInt    n = mpm->nowned;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMStep(mpm, k, x, dy)); /* the forward intermediates (sf, pin, pmat, lnodes) */
+  PetscCall(PetscMalloc4(n + 1, &pin, n + 1, &dpin, n + 1, &dpout, n + 1, &dmat));
+  PetscCall(PetscArraycpy(pin, mpm->pin, n));
+  PetscCall(MPMExchangeToOwners(mpm, dx)); /* linear: the perturbations travel like the particles */
+  PetscCall(PetscArraycpy(dpin, mpm->pin, n));
+  PetscCall(PetscArraycpy(mpm->pin, pin, n));
+  for (PetscInt q = 0; q < n; q++) {
+    const PetscInt l = (PetscInt)mpm->pmat[q].label;
+    dmat[q]          = (MPMMaterialPoint){drho[l] * mpm->pmat[q].volume, 0, dE[l], dnu[l], 0, 0};
+  }
+  PetscCall(DMGetLocalVector(mpm->da, &lP));
+  PetscCall(DMGetLocalVector(mpm->da, &ldn));
+  PetscCall(DMGetLocalVector(mpm->da, &ldv));
+  PetscCall(DMGetGlobalVector(mpm->da, &gP));
+  PetscCall(DMGetGlobalVector(mpm->da, &gdn));
+  PetscCall(DMGetGlobalVector(mpm->da, &gdv));
+  /* forward (m, P) and its tangent, summed over ranks */
+  PetscCall(VecZeroEntries(lP));
+  PetscCall(VecZeroEntries(ldn));
+  PetscCall(DMDAVecGetArray(mpm->da, lP, &a));
+  PetscCall(DMDAVecGetArray(mpm->da, ldn, &b));
+  PetscCall(MPMParticleToGrid(&mpm->grid, mpm->dt, n, pin, mpm->pmat, a));
+  P2GTangent(&mpm->grid, mpm->dt, n, pin, mpm->pmat, dpin, dmat, b);
+  PetscCall(DMDAVecRestoreArray(mpm->da, ldn, &b));
+  PetscCall(DMDAVecRestoreArray(mpm->da, lP, &a));
+  PetscCall(VecZeroEntries(gP));
+  PetscCall(VecZeroEntries(gdn));
+  PetscCall(DMLocalToGlobal(mpm->da, lP, ADD_VALUES, gP));
+  PetscCall(DMLocalToGlobal(mpm->da, ldn, ADD_VALUES, gdn));
+  PetscCall(DMDAVecGetArray(mpm->da, gP, &a));
+  PetscCall(DMDAVecGetArray(mpm->da, gdn, &b));
+  PetscCall(DMDAVecGetArray(mpm->da, gdv, &c));
+  GridTangent(&mpm->grid, mpm->dt, (const MPMNode *const *)a, (const MPMNode *const *)b, dg, c);
+  PetscCall(DMDAVecRestoreArray(mpm->da, gdv, &c));
+  PetscCall(DMDAVecRestoreArray(mpm->da, gdn, &b));
+  PetscCall(DMDAVecRestoreArray(mpm->da, gP, &a));
+  PetscCall(DMGlobalToLocal(mpm->da, gdv, INSERT_VALUES, ldv));
+  PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodes, &a));
+  PetscCall(DMDAVecGetArray(mpm->da, ldv, &b));
+  G2PTangent(&mpm->grid, mpm->dt, n, pin, (const MPMNode *const *)a, dpin, (const MPMNode *const *)b, dpout);
+  PetscCall(DMDAVecRestoreArray(mpm->da, ldv, &b));
+  PetscCall(DMDAVecRestoreArray(mpm->da, mpm->lnodes, &a));
+  PetscCall(PetscArraycpy(mpm->pout, dpout, n));
+  PetscCall(MPMExchangeToHome(mpm, dy));
+  mpm->fwd_step = -1; /* pout was overwritten: the adjoint must not reuse this step */
+  PetscCall(DMRestoreLocalVector(mpm->da, &lP));
+  PetscCall(DMRestoreLocalVector(mpm->da, &ldn));
+  PetscCall(DMRestoreLocalVector(mpm->da, &ldv));
+  PetscCall(DMRestoreGlobalVector(mpm->da, &gP));
+  PetscCall(DMRestoreGlobalVector(mpm->da, &gdn));
+  PetscCall(DMRestoreGlobalVector(mpm->da, &gdv));
+  PetscCall(PetscFree4(pin, dpin, dpout, dmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Scales the random state perturbation to sensible sizes: positions by h/10. */
+static PetscErrorCode ScalePerturbation(MPM mpm, Vec dx)
+{
+  MPMParticle *p;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(dx, (PetscScalar **)&p));
+  for (PetscInt i = 0; i < mpm->nhome; i++)
+    for (PetscInt d = 0; d < MPM_DIM; d++) p[i].x[d] *= 0.1 * mpm->grid.h[d];
+  PetscCall(VecRestoreArray(dx, (PetscScalar **)&p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
+{
+  MPM             mpm;
+  Vec             x, dx, dy, yb, xb, yp, ym, xp, xm;
+  const PetscReal h            = 1e-6;
+  PetscReal dE[MPM_MAX_LABELS] = {0}, dnu[MPM_MAX_LABELS] = {0}, drho[MPM_MAX_LABELS] = {0}, dg[MPM_DIM] = {0.2, -0.4};
+  PetscReal lhs, rhs, nb, ny, G[3 * MPM_MAX_LABELS + MPM_DIM], Gs[3 * MPM_MAX_LABELS + MPM_DIM];
+  const AdjStepperOps *ops;
+  const AdjStepIndex   k = 25;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, &mpm));
+  PetscCall(AdjStepperGetOps(st, &ops));
+  PetscCall(ops->createstate(st, &x));
+  PetscCall(VecDuplicate(x, &dx));
+  PetscCall(VecDuplicate(x, &dy));
+  PetscCall(VecDuplicate(x, &yb));
+  PetscCall(VecDuplicate(x, &xb));
+  PetscCall(VecDuplicate(x, &yp));
+  PetscCall(VecDuplicate(x, &ym));
+  PetscCall(VecDuplicate(x, &xp));
+  PetscCall(VecDuplicate(x, &xm));
+  PetscCall(MPMTestRun(st, k - 1, x, NULL, NULL)); /* a state with stress, rotation and moving particles */
+  PetscCall(AdjTestRandom(dx, 3));
+  PetscCall(ScalePerturbation(mpm, dx));
+  PetscCall(AdjTestRandom(yb, 4));
+  for (PetscInt l = 0; l < mpm->nlabels; l++)
+    dE[l] = 0.1 * mpm->E[l] * (l ? -0.7 : 1.0), dnu[l] = 0.03 * (l ? 1 : -1), drho[l] = 50.0 * (l + 1);
+
+  /* the exchange alone: home -> owner (Reduce) and owner -> home (Bcast) against their adjoints */
+  {
+    PetscReal *y;
+    PetscInt   n;
+
+    PetscCall(MPMStep(mpm, k, x, dy)); /* builds the SF and allocates the adjoint arrays below */
+    PetscCall(MPMStepAdjoint(mpm, k, x, yb, xb));
+    n = mpm->nowned * MPM_NSTATE; /* owned by this rank at the start of step k */
+    PetscCall(MPMExchangeToOwners(mpm, dx));
+    PetscCall(PetscMalloc1(n + 1, &y));
+    for (PetscInt i = 0; i < n; i++) y[i] = PetscSinReal(1.0 + 3.7 * i + 11.0 * mpm->rank);
+    PetscCall(PetscArraycpy((PetscReal *)mpm->pinb, y, n));
+    lhs = GlobalSum(FlatDot(n, mpm->pin, y));
+    PetscCall(MPMExchangeToOwnersAdjoint(mpm, xb));
+    PetscCall(VecDot(dx, xb, &rhs));
+    PetscCall(VecNorm(xb, NORM_2, &nb));
+    PetscCall(AdjTestReportScaled("exchange home -> owner (Reduce vs Bcast)", lhs, rhs,
+                                  PetscSqrtReal(GlobalSum(FlatDot(n, mpm->pin, mpm->pin))) * nb, 1e-12, fail));
+    PetscCall(PetscArraycpy((PetscReal *)mpm->pout, y, n));
+    PetscCall(MPMExchangeToHome(mpm, dy));
+    PetscCall(VecDot(dy, yb, &lhs));
+    PetscCall(MPMExchangeToHomeAdjoint(mpm, yb));
+    rhs = GlobalSum(FlatDot(n, y, mpm->poutb));
+    PetscCall(VecNorm(dy, NORM_2, &nb));
+    PetscCall(VecNorm(yb, NORM_2, &ny));
+    PetscCall(AdjTestReportScaled("exchange owner -> home (Bcast vs Reduce)", lhs, rhs, nb * ny, 1e-12, fail));
+    PetscCall(PetscFree(y));
+  }
+
+  /* the whole step: state and parameters */
+  PetscCall(StepTangent(mpm, k, x, dx, dE, dnu, drho, dg, dy));
+  PetscCall(ops->zerogradient(st));
+  PetscCall(MPMStep(mpm, k, x, yp)); /* the contract: the adjoint right after its forward step */
+  PetscCall(MPMStepAdjoint(mpm, k, x, yb, xb));
+  PetscCall(VecDot(dy, yb, &lhs));
+  PetscCall(VecDot(dx, xb, &rhs));
+  PetscCall(PetscArraycpy(G, mpm->gE, MPM_MAX_LABELS));
+  PetscCall(PetscArraycpy(G + MPM_MAX_LABELS, mpm->gnu, MPM_MAX_LABELS));
+  PetscCall(PetscArraycpy(G + 2 * MPM_MAX_LABELS, mpm->grho, MPM_MAX_LABELS));
+  PetscCall(PetscArraycpy(G + 3 * MPM_MAX_LABELS, mpm->ggravity, MPM_DIM));
+  PetscCallMPI(MPI_Allreduce(G, Gs, 3 * MPM_MAX_LABELS + MPM_DIM, MPIU_REAL, MPIU_SUM, mpm->comm));
+  for (PetscInt l = 0; l < mpm->nlabels; l++)
+    rhs += dE[l] * Gs[l] + dnu[l] * Gs[MPM_MAX_LABELS + l] + drho[l] * Gs[2 * MPM_MAX_LABELS + l];
+  rhs += dg[0] * Gs[3 * MPM_MAX_LABELS] + dg[1] * Gs[3 * MPM_MAX_LABELS + 1];
+  PetscCall(VecNorm(dy, NORM_2, &nb));
+  PetscCall(VecNorm(yb, NORM_2, &ny));
+  PetscCall(AdjTestReportScaled("whole step (state, E, nu, rho, gravity)", lhs, rhs, nb * ny, 1e-12, fail));
+  /* the step tangent against central differences (state and parameters together) */
+  {
+    PetscReal         E0[MPM_MAX_LABELS], nu0[MPM_MAX_LABELS], rho0[MPM_MAX_LABELS], g0[MPM_DIM], gap;
+    MPMMaterialPoint *mat;
+
+    PetscCall(PetscArraycpy(E0, mpm->E, MPM_MAX_LABELS));
+    PetscCall(PetscArraycpy(nu0, mpm->nu, MPM_MAX_LABELS));
+    PetscCall(PetscArraycpy(rho0, mpm->rho, MPM_MAX_LABELS));
+    PetscCall(PetscArraycpy(g0, mpm->gravity, MPM_DIM));
+    for (PetscInt sgn = -1; sgn <= 1; sgn += 2) {
+      PetscCall(VecWAXPY(sgn > 0 ? xp : xm, sgn * h, dx, x));
+      PetscCall(VecGetArray(mpm->mat, (PetscScalar **)&mat));
+      for (PetscInt i = 0; i < mpm->nhome; i++) {
+        const PetscInt l = (PetscInt)mat[i].label;
+        mat[i].E         = E0[l] + sgn * h * dE[l];
+        mat[i].nu        = nu0[l] + sgn * h * dnu[l];
+        mat[i].mass      = (rho0[l] + sgn * h * drho[l]) * mat[i].volume;
+      }
+      PetscCall(VecRestoreArray(mpm->mat, (PetscScalar **)&mat));
+      for (PetscInt a = 0; a < MPM_DIM; a++) mpm->gravity[a] = g0[a] + sgn * h * dg[a];
+      PetscCall(MPMStep(mpm, k, sgn > 0 ? xp : xm, sgn > 0 ? yp : ym));
+    }
+    PetscCall(VecGetArray(mpm->mat, (PetscScalar **)&mat));
+    for (PetscInt i = 0; i < mpm->nhome; i++) {
+      const PetscInt l = (PetscInt)mat[i].label;
+      mat[i].E = E0[l], mat[i].nu = nu0[l], mat[i].mass = rho0[l] * mat[i].volume;
+    }
+    PetscCall(VecRestoreArray(mpm->mat, (PetscScalar **)&mat));
+    for (PetscInt a = 0; a < MPM_DIM; a++) mpm->gravity[a] = g0[a];
+    PetscCall(VecAXPY(yp, -1.0, ym));
+    PetscCall(VecScale(yp, 1.0 / (2 * h)));
+    PetscCall(VecAXPY(yp, -1.0, dy));
+    PetscCall(VecNorm(yp, NORM_INFINITY, &gap));
+    PetscCall(VecNorm(dy, NORM_INFINITY, &nb));
+    PetscCall(MPMTestReport("whole-step tangent vs central differences (max rel.)", gap / nb, 1e-6, fail));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&dx));
+  PetscCall(VecDestroy(&dy));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(VecDestroy(&xb));
+  PetscCall(VecDestroy(&yp));
+  PetscCall(VecDestroy(&ym));
+  PetscCall(VecDestroy(&xp));
+  PetscCall(VecDestroy(&xm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  /* Two bodies of different labels and models moving across the middle of the box (rank boundaries on 2
+   * and 4 ranks), a slip floor they reach and sticky walls whose nodes their stencils touch. */
+  const char *const opts[] = {"-mpm_grid",
+                              "16,16",
+                              "-mpm_wall_width",
+                              "2",
+                              "-mpm_wall_xlo",
+                              "sticky",
+                              "-mpm_wall_xhi",
+                              "none",
+                              "-mpm_wall_ylo",
+                              "slip",
+                              "-mpm_wall_yhi",
+                              "none",
+                              "-mpm_E",
+                              "2e3,6e3",
+                              "-mpm_nu",
+                              "0.3,0.2",
+                              "-mpm_rho",
+                              "1000,1400",
+                              "-mpm_model",
+                              "fixed-corotated,neo-hookean",
+                              "-mpm_gravity",
+                              "0.5,-6",
+                              "-mpm_body0",
+                              "box:0.1,0.14,0.4,0.4:0:1.2,-0.5",
+                              "-mpm_body1",
+                              "disk:0.7,0.35,0.14:1:-1.0,0.4",
+                              "-mpm_final_time",
+                              "0.2",
+                              NULL};
+  AdjStepper        st;
+  PetscInt          fail = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(MPMTestCreate(PETSC_COMM_WORLD, opts, NULL, &st));
+  {
+    MPM mpm;
+    PetscCall(AdjStepperGetContext(st, &mpm));
+    PetscCall(KernelTests(mpm, &fail));
+  }
+  PetscCall(StepTests(st, &fail));
+  PetscCall(AdjStepperDestroy(&st));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " check(s) failed\n", fail ? "FAIL" : "PASS", fail));
+  PetscCall(PetscFinalize());
+  return fail ? 1 : 0;
+}
