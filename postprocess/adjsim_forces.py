@@ -49,7 +49,7 @@ def parse_args(argv):
                     help="body centre and rear half-length: report the recirculation length behind x0 + R")
     ap.add_argument("--control-volume", action="store_true",
                     help="cross-check C_D, C_L by a momentum balance on the whole box (steady flows)")
-    ap.add_argument("--plot", metavar="PNG", default=None, help="plot C_D and C_L against time to this file")
+    ap.add_argument("-o", "--plot", metavar="PNG", default=None, help="plot C_D and C_L against time to this file")
     for name in ("cd", "st", "recirculation"):
         ap.add_argument(f"--expect-{name}", metavar="LO,HI", default=None,
                         help=f"exit 1 unless the {name} value lies in [LO, HI]")
@@ -66,8 +66,8 @@ def pair(text_value, option):
 
 def strouhal(t, cl, length, velocity):
     """Dominant frequency of C_L (mean removed, Hann window), refined by a parabola through the peak."""
-    if len(t) < 16 or np.ptp(cl) < 1e-12:
-        return float("nan")
+    if len(t) < 16 or np.ptp(cl) < 1e-6 * max(1.0, float(np.max(np.abs(cl)))):
+        return float("nan")  # no oscillation to measure
     dt = np.mean(np.diff(t))
     x = (cl - cl.mean()) * np.hanning(len(cl))
     spec = np.abs(np.fft.rfft(x))

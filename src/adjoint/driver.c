@@ -184,6 +184,29 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A run whose state went bad at step k + 1 (NaN, blow-up): the last good state x_k goes to the
+ * run file (a field slice, unless step k already has one) and to the standalone restart file, which
+ * is complete and valid, so the user can look at it and continue from it with a smaller step. */
+static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
+{
+  PetscBool   yes;
+  const char *path;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputIsOutputStep(drv->out, k, n, &yes));
+  if (!yes) {
+    PetscCall(AdjOutputBeginStep(drv->out, k, k * dt));
+    PetscCall(drv->ops->writefields(drv->stepper, drv->out, drv->x));
+  }
+  PetscCall(drv->ops->writerestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
+  PetscCall(AdjOutputGetRestartPath(drv->out, &path));
+  PetscCall(PetscPrintf(drv->comm,
+                        "adjsim: the last good state (step %" PetscInt64_FMT ", t = %g s) is in the restart file %s "
+                        "(continue with -restart %s and a smaller time step)\n",
+                        (PetscInt64)k, (double)(k * dt), path, path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, PetscReal *J)
 {
   AdjStepIndex    n, k0 = 0;
@@ -204,8 +227,11 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   *J = 0;
   PetscCall(AdjProgressStart(&pr, (PetscBool)(drv->quiet || !write_output), drv->progress_interval));
   for (AdjStepIndex k = k0 + 1; k <= n; k++) {
+    PetscErrorCode bad;
     PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
-    PetscCall(drv->ops->checkstate(drv->stepper, k, drv->y));
+    bad = drv->ops->checkstate(drv->stepper, k, drv->y); /* collective: the same code on every rank */
+    if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
+    PetscCall(bad);
     PetscCall(VecSwap(drv->x, drv->y));
     PetscCall(drv->ops->objective(drv->stepper, k, drv->x, &Jk));
     *J += Jk;
