@@ -4,7 +4,7 @@
 #include <adjsim/fluid.h>
 #include <adjsim/stepper.h>
 #include <petscdmda.h>
-#include <adjsim/periodic.h>
+#include <adjsim/fftsolver.h>
 #include <petscksp.h>
 #include <adjsim/geometry.h>
 
@@ -97,7 +97,7 @@ struct _n_Fluid {
   Mat               A;        /* -D G, SPD (semi-definite when singular) */
   KSP               ksp;      /* prefix -fluid_ */
   MatNullSpace      nullsp;
-  AdjPeriodicSolver fft;
+  AdjFFTSolver fft;
   PetscInt          ksp_its; /* iterations of the last solve */
   /* work */
   Vec xloc;                 /* ghosted state */

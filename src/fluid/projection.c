@@ -3,9 +3,10 @@
  * D: cell divergence of the face velocities; G: face gradient of a cell potential, zero on faces
  * with a prescribed normal velocity (homogeneous Neumann for phi), Dirichlet phi = 0 on outflow
  * faces.  A = -D G is the 5-point Laplacian with those conditions: symmetric positive
- * (semi-)definite, solved by KSP (CG + multigrid, prefix -fluid_) or, on a periodic box, by FFTW
- * (AdjPeriodicSolver, src/numerics/periodic.c).  The solve starts from a zero guess every time, so the projection is a
- * pure function of its input (bit-for-bit restarts, exact adjoint later). */
+ * (semi-)definite, solved by KSP (CG + multigrid, prefix -fluid_) or, on any of our boxes, by FFTW
+ * (AdjFFTSolver, src/numerics/fftsolver.c: DFT in periodic directions, DCT/DST in the others).  The solve starts from a
+ * zero guess every time, so the projection is a pure function of its input (bit-for-bit restarts, exact adjoint later).
+ */
 #include "fluidimpl.h"
 
 const char *const FluidPoissonTypes[] = {"auto", "ksp", "fftw", "FluidPoissonType", "FLUID_POISSON_", NULL};
@@ -153,7 +154,8 @@ static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidPoissonSetUp - the pressure solver: FFTW on a periodic box (default there), otherwise KSP:
+/*@ FluidPoissonSetUp - the pressure solver: FFTW (the default: exact, a DFT in periodic directions and
+    the DCT/DST matching the Neumann or Dirichlet conditions in the others), or KSP:
     CG with PETSc's algebraic multigrid GAMG (about 20 iterations to 1e-10 on the cavity, and
     deterministic: bit-for-bit restarts).  -fluid_ksp_* and -fluid_pc_* options override it, e.g.
     -fluid_pc_type hypre (BoomerAMG, about 7 iterations; its bit-reproducibility with Debian's
@@ -161,25 +163,28 @@ static PetscErrorCode FluidAssembleLaplacian(Fluid fl)
 PetscErrorCode FluidPoissonSetUp(Fluid fl)
 {
   const FluidGrid *g = &fl->grid;
-  PetscBool periodic = (PetscBool)(g->bc[0][0].type == FLUID_BC_PERIODIC && g->bc[1][0].type == FLUID_BC_PERIODIC);
-  PC        pc;
-  PetscReal hmin = PetscMin(g->h[0], g->h[1]);
+  PC               pc;
+  PetscReal        hmin = PetscMin(g->h[0], g->h[1]);
 
   PetscFunctionBeginUser;
   fl->singular = PETSC_TRUE;
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++)
       if (g->bc[d][s].type == FLUID_BC_OUTFLOW) fl->singular = PETSC_FALSE;
-  if (fl->poisson == FLUID_POISSON_AUTO) fl->poisson = periodic ? FLUID_POISSON_FFTW : FLUID_POISSON_KSP;
-  PetscCheck(fl->poisson != FLUID_POISSON_FFTW || periodic, fl->comm, PETSC_ERR_USER_INPUT,
-             "-fluid_poisson fftw needs a periodic box (-fluid_bc_x* and -fluid_bc_y* periodic); walls, inflow and "
-             "outflow need -fluid_poisson ksp (DCT/DST transforms are not implemented yet)");
+  if (fl->poisson == FLUID_POISSON_AUTO) fl->poisson = FLUID_POISSON_FFTW; /* every box the solver has */
+
   PetscCall(DMCreateGlobalVector(fl->pda, &fl->div));
   PetscCall(VecDuplicate(fl->div, &fl->phi));
   PetscCall(DMCreateLocalVector(fl->pda, &fl->philoc));
   PetscCall(VecSet(fl->philoc, 0.0));
   if (fl->poisson == FLUID_POISSON_FFTW) {
-    PetscCall(AdjPeriodicSolverCreate(fl->pda, fl->grid.h[0], fl->grid.h[1], &fl->fft));
+    AdjFFTBoundary bc[2][2];
+    for (PetscInt d = 0; d < FLUID_DIM; d++)
+      for (PetscInt side = 0; side < 2; side++)
+        bc[d][side] = g->bc[d][side].type == FLUID_BC_PERIODIC  ? ADJ_FFT_PERIODIC
+                      : g->bc[d][side].type == FLUID_BC_OUTFLOW ? ADJ_FFT_DIRICHLET
+                                                                : ADJ_FFT_NEUMANN;
+    PetscCall(AdjFFTSolverCreate(fl->pda, fl->grid.h[0], fl->grid.h[1], bc, &fl->fft));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FluidAssembleLaplacian(fl));
@@ -214,7 +219,7 @@ PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
   if (fl->poisson == FLUID_POISSON_FFTW)
-    PetscCall(AdjPeriodicSolverSolve(fl->fft, 0.0, 1.0, b, phi)); /* -DG phi = b, zero mean */
+    PetscCall(AdjFFTSolverSolve(fl->fft, 0.0, 1.0, b, phi)); /* -DG phi = b, zero mean */
   else {
     PetscCall(KSPSolve(fl->ksp, b, phi));
     PetscCall(KSPGetConvergedReason(fl->ksp, &reason));
@@ -235,7 +240,7 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
   PetscCall(KSPDestroy(&fl->ksp));
   PetscCall(MatDestroy(&fl->A));
   PetscCall(MatNullSpaceDestroy(&fl->nullsp));
-  PetscCall(AdjPeriodicSolverDestroy(&fl->fft));
+  PetscCall(AdjFFTSolverDestroy(&fl->fft));
   PetscCall(VecDestroy(&fl->div));
   PetscCall(VecDestroy(&fl->phi));
   PetscCall(VecDestroy(&fl->philoc));

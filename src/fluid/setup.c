@@ -157,8 +157,9 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                                fl->initial_dset[0], fl->initial_dset[0], sizeof(fl->initial_dset[0]), NULL));
   PetscCall(PetscOptionsString("-fluid_initial_v_dataset", "Dataset of the y-face velocity v [m/s] in that file", "",
                                fl->initial_dset[1], fl->initial_dset[1], sizeof(fl->initial_dset[1]), NULL));
-  PetscCall(PetscOptionsEList("-fluid_poisson", "Pressure solver: auto (fftw on a periodic box, else ksp), ksp, fftw",
-                              "", FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));
+  PetscCall(PetscOptionsEList(
+      "-fluid_poisson", "Pressure solver: auto (= fftw), fftw (exact: DFT/DCT/DST per direction), ksp (CG + GAMG)", "",
+      FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));
   PetscOptionsEnd();
   PetscCheck(!(set_nu && set_re), fl->comm, PETSC_ERR_USER_INPUT, "Give either -fluid_nu or -fluid_re, not both");
   if (set_re) {

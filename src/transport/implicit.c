@@ -7,7 +7,7 @@
  * i.e. c' - tau/2 D_full(kappa, c') = c + tau/2 D_full(kappa, c).  A = I - tau/2 D_lin is symmetric
  * positive definite on the uniform grid (face diffusivity the mean of its two cells; boundary rules
  * only touch the diagonal).  Solvers: CG + algebraic multigrid on the assembled A (ksp), or the
- * FFT diagonalisation of A on a periodic grid with constant kappa (fftw: AdjPeriodicSolver, src/numerics/periodic.c).
+ * FFT diagonalisation of A on a periodic grid with constant kappa (fftw: AdjFFTSolver, src/numerics/fftsolver.c).
  */
 #include "transportimpl.h"
 
@@ -117,7 +117,7 @@ PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
   PetscCall(VecDuplicate(tr->cloc, &im->cloc2));
   PetscCall(VecSet(im->cloc2, 0.0)); /* corner ghosts are never read but keep them defined */
   if (im->solver == TRANSPORT_CN_FFTW)
-    PetscCall(AdjPeriodicSolverCreate(tr->da, tr->grid.hx, tr->grid.hy, &im->fft));
+    PetscCall(AdjFFTSolverCreate(tr->da, tr->grid.hx, tr->grid.hy, NULL, &im->fft));
   else
     PetscCall(TransportCNCreateKSP(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -140,7 +140,7 @@ PetscErrorCode TransportImplicitDestroy(Transport tr)
   PetscFunctionBeginUser;
   PetscCall(MatDestroy(&im->A));
   PetscCall(KSPDestroy(&im->ksp));
-  PetscCall(AdjPeriodicSolverDestroy(&im->fft));
+  PetscCall(AdjFFTSolverDestroy(&im->fft));
   PetscCall(VecDestroy(&im->bdry));
   PetscCall(VecDestroy(&im->kappa_setup));
   PetscCall(VecDestroy(&im->half));
@@ -273,7 +273,7 @@ PetscErrorCode TransportCNSolve(Transport tr, PetscReal tau, Vec r, Vec x)
   if (im->kappa_zero)
     PetscCall(VecCopy(r, x));
   else if (im->solver == TRANSPORT_CN_FFTW)
-    PetscCall(AdjPeriodicSolverSolve(im->fft, 1.0, 0.5 * tau * im->kappa_const, r, x));
+    PetscCall(AdjFFTSolverSolve(im->fft, 1.0, 0.5 * tau * im->kappa_const, r, x));
   else {
     KSPConvergedReason reason;
     PetscInt           its;

@@ -4,7 +4,7 @@
 #include <adjsim/transport.h>
 #include <adjsim/stepper.h>
 #include <petscdmda.h>
-#include <adjsim/periodic.h>
+#include <adjsim/fftsolver.h>
 
 typedef enum { TRANSPORT_BC_PERIODIC, TRANSPORT_BC_DIRICHLET, TRANSPORT_BC_NEUMANN } TransportBCType;
 
@@ -58,7 +58,7 @@ typedef struct {
   TransportCNSolverType  solver;         /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
   Mat                    A;              /* I - tau/2 D_lin, assembled (ksp) */
   KSP                    ksp;            /* CG + algebraic multigrid, prefix -transport_ */
-  AdjPeriodicSolver      fft;            /* (fftw) (I + tau kappa/2 K)^{-1}, K = -Laplacian */
+  AdjFFTSolver      fft;            /* (fftw) (I + tau kappa/2 K)^{-1}, K = -Laplacian */
   PetscReal              tau;            /* substep the operators are set up for (0: none yet) */
   Vec                    kappa_setup;    /* the diffusivity they were set up with */
   PetscReal              kappa_const;    /* (fftw) the constant diffusivity [m^2/s] */

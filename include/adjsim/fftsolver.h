@@ -1,0 +1,41 @@
+/* AdjFFTSolver: (a I + b K) x = r on a cell-centred 2D DMDA (dof 1), where K = -L is the negated
+ * 5-point Laplacian with, per side, a periodic, Neumann (ghost = inner: zero normal derivative at
+ * the face) or Dirichlet (ghost = -inner: zero value at the face) condition, solved exactly by
+ * FFTW-MPI real-to-real transforms in each direction:
+ *   periodic:            DFT (FFTW_R2HC / HC2R),  modes k = 0..N-1,   theta_k = 2 pi k / N
+ *   Neumann-Neumann:     DCT-II / DCT-III,        k = 0..N-1,         theta_k = pi k / N
+ *   Dirichlet-Dirichlet: DST-II / DST-III,        k = 0..N-1,         theta_k = pi (k+1) / N
+ *   Neumann-Dirichlet:   DCT-IV,                  k = 0..N-1,         theta_k = pi (k+1/2) / N
+ *   Dirichlet-Neumann:   DST-IV,                  k = 0..N-1,         theta_k = pi (k+1/2) / N
+ * and K's eigenvalues 4/hx^2 sin^2(theta_x/2) + 4/hy^2 sin^2(theta_y/2).  Used by the
+ * Crank-Nicolson substep of scalar transport (a = 1, b = tau kappa/2, periodic box) and by the
+ * fluid's pressure Poisson equation (a = 0, b = 1, any mix of the above).  Modes where
+ * a + b K = 0 (the mean when a = 0 and no side is Dirichlet) are set to zero: the zero-mean
+ * solution.  The operator is symmetric, and so is this solve: its transpose is itself.
+ *
+ * Layout.  FFTW-MPI splits a row-major n0 x n1 array into slabs of whole rows, the DMDA into a 2D
+ * process grid.  The natural ordering j Mx + i is row-major with n0 = My, n1 = Mx, and FFTW's slabs
+ * are consecutive row blocks in rank order, so one VecScatter (built from the DMDA's AO) moves a
+ * DMDA global vector to a Vec owned in those slabs and back.  The forward transform leaves its output
+ * transposed (FFTW_MPI_TRANSPOSED_OUT) and the inverse takes it so, saving two global transposes
+ * per solve: the division is pointwise.  Plans use FFTW_ESTIMATE, so every solve rounds the same
+ * from run to run. */
+#pragma once
+
+#include <adjsim/sys.h>
+#include <petscdmda.h>
+
+typedef struct _p_AdjFFTSolver *AdjFFTSolver;
+
+typedef enum { ADJ_FFT_PERIODIC, ADJ_FFT_NEUMANN, ADJ_FFT_DIRICHLET } AdjFFTBoundary;
+
+/*@ AdjFFTSolverCreate - plans the transforms and the redistribution for da (cell sizes hx, hy) with
+    the condition bc[d][s] on side s (0 low, 1 high) of direction d (0 x, 1 y); bc NULL: periodic
+    box.  Periodic must be on both sides of a direction or on neither. Collective. @*/
+PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs);
+
+/*@ AdjFFTSolverSolve - x = (a I + b K)^{-1} r; r and x are global vectors of da and may be the
+    same. Collective. @*/
+PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec r, Vec x);
+
+PetscErrorCode AdjFFTSolverDestroy(AdjFFTSolver *fs);
