@@ -22,12 +22,18 @@ const char *const FluidProfiles[] = {"uniform", "parabolic", "FluidProfile", "FL
  * parabola 6 U t (L - t) / L^2 whose mean over the side is U (peak 3/2 U). */
 PetscReal FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal t)
 {
+  return g->bc[d][s].velocity * FluidInflowShape(g, d, s, t);
+}
+
+/* d(inflow profile)/d(velocity): 1, or 6 t (L - t) / L^2; 0 on sides that are not inflow. */
+PetscReal FluidInflowShape(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal t)
+{
   const FluidBC  *bc = &g->bc[d][s];
   const PetscReal Lt = g->L[1 - d];
 
   if (bc->type != FLUID_BC_INFLOW) return 0;
-  if (bc->profile == FLUID_PROFILE_UNIFORM) return bc->velocity;
-  return 6 * bc->velocity * t * (Lt - t) / (Lt * Lt);
+  if (bc->profile == FLUID_PROFILE_UNIFORM) return 1;
+  return 6 * t * (Lt - t) / (Lt * Lt);
 }
 
 /* Tangential ghost = sigma * inner + beta (see the rules above). */
@@ -156,7 +162,13 @@ PetscErrorCode FluidFillPressureGhosts(const FluidGrid *g, PetscScalar **phi)
  * map drops beta, and its transpose, applied in the reverse order of the forward assignments, is
  * for each rule: xbar_a += c_a xbar_b, then xbar_b = 0 (the forward overwrote x_b). */
 
-static void FluidFillTangentialAdjoint(const FluidGrid *g, FluidCell **xb)
+/* The wall speed U enters the tangential ghost as beta = 2 U: dJ/dU += 2 * (adjoint of the ghost). */
+static inline void FluidWallSpeedAdjoint(const FluidBC *bc, PetscScalar ghostbar, PetscScalar *gU)
+{
+  if (bc->type == FLUID_BC_WALL) *gU += 2 * ghostbar;
+}
+
+static void FluidFillTangentialAdjoint(const FluidGrid *g, FluidCell **xb, PetscScalar gbc[2][2])
 {
   const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym, Mx = g->M[0], My = g->M[1];
   PetscReal      sigma, beta;
@@ -164,21 +176,33 @@ static void FluidFillTangentialAdjoint(const FluidGrid *g, FluidCell **xb)
   if (g->bc[1][0].type != FLUID_BC_PERIODIC) {
     if (gye > My) {
       FluidTangentialRule(&g->bc[1][1], &sigma, &beta);
-      for (PetscInt i = g->gxs; i < gxe; i++) xb[My - 1][i].u += sigma * xb[My][i].u, xb[My][i].u = 0;
+      for (PetscInt i = g->gxs; i < gxe; i++) {
+        FluidWallSpeedAdjoint(&g->bc[1][1], xb[My][i].u, &gbc[1][1]);
+        xb[My - 1][i].u += sigma * xb[My][i].u, xb[My][i].u = 0;
+      }
     }
     if (g->gys < 0) {
       FluidTangentialRule(&g->bc[1][0], &sigma, &beta);
-      for (PetscInt i = g->gxs; i < gxe; i++) xb[0][i].u += sigma * xb[-1][i].u, xb[-1][i].u = 0;
+      for (PetscInt i = g->gxs; i < gxe; i++) {
+        FluidWallSpeedAdjoint(&g->bc[1][0], xb[-1][i].u, &gbc[1][0]);
+        xb[0][i].u += sigma * xb[-1][i].u, xb[-1][i].u = 0;
+      }
     }
   }
   if (g->bc[0][0].type != FLUID_BC_PERIODIC) {
     if (gxe > Mx) {
       FluidTangentialRule(&g->bc[0][1], &sigma, &beta);
-      for (PetscInt j = g->gys; j < gye; j++) xb[j][Mx - 1].v += sigma * xb[j][Mx].v, xb[j][Mx].v = 0;
+      for (PetscInt j = g->gys; j < gye; j++) {
+        FluidWallSpeedAdjoint(&g->bc[0][1], xb[j][Mx].v, &gbc[0][1]);
+        xb[j][Mx - 1].v += sigma * xb[j][Mx].v, xb[j][Mx].v = 0;
+      }
     }
     if (g->gxs < 0) {
       FluidTangentialRule(&g->bc[0][0], &sigma, &beta);
-      for (PetscInt j = g->gys; j < gye; j++) xb[j][0].v += sigma * xb[j][-1].v, xb[j][-1].v = 0;
+      for (PetscInt j = g->gys; j < gye; j++) {
+        FluidWallSpeedAdjoint(&g->bc[0][0], xb[j][-1].v, &gbc[0][0]);
+        xb[j][0].v += sigma * xb[j][-1].v, xb[j][-1].v = 0;
+      }
     }
   }
 }
@@ -216,32 +240,45 @@ static void FluidFillNormalOutflowAdjoint(const FluidGrid *g, FluidCell **xb)
     }
 }
 
-/* Transpose of FluidFillNormalPrescribed: prescribed faces do not depend on the state. */
-static void FluidFillNormalPrescribedAdjoint(const FluidGrid *g, FluidCell **xb)
+/* Transpose of FluidFillNormalPrescribed: prescribed faces do not depend on the state, only on the
+ * inflow speed U of their side (value = sign U shape(t)): dJ/dU += sign shape(t) * (face adjoint). */
+static void FluidFillNormalPrescribedAdjoint(const FluidGrid *g, FluidCell **xb, PetscScalar gbc[2][2])
 {
   const PetscInt gxe = g->gxs + g->gxm, gye = g->gys + g->gym;
 
   for (PetscInt s = 0; s < 2; s++) {
-    const PetscInt fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
-    const FluidBC *bx = &g->bc[0][s], *by = &g->bc[1][s];
+    const PetscReal sign = s ? -1.0 : 1.0;
+    const PetscInt  fi = s ? g->M[0] : 0, fj = s ? g->M[1] : 0;
+    const FluidBC  *bx = &g->bc[0][s], *by = &g->bc[1][s];
 
     if (bx->type != FLUID_BC_PERIODIC && bx->type != FLUID_BC_OUTFLOW && fi >= g->gxs && fi < gxe)
-      for (PetscInt j = g->gys; j < gye; j++) xb[j][fi].u = 0;
+      for (PetscInt j = g->gys; j < gye; j++) {
+        gbc[0][s] += sign * FluidInflowShape(g, 0, s, (j + 0.5) * g->h[1]) * xb[j][fi].u;
+        xb[j][fi].u = 0;
+      }
     if (by->type != FLUID_BC_PERIODIC && by->type != FLUID_BC_OUTFLOW && fj >= g->gys && fj < gye)
-      for (PetscInt i = g->gxs; i < gxe; i++) xb[fj][i].v = 0;
+      for (PetscInt i = g->gxs; i < gxe; i++) {
+        gbc[1][s] += sign * FluidInflowShape(g, 1, s, (i + 0.5) * g->h[0]) * xb[fj][i].v;
+        xb[fj][i].v = 0;
+      }
   }
 }
 
 /*@ FluidFillBoundaryAdjoint - transpose of the tangent of FluidFillBoundary on a ghosted local
     adjoint array: moves the adjoint of every boundary value onto the interior values it was
-    computed from and zeroes it. Not collective. @*/
-PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb)
+    computed from and zeroes it; gbc[d][s] += dJ/d(velocity of side s of direction d) (inflow speed
+    or wall speed), this rank's part (each rank's local array holds its own partial adjoints, halo
+    entries included, so the sum over ranks is the whole). Not collective. @*/
+PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb, PetscScalar gbc[2][2])
 {
+  PetscScalar unused[2][2] = {{0, 0}, {0, 0}};
+
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Boundary, 0, 0, 0, 0));
-  FluidFillTangentialAdjoint(g, xb);
+  if (!gbc) gbc = unused;
+  FluidFillTangentialAdjoint(g, xb, gbc);
   FluidFillNormalOutflowAdjoint(g, xb);
-  FluidFillNormalPrescribedAdjoint(g, xb);
+  FluidFillNormalPrescribedAdjoint(g, xb, gbc);
   PetscCall(PetscLogEventEnd(FLUID_Boundary, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

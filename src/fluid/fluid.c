@@ -78,17 +78,49 @@ static PetscErrorCode FluidBodyUnpack(Fluid fl, AdjParams params, Vec p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* dJ/d(side velocity) for xlo, xhi, ylo, yhi (the same on every rank). */
+static PetscErrorCode FluidBoundaryGradient(Fluid fl, PetscScalar g[4])
+{
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&fl->gbc_local[0][0], g, 4, MPIU_SCALAR, MPIU_SUM, fl->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* New side velocities (inflow speed, wall speed); the time step must stay within the stability
+ * limit of the fastest boundary speed. */
+static PetscErrorCode FluidSetBoundaryVelocities(Fluid fl, const PetscReal v[4])
+{
+  PetscReal umax = fl->uscale, limit;
+
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < 4; q++) {
+    PetscCheck(PetscIsNormalReal(v[q]) || v[q] == 0, fl->comm, PETSC_ERR_USER_INPUT,
+               "Boundary velocity %g is not finite", (double)v[q]);
+    umax =
+        PetscMax(umax, (fl->grid.bc[q / 2][q % 2].profile == FLUID_PROFILE_PARABOLIC ? 1.5 : 1.0) * PetscAbsReal(v[q]));
+  }
+  PetscCall(FluidStabilityLimit(&fl->grid, fl->nu, umax, umax, &limit));
+  PetscCheck(fl->dt <= limit, fl->comm, PETSC_ERR_USER_INPUT,
+             "Boundary velocities up to %g m/s make the time step %g s exceed the stability limit %g s", (double)umax,
+             (double)fl->dt, (double)limit);
+  for (PetscInt q = 0; q < 4; q++) fl->grid.bc[q / 2][q % 2].velocity = v[q];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Parameter blocks: "nu" (one value), "u0" and "v0" (the initial face velocities before the
  * projection, fields laid out like the state: u of each cell's left face, v of its bottom face). */
 static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, Vec p)
 {
-  PetscScalar gnu;
+  PetscScalar gnu, gbc[4];
+  PetscReal   bcv[4];
   Vec         c;
 
   PetscFunctionBeginUser;
   if (gradient) {
     PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
     PetscCall(AdjParamsPackGradientArray(params, "nu", &gnu, p));
+    PetscCall(FluidBoundaryGradient(fl, gbc));
+    PetscCall(AdjParamsPackGradientArray(params, "bc_velocity", gbc, p));
     PetscCall(AdjParamsPackGradientField(params, "u0", fl->gu0, p));
     PetscCall(AdjParamsPackGradientField(params, "v0", fl->gv0, p));
     if (fl->body.on) {
@@ -103,6 +135,8 @@ static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, 
     for (PetscInt b = 0; b < 3; b++)
       PetscCall(AdjParamsPackArray(params, FluidBodyBlocks[b], fl->body.shape.p + FluidBodyBlockStart[b], p));
   PetscCall(AdjParamsPackArray(params, "nu", &fl->nu, p));
+  for (PetscInt q = 0; q < 4; q++) bcv[q] = fl->grid.bc[q / 2][q % 2].velocity;
+  PetscCall(AdjParamsPackArray(params, "bc_velocity", bcv, p));
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   for (PetscInt f = 0; f < 2; f++) {
     PetscCall(VecStrideGather(fl->x0sample, f, c, INSERT_VALUES));
@@ -150,6 +184,12 @@ static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
   if (active) {
     PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
     PetscCall(FluidSetViscosity(fl, nu));
+  }
+  PetscCall(AdjParamsIsActive(params, "bc_velocity", &active));
+  if (active) {
+    PetscReal v[4];
+    PetscCall(AdjParamsUnpackArray(params, "bc_velocity", p, v));
+    PetscCall(FluidSetBoundaryVelocities(fl, v));
   }
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   for (PetscInt f = 0; f < 2; f++) {
@@ -262,6 +302,7 @@ static PetscErrorCode FluidZeroGradient(AdjStepper st)
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
   fl->gnu_local = 0;
+  for (PetscInt q = 0; q < 4; q++) fl->gbc_local[q / 2][q % 2] = 0;
   PetscCall(VecSet(fl->gu0, 0.0));
   PetscCall(VecSet(fl->gv0, 0.0));
   if (fl->body.on) PetscCall(VecSet(fl->body.chibar, 0.0));
@@ -297,6 +338,12 @@ static PetscErrorCode FluidWriteGradient(AdjStepper st, AdjOutput out)
   if (active) {
     PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
     PetscCall(AdjOutputWriteGradientArray(out, "nu", "objective per m^2/s", 1, &gnu));
+  }
+  PetscCall(AdjParamsIsActive(params, "bc_velocity", &active));
+  if (active) {
+    PetscScalar gbc[4];
+    PetscCall(FluidBoundaryGradient(fl, gbc));
+    PetscCall(AdjOutputWriteGradientArray(out, "bc_velocity", "objective per m/s", 4, gbc));
   }
   if (fl->body.on) { /* the mask sensitivity maps dJ/dchi on u- and v-faces, and the shape gradient */
     PetscReal gs[ADJ_SHAPE_MAX_PARAMS];
@@ -423,6 +470,11 @@ static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
   PetscFunctionBeginUser;
   PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjOutputWriteParameterArray(out, "nu", "m^2/s", 1, &fl->nu));
+  {
+    PetscReal v[4];
+    for (PetscInt q = 0; q < 4; q++) v[q] = fl->grid.bc[q / 2][q % 2].velocity;
+    PetscCall(AdjOutputWriteParameterArray(out, "bc_velocity", "m/s", 4, v));
+  }
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   for (PetscInt f = 0; f < 2; f++) {
     PetscCall(VecStrideGather(fl->x0sample, f, c, INSERT_VALUES));
@@ -450,6 +502,11 @@ static PetscErrorCode FluidReadParameters(AdjStepper st, const char path[])
   PetscCheck(n == 1, fl->comm, PETSC_ERR_USER_INPUT, "%s: /parameters/nu holds %" PetscInt_FMT " values, not 1", path,
              n);
   PetscCall(FluidSetViscosity(fl, nu[0]));
+  PetscCall(PetscFree(nu));
+  PetscCall(AdjInputReadArray(fl->comm, path, "/parameters/bc_velocity", &n, &nu));
+  PetscCheck(n == 4, fl->comm, PETSC_ERR_USER_INPUT,
+             "%s: /parameters/bc_velocity holds %" PetscInt_FMT " values, not 4", path, n);
+  PetscCall(FluidSetBoundaryVelocities(fl, nu));
   PetscCall(PetscFree(nu));
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   for (PetscInt f = 0; f < 2; f++) {
@@ -608,6 +665,8 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
   if (fl->nu > 0) PetscCall(AdjParamsSetScale(params, "nu", fl->nu));
   PetscCall(AdjParamsSetBounds(params, "nu", 0.0, PETSC_INFINITY));
+  PetscCall(AdjParamsAddArray(params, "bc_velocity", "m/s", 4)); /* xlo, xhi, ylo, yhi: inflow or wall speed */
+  PetscCall(AdjParamsSetScale(params, "bc_velocity", fl->uscale));
   for (PetscInt f = 0; f < 2; f++) {
     PetscCall(AdjParamsAddField(params, f ? "v0" : "u0", "m/s", fl->pda));
     PetscCall(AdjParamsSetScale(params, f ? "v0" : "u0", fl->uscale));

@@ -92,13 +92,13 @@ struct _n_Fluid {
   PetscReal        tg_amplitude;
   char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
   /* pressure projection */
-  FluidPoissonType  poisson;  /* resolved: KSP or FFTW */
-  PetscBool         singular; /* no Dirichlet pressure anywhere: constant null space */
-  Mat               A;        /* -D G, SPD (semi-definite when singular) */
-  KSP               ksp;      /* prefix -fluid_ */
-  MatNullSpace      nullsp;
-  AdjFFTSolver fft;
-  PetscInt          ksp_its; /* iterations of the last solve */
+  FluidPoissonType poisson;  /* resolved: KSP or FFTW */
+  PetscBool        singular; /* no Dirichlet pressure anywhere: constant null space */
+  Mat              A;        /* -D G, SPD (semi-definite when singular) */
+  KSP              ksp;      /* prefix -fluid_ */
+  MatNullSpace     nullsp;
+  AdjFFTSolver     fft;
+  PetscInt         ksp_its; /* iterations of the last solve */
   /* work */
   Vec xloc;                 /* ghosted state */
   Vec stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
@@ -110,6 +110,7 @@ struct _n_Fluid {
   Vec            x0sample;         /* the sampled initial field (parameters u0, v0) before projection */
   Vec            gu0, gv0;         /* dJ/du0, dJ/dv0 on pda */
   PetscScalar    gnu_local;        /* dJ/dnu, this rank's part */
+  PetscScalar    gbc_local[2][2];  /* dJ/d(side velocity) [direction][side], this rank's part */
   FluidObjective obj;
   FluidBody      body;
   PetscBool      quiet;
@@ -125,7 +126,7 @@ PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const 
                                     const PetscScalar *const *phi, FluidCell **y);
 PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, const FluidCell *const *x,
                                        const FluidCell *const *rb, FluidCell **xb, PetscScalar *nub);
-PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb);
+PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb, PetscScalar gbc[2][2]);
 PetscErrorCode FluidFillPressureGhostsAdjoint(const FluidGrid *g, PetscScalar **pb);
 PetscErrorCode FluidDivergenceAdjoint(const FluidGrid *g, const PetscScalar *const *db, FluidCell **xb);
 PetscErrorCode FluidGradientCorrectAdjoint(const FluidGrid *g, PetscReal pscale, const FluidCell *const *yb,
@@ -133,6 +134,7 @@ PetscErrorCode FluidGradientCorrectAdjoint(const FluidGrid *g, PetscReal pscale,
 PetscErrorCode FluidCellCentre(const FluidGrid *g, const FluidCell *const *x, PetscScalar **uc, PetscScalar **vc,
                                PetscScalar **pc, PetscScalar **wc);
 PetscReal      FluidInflowProfile(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal tangential);
+PetscReal      FluidInflowShape(const FluidGrid *g, PetscInt d, PetscInt s, PetscReal tangential);
 
 /* Vec-level operations (projection.c, step.c). */
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc);

@@ -111,7 +111,7 @@ PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb)
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArray(fl->da, xbloc, &a));
-  PetscCall(FluidFillBoundaryAdjoint(&fl->grid, a));
+  PetscCall(FluidFillBoundaryAdjoint(&fl->grid, a, fl->gbc_local));
   PetscCall(DMDAVecRestoreArray(fl->da, xbloc, &a));
   PetscCall(DMLocalToGlobal(fl->da, xbloc, ADD_VALUES, xb));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -5,7 +5,7 @@
  * the energy-conserving advection is divergence-free at every evaluation; the velocity is
  * third-order accurate in time on periodic boxes (the projection commutes with the linear
  * combinations) and at least second order with walls.  The step reads only the velocity of its
- * input state: p is an output (the pressure of the last stage), so x_k = Phi(x_{k-1}) is a pure
+ * input state: p is an output (the stage pressures weighted as the RK3 weights its stages), so x_k = Phi(x_{k-1}) is a pure
  * function of the stored velocity, and restarts are bit-for-bit. */
 #include "fluidimpl.h"
 #include <adjsim/stability.h>
@@ -27,11 +27,42 @@ PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* p' = 1/6 p1 + 1/6 p2 + 2/3 p3, the stage pressures p_s = phi_s / (a_s dt) weighted as SSP-RK3
+ * weights its stages (b = 1/6, 1/6, 2/3): the pressure whose gradient balances the step's momentum
+ * (the last stage's alone misses most of the pressure an immersed body induces, since each stage's
+ * penalization acts on different fractions of the velocity).  The projections were given the
+ * weights in their pscale; here the three are added. */
+static PetscErrorCode FluidStagePressures(Fluid fl, Vec s1, Vec s2, Vec xout)
+{
+  Vec t;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGetGlobalVector(fl->pda, &t));
+  PetscCall(VecStrideGather(s1, 2, t, INSERT_VALUES));
+  PetscCall(VecStrideGather(s2, 2, t, ADD_VALUES));
+  PetscCall(VecStrideScatter(t, 2, xout, ADD_VALUES));
+  PetscCall(DMRestoreGlobalVector(fl->pda, &t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Adjoint of FluidStagePressures for a stage: its weighted pressure gets the adjoint of p'. */
+static PetscErrorCode FluidStagePressureAdjoint(Fluid fl, Vec lout, Vec sb)
+{
+  Vec t;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGetGlobalVector(fl->pda, &t));
+  PetscCall(VecStrideGather(lout, 2, t, INSERT_VALUES));
+  PetscCall(VecStrideScatter(t, 2, sb, INSERT_VALUES));
+  PetscCall(DMRestoreGlobalVector(fl->pda, &t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ FluidStepRK3 - one step of size fl->dt, B_a the implicit penalization of an immersed body
     with stage weight a (identity without a body, body.c):
       s1 = P(B_dt(x + dt F(x)))
       s2 = P(B_dt/4(3/4 x + 1/4 s1 + dt/4 F(s1)))
-      x' = P(B_2dt/3(1/3 x + 2/3 s2 + 2dt/3 F(s2))),   p' = phi / (2dt/3)
+      x' = P(B_2dt/3(1/3 x + 2/3 s2 + 2dt/3 F(s2))),   p' = (p1 + p2)/6 + 2/3 p3 (FluidStagePressures)
     The stages stay in fl->stage[] (for the adjoint of this step, later). xin and xout must
     differ. Collective. @*/
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
@@ -44,17 +75,18 @@ PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(FluidRHS(fl, xin, r));
   PetscCall(VecWAXPY(c, dt, r, xin));
   PetscCall(FluidBodyPenalizeStage(fl, 0, dt, c));
-  PetscCall(FluidProject(fl, 1 / dt, c, s1));
+  PetscCall(FluidProject(fl, 1 / (6 * dt), c, s1));
   PetscCall(FluidRHS(fl, s1, r));
   PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, xin, s1));
   PetscCall(VecAXPY(c, 0.25 * dt, r));
   PetscCall(FluidBodyPenalizeStage(fl, 1, 0.25 * dt, c));
-  PetscCall(FluidProject(fl, 4 / dt, c, s2));
+  PetscCall(FluidProject(fl, 4 / (6 * dt), c, s2));
   PetscCall(FluidRHS(fl, s2, r));
   PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, xin, s2));
   PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
   PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
-  PetscCall(FluidProject(fl, 1.5 / dt, c, xout));
+  PetscCall(FluidProject(fl, 1 / dt, c, xout));
+  PetscCall(FluidStagePressures(fl, s1, s2, xout));
   fl->body.kforce = k;
   PetscCall(PetscLogEventEnd(FLUID_Step, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -96,19 +128,21 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, 
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
-  PetscCall(FluidProjectAdjoint(fl, 1.5 / dt, lout, cb));
+  PetscCall(FluidProjectAdjoint(fl, 1 / dt, lout, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 2, 2.0 * dt / 3.0, cb));
   PetscCall(VecAXPBY(lin, 1.0 / 3.0, 0.0, cb));
   PetscCall(VecAXPBY(sb, 2.0 / 3.0, 0.0, cb));
   PetscCall(VecAXPBY(rb, 2.0 * dt / 3.0, 0.0, cb));
   PetscCall(FluidRHSAdjoint(fl, s2, rb, sb, &fl->gnu_local));
-  PetscCall(FluidProjectAdjoint(fl, 4 / dt, sb, cb));
+  PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
+  PetscCall(FluidProjectAdjoint(fl, 4 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 1, 0.25 * dt, cb));
   PetscCall(VecAXPY(lin, 0.75, cb));
   PetscCall(VecAXPBY(sb, 0.25, 0.0, cb));
   PetscCall(VecAXPBY(rb, 0.25 * dt, 0.0, cb));
   PetscCall(FluidRHSAdjoint(fl, s1, rb, sb, &fl->gnu_local));
-  PetscCall(FluidProjectAdjoint(fl, 1 / dt, sb, cb));
+  PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
+  PetscCall(FluidProjectAdjoint(fl, 1 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 0, dt, cb));
   PetscCall(VecAXPY(lin, 1.0, cb));
   PetscCall(VecAXPBY(rb, dt, 0.0, cb));

@@ -383,17 +383,25 @@ static PetscErrorCode StepTangent(Fluid fl, Vec x, Vec s1, Vec s2, Vec dx, Petsc
   PetscCall(RHSTangent(fl, x, dx, dnu, r));
   PetscCall(VecWAXPY(c, dt, r, dx));
   PetscCall(FluidBodyPenalizeStage(fl, 0, dt, c)); /* linear in c */
-  PetscCall(ProjectLinear(fl, 1 / dt, c, d1));
+  PetscCall(ProjectLinear(fl, 1 / (6 * dt), c, d1));
   PetscCall(RHSTangent(fl, s1, d1, dnu, r));
   PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, dx, d1));
   PetscCall(VecAXPY(c, 0.25 * dt, r));
   PetscCall(FluidBodyPenalizeStage(fl, 1, 0.25 * dt, c));
-  PetscCall(ProjectLinear(fl, 4 / dt, c, d2));
+  PetscCall(ProjectLinear(fl, 4 / (6 * dt), c, d2));
   PetscCall(RHSTangent(fl, s2, d2, dnu, r));
   PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, dx, d2));
   PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
   PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
-  PetscCall(ProjectLinear(fl, 1.5 / dt, c, out));
+  PetscCall(ProjectLinear(fl, 1 / dt, c, out));
+  { /* p' = the stages' weighted pressures, summed */
+    Vec t;
+    PetscCall(DMGetGlobalVector(fl->pda, &t));
+    PetscCall(VecStrideGather(d1, 2, t, INSERT_VALUES));
+    PetscCall(VecStrideGather(d2, 2, t, ADD_VALUES));
+    PetscCall(VecStrideScatter(t, 2, out, ADD_VALUES));
+    PetscCall(DMRestoreGlobalVector(fl->pda, &t));
+  }
   PetscCall(VecDestroy(&r));
   PetscCall(VecDestroy(&c));
   PetscCall(VecDestroy(&d1));
