@@ -24,7 +24,7 @@
 #   so the accuracy comparison is like for like, but the Ghia errors include the distance from
 #   steady state).  With repeats > 1 every configuration runs that many times (interleaved) and
 #   the best throughput is reported.
-# Environment: ADJSIM_BUILD (default <repo>/build-bench; built with jobs/lib/adjsim-env.sh),
+# Environment: ADJSIM_EXTRA_ARGS (more adjsim options, e.g. -fluid_fftw_measure), ADJSIM_BUILD (default <repo>/build-bench; built with jobs/lib/adjsim-env.sh),
 #   BENCH_KEEP=1 keeps the work directory.
 # Needs (installed with apt-get when run as root on Debian 12): adjsim's packages, openfoam, time.
 # The OpenFOAM case is bench/openfoam/cavity128 (the v1912 icoFoam tutorial cavity, scaled to
@@ -85,7 +85,7 @@ run_adjsim() {
   local np=$1 tag=$2 d=$work/adjsim-np$1-$2
   mkdir -p "$d"
   (cd "$d" && /usr/bin/time -f "%U %S" -o "$d/cpu.txt" mpiexec -n "$np" --bind-to none "$ADJSIM_BUILD/adjsim" -options_file "$root/inputs/fluid_cavity_re100.yaml" \
-    -fluid_grid $M,$M -fluid_final_time "$tend" -fluid_steps "$steps" -output "$d/run.h5" -quiet \
+    -fluid_grid $M,$M -fluid_final_time "$tend" -fluid_steps "$steps" -output "$d/run.h5" -quiet ${ADJSIM_EXTRA_ARGS:-} \
     -log_view ":$d/logview.txt" >"$d/out.txt" 2>&1) || { echo "adjsim run failed (np $np): $(tail -3 "$d/out.txt")" >&2; return 1; }
   local n t tp cpu err
   read -r n t < <(awk '$1 == "FlStep" { print $2, $4 }' "$d/logview.txt")

@@ -62,7 +62,8 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 
 # The two cases (the final time sets the step count; dt = 0.8 x the stability limit, which on
 # these grids is the viscous one: 3.8e-4 s on 256^2, 9.6e-5 s on 512^2).
-cavity=(-options_file "$root/inputs/fluid_cavity_re100.yaml" -fluid_cfl 0.8)
+cavity=(-options_file "$root/inputs/fluid_cavity_re100.yaml" -fluid_cfl 0.8 -fluid_poisson ksp)
+cavity_fftw=(-options_file "$root/inputs/fluid_cavity_re100.yaml" -fluid_cfl 0.8 -fluid_poisson fftw)
 tgv=(-problem fluid -fluid_initial taylor-green -fluid_nu 0.01 -fluid_cfl 0.8)
 grad=(-mode gradient -fluid_objective_kinetic_energy 1 -adjoint_params nu -checkpoint_type all)
 
@@ -89,10 +90,13 @@ best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { pr
 # --- (a) adjoint step / forward step ----------------------------------------------------------
 say ""
 say "(a) one adjoint step / one forward step: gradient runs, -checkpoint_type all, 1 rank"
-for c in cavity tgv; do
+for c in cavity cavityfftw tgv; do
   if [ $c = cavity ]; then
     args=("${cavity[@]}" -fluid_grid 256,256 -fluid_ksp_rtol 1e-10 -fluid_final_time 0.006)
     label="cavity 256x256 (KSP CG+GAMG, rtol 1e-10)"
+  elif [ $c = cavityfftw ]; then
+    args=("${cavity_fftw[@]}" -fluid_grid 256,256 -fluid_final_time 0.006)
+    label="cavity 256x256 (FFTW DCT)"
   else
     args=("${tgv[@]}" -fluid_grid 256,256 -fluid_final_time 0.02)
     label="Taylor-Green 256x256 periodic (FFTW)"
@@ -153,10 +157,13 @@ fi
 # --- (c) speedup 1 -> 2 ranks ---------------------------------------------------------------------
 say ""
 say "(c) forward step on 512x512, 1 and 2 ranks (FlStep time per call, max over ranks)"
-for c in cavity tgv; do
+for c in cavity cavityfftw tgv; do
   if [ $c = cavity ]; then
     args=("${cavity[@]}" -fluid_grid 512,512 -fluid_final_time 0.001)
     label="cavity 512x512 (KSP CG+GAMG)"
+  elif [ $c = cavityfftw ]; then
+    args=("${cavity_fftw[@]}" -fluid_grid 512,512 -fluid_final_time 0.001)
+    label="cavity 512x512 (FFTW DCT)"
   else
     args=("${tgv[@]}" -fluid_grid 512,512 -fluid_final_time 0.003)
     label="Taylor-Green 512x512 (FFTW)"

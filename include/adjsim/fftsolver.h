@@ -34,6 +34,12 @@ typedef enum { ADJ_FFT_PERIODIC, ADJ_FFT_NEUMANN, ADJ_FFT_DIRICHLET } AdjFFTBoun
     box.  Periodic must be on both sides of a direction or on neither. Collective. @*/
 PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs);
 
+/*@ AdjFFTSolverCreateMeasured - the same with plans chosen by timing (FFTW_MEASURE): faster solves,
+    but the plan, and so the last bits of every result, may differ from run to run (restarts are then
+    not bit for bit). Collective. @*/
+PetscErrorCode AdjFFTSolverCreateMeasured(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
+                                          AdjFFTSolver *fs);
+
 /*@ AdjFFTSolverSolve - x = (a I + b K)^{-1} r; r and x are global vectors of da and may be the
     same. Collective. @*/
 PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec r, Vec x);

@@ -92,10 +92,11 @@ struct _n_Fluid {
   PetscReal        tg_amplitude;
   char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
   /* pressure projection */
-  FluidPoissonType poisson;  /* resolved: KSP or FFTW */
-  PetscBool        singular; /* no Dirichlet pressure anywhere: constant null space */
-  Mat              A;        /* -D G, SPD (semi-definite when singular) */
-  KSP              ksp;      /* prefix -fluid_ */
+  FluidPoissonType poisson;      /* resolved: KSP or FFTW */
+  PetscBool        fftw_measure; /* FFTW_MEASURE plans */
+  PetscBool        singular;     /* no Dirichlet pressure anywhere: constant null space */
+  Mat              A;            /* -D G, SPD (semi-definite when singular) */
+  KSP              ksp;          /* prefix -fluid_ */
   MatNullSpace     nullsp;
   AdjFFTSolver     fft;
   PetscInt         ksp_its; /* iterations of the last solve */

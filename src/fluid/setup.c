@@ -157,6 +157,10 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                                fl->initial_dset[0], fl->initial_dset[0], sizeof(fl->initial_dset[0]), NULL));
   PetscCall(PetscOptionsString("-fluid_initial_v_dataset", "Dataset of the y-face velocity v [m/s] in that file", "",
                                fl->initial_dset[1], fl->initial_dset[1], sizeof(fl->initial_dset[1]), NULL));
+  PetscCall(PetscOptionsBool("-fluid_fftw_measure",
+                             "FFTW plans chosen by timing (faster, but the last bits of results may differ from run to "
+                             "run, so restarts are no longer bit for bit)",
+                             "", fl->fftw_measure, &fl->fftw_measure, NULL));
   PetscCall(PetscOptionsEList(
       "-fluid_poisson", "Pressure solver: auto (= fftw), fftw (exact: DFT/DCT/DST per direction), ksp (CG + GAMG)", "",
       FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));

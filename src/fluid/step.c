@@ -5,8 +5,8 @@
  * the energy-conserving advection is divergence-free at every evaluation; the velocity is
  * third-order accurate in time on periodic boxes (the projection commutes with the linear
  * combinations) and at least second order with walls.  The step reads only the velocity of its
- * input state: p is an output (the stage pressures weighted as the RK3 weights its stages), so x_k = Phi(x_{k-1}) is a pure
- * function of the stored velocity, and restarts are bit-for-bit. */
+ * input state: p is an output (the stage pressures weighted as the RK3 weights its stages), so x_k = Phi(x_{k-1}) is a
+ * pure function of the stored velocity, and restarts are bit-for-bit. */
 #include "fluidimpl.h"
 #include <adjsim/stability.h>
 

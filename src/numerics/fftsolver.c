@@ -92,8 +92,8 @@ static PetscErrorCode AdjFFTSolverCreateScatter(DM da, AdjFFTSolver fs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc_in[2][2],
-                                  AdjFFTSolver *fs_out)
+static PetscErrorCode AdjFFTSolverCreateWithFlags(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc_in[2][2],
+                                                  unsigned flags, AdjFFTSolver *fs_out)
 {
   const AdjFFTBoundary periodic[2][2] = {{ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}, {ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}};
   const AdjFFTBoundary(*bc)[2]        = bc_in ? bc_in : periodic;
@@ -119,10 +119,10 @@ PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFF
   fs->data    = fftw_alloc_real((size_t)PetscMax(alloc_local, 1));
   PetscCheck(fs->data, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %td doubles", alloc_local);
   fs->forward = fftw_mpi_plan_r2r_2d(fs->n0, fs->n1, fs->data, fs->data, fs->comm, dy.forward, dx.forward,
-                                     FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_OUT);
+                                     flags | FFTW_MPI_TRANSPOSED_OUT);
   AdjCheckFFTWPlan(fs->forward);
   fs->backward = fftw_mpi_plan_r2r_2d(fs->n0, fs->n1, fs->data, fs->data, fs->comm, dy.backward, dx.backward,
-                                      FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
+                                      flags | FFTW_MPI_TRANSPOSED_IN);
   AdjCheckFFTWPlan(fs->backward);
   PetscCall(PetscMalloc1(PetscMax(fs->local_n1 * fs->n0, 1), &fs->symbol));
   for (ptrdiff_t m = 0; m < fs->local_n1; m++) {
@@ -131,6 +131,21 @@ PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFF
   }
   PetscCall(AdjFFTSolverCreateScatter(da, fs));
   *fs_out = fs;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjFFTSolverCreateWithFlags(da, hx, hy, bc, FFTW_ESTIMATE, fs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjFFTSolverCreateMeasured(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
+                                          AdjFFTSolver *fs)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjFFTSolverCreateWithFlags(da, hx, hy, bc, FFTW_MEASURE, fs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
