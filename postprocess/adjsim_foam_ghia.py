@@ -19,28 +19,15 @@ Example:
       --table tests/fluid/ghia1982_cavity.csv --re 100
 """
 import argparse
-import csv
 import os
 import re
 import sys
 
 import numpy as np
 
-
-def read_table(path, re_number):
-    rows = [r for r in csv.reader(line for line in open(path) if not line.lstrip().startswith("#"))]
-    header, body = rows[0], rows[1:]
-    col = f"Re{re_number}"
-    if col not in header:
-        sys.exit(f"{path}: no column {col} (columns {header})")
-    t, c, v = header.index("table"), header.index("coord"), header.index(col)
-    table = {"u": [], "v": []}
-    for r in body:
-        if r and r[t] in table and r[v].strip():
-            table[r[t]].append((float(r[c]), float(r[v])))
-    if not table["u"] or not table["v"]:
-        sys.exit(f"{path}: no u or v rows for {col}")
-    return table
+sys.dont_write_bytecode = True  # keep postprocess/ free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from adjsim_ghia_compare import centreline_errors, read_table  # noqa: E402
 
 
 def latest_time(case):
@@ -101,8 +88,7 @@ def main():
     us = np.concatenate(([0.0], 0.5 * (u[:, Mx // 2 - 1] + u[:, Mx // 2]), [args.lid]))
     xs = np.concatenate(([0.0], (np.arange(Mx) + 0.5) * hx, [Lx]))
     vs = np.concatenate(([0.0], 0.5 * (v[My // 2 - 1, :] + v[My // 2, :]), [0.0]))
-    err_u = max(abs(np.interp(c * Ly, ys, us) - ref) for c, ref in table["u"])
-    err_v = max(abs(np.interp(c * Lx, xs, vs) - ref) for c, ref in table["v"])
+    err_u, err_v = centreline_errors(table, ys, us, xs, vs, Lx, Ly)
     err = max(err_u, err_v)
     if args.profiles:
         with open(args.profiles, "w") as f:

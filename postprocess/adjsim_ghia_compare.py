@@ -36,6 +36,14 @@ def read_table(path, re):
     return table
 
 
+def centreline_errors(table, ys, us, xs, vs, Lx, Ly):
+    """Largest differences from Ghia's u(y) on x = Lx/2 and v(x) on y = Ly/2, the computed profiles
+    (ys, us), (xs, vs) interpolated linearly to Ghia's points."""
+    err_u = max(abs(np.interp(c * Ly, ys, us) - ref) for c, ref in table["u"])
+    err_v = max(abs(np.interp(c * Lx, xs, vs) - ref) for c, ref in table["v"])
+    return err_u, err_v
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", help="run file of a fluid cavity run (its /restart group is compared)")
@@ -59,8 +67,7 @@ def main():
     us = np.concatenate(([0.0], u[:, Mx // 2], [args.lid]))
     xs = np.concatenate(([0.0], (np.arange(Mx) + 0.5) * hx, [Lx]))
     vs = np.concatenate(([0.0], v[My // 2, :], [0.0]))
-    err_u = max(abs(np.interp(c * Ly, ys, us) - ref) for c, ref in table["u"])
-    err_v = max(abs(np.interp(c * Lx, xs, vs) - ref) for c, ref in table["v"])
+    err_u, err_v = centreline_errors(table, ys, us, xs, vs, Lx, Ly)
     err = max(err_u, err_v)
     print(f"Ghia Re {args.re}, {Mx}x{My} cells, step {step} (t = {time:g} s): max centreline error "
           f"u {err_u:.4e}, v {err_v:.4e}, max {err:.4e}"
