@@ -126,9 +126,46 @@ static PetscErrorCode TransportCellsFromFaces(Transport tr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-typedef enum { VELOCITY_UNIFORM, VELOCITY_ROTATION, VELOCITY_FILE } TransportVelocityType;
-static const char *const TransportVelocityTypes[] = {"uniform",   "rotation", "file", "TransportVelocityType",
+typedef enum { VELOCITY_UNIFORM, VELOCITY_ROTATION, VELOCITY_FILE, VELOCITY_FLUID } TransportVelocityType;
+static const char *const TransportVelocityTypes[] = {"uniform",   "rotation", "file", "fluid", "TransportVelocityType",
                                                      "VELOCITY_", NULL};
+
+/* Face velocities of a fluid run: its restart state /restart/u (the left x-face of each cell) and
+ * /restart/v (the bottom y-face), used as they are, so the transport sees exactly the discretely
+ * divergence-free flow the fluid solver computed.  The faces on the high side come from the halo
+ * exchange: the wrapped face in a periodic direction, zero (a wall: no flow through it) in the
+ * others. */
+static PetscErrorCode TransportFacesFromFluid(Transport tr, const char file[])
+{
+  TransportGrid      *g = &tr->grid;
+  Vec                 uf, vf, ul, vl;
+  const PetscScalar **u, **v;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(tr->da, &uf));
+  PetscCall(VecDuplicate(uf, &vf));
+  PetscCall(DMCreateLocalVector(tr->da, &ul));
+  PetscCall(VecDuplicate(ul, &vl));
+  PetscCall(AdjInputReadField(tr->comm, file, "/restart/u", tr->da, uf));
+  PetscCall(AdjInputReadField(tr->comm, file, "/restart/v", tr->da, vf));
+  PetscCall(VecSet(ul, 0.0));
+  PetscCall(VecSet(vl, 0.0));
+  PetscCall(DMGlobalToLocal(tr->da, uf, INSERT_VALUES, ul));
+  PetscCall(DMGlobalToLocal(tr->da, vf, INSERT_VALUES, vl));
+  PetscCall(DMDAVecGetArrayRead(tr->da, ul, &u));
+  PetscCall(DMDAVecGetArrayRead(tr->da, vl, &v));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i <= g->xs + g->xm; i++) tr->vel.u[(j - g->ys) * (g->xm + 1) + i - g->xs] = u[j][i];
+  for (PetscInt j = g->ys; j <= g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) tr->vel.v[(j - g->ys) * g->xm + i - g->xs] = v[j][i];
+  PetscCall(DMDAVecRestoreArrayRead(tr->da, ul, &u));
+  PetscCall(DMDAVecRestoreArrayRead(tr->da, vl, &v));
+  PetscCall(VecDestroy(&uf));
+  PetscCall(VecDestroy(&vf));
+  PetscCall(VecDestroy(&ul));
+  PetscCall(VecDestroy(&vl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* Analytic face velocities: uniform (ux,uy) or solid-body rotation u = -w (y - yc), v = w (x - xc),
  * both exactly divergence-free on the staggered faces. */
@@ -161,8 +198,11 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(tr->comm, NULL, "Scalar transport: prescribed velocity", "Transport");
-  PetscCall(PetscOptionsEList("-transport_velocity", "Velocity field: uniform, rotation (solid body) or file", "",
-                              TransportVelocityTypes, 3, TransportVelocityTypes[type], &type, NULL));
+  PetscCall(
+      PetscOptionsEList("-transport_velocity",
+                        "Velocity field: uniform, rotation (solid body), file (cell-centred velocities), or fluid "
+                        "(the face velocities of a fluid run's final state: -transport_velocity_file <run file>)",
+                        "", TransportVelocityTypes, 4, TransportVelocityTypes[type], &type, NULL));
   PetscCall(PetscOptionsRealArray("-transport_velocity_uniform", "Uniform velocity ux,uy [m/s]", "", uni, &n, NULL));
   PetscCall(PetscOptionsReal("-transport_rotation_omega", "Angular velocity of solid-body rotation [rad/s]", "", omega,
                              &omega, NULL));
@@ -178,7 +218,11 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
                                dset[1], sizeof(dset[1]), NULL));
   PetscOptionsEnd();
   PetscCall(PetscMalloc2((g->xm + 1) * g->ym, &tr->vel.u, g->xm * (g->ym + 1), &tr->vel.v));
-  if (type == VELOCITY_FILE) {
+  if (type == VELOCITY_FLUID) {
+    PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT,
+               "-transport_velocity fluid needs -transport_velocity_file <fluid run or restart file>");
+    PetscCall(TransportFacesFromFluid(tr, file));
+  } else if (type == VELOCITY_FILE) {
     Vec ucell, vcell;
     PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT,
                "-transport_velocity file needs -transport_velocity_file <path>");
