@@ -4,13 +4,13 @@
  * stepping, on a background grid of nodes held by a PETSc DMDA split across ranks.  Elastic
  * constitutive models: fixed-corotated (Stomakhin et al. 2012) and compressible neo-Hookean,
  * with Young's modulus, Poisson ratio and density per particle, set per region (label).  Gravity,
- * sticky or slip walls per side, bodies made of boxes and disks.  Options: prefix -mpm_
+ * sticky, slip or smoothed-Coulomb friction walls per side, bodies made of boxes and disks.  Options: prefix -mpm_
  * (adjsim -help); docs/mpm.md.
  *
  * Forward solver and its discrete adjoint: every kernel is a pure function with its hand-written
  * adjoint right below it (src/mpm/kernels.c); the stepper has the full set of adjoint ops, parameter
- * blocks E, nu, rho (per label), gravity and velocity (initial velocity per body), and objectives
- * (particle-position misfit to an earlier run, centre-of-mass target). */
+ * blocks E, nu, rho (per label), gravity, velocity (initial velocity per body) and friction (with friction walls), and
+ * objectives (particle-position misfit to an earlier run, centre-of-mass target). */
 #pragma once
 
 #include <adjsim/stepper.h>

@@ -21,6 +21,8 @@ PetscErrorCode AdjParamsAddField(AdjParams params, const char name[], const char
 PetscErrorCode AdjParamsAddArray(AdjParams params, const char name[], const char units[], PetscInt n);
 PetscErrorCode AdjParamsSetScale(AdjParams params, const char name[], PetscReal scale);
 PetscErrorCode AdjParamsSetBounds(AdjParams params, const char name[], PetscReal lower, PetscReal upper);
+PetscErrorCode AdjParamsSetBoundsArray(AdjParams params, const char name[], const PetscReal lower[],
+                                       const PetscReal upper[]);
 PetscErrorCode AdjParamsSetFromOptions(AdjParams params);
 PetscErrorCode AdjParamsSetActive(AdjParams params, const char name[], PetscBool active);
 PetscErrorCode AdjParamsSetUp(AdjParams params);

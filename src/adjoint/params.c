@@ -12,8 +12,11 @@ typedef struct {
   PetscInt     nlocal; /* entries this rank holds in the design vector (0 if inactive) */
   PetscInt     offset; /* start of this block in the local part of the design vector */
   PetscReal    scale, lower, upper;
+  PetscReal   *lowerv, *upperv; /* array blocks: bounds per entry (NULL: lower, upper for all) */
   PetscBool    active;
 } AdjParamBlock;
+
+#define ADJ_PARAMS_MAX_ARRAY_BOUNDS 64
 
 struct _p_AdjParams {
   MPI_Comm      comm;
@@ -52,6 +55,7 @@ PetscErrorCode AdjParamsDestroy(AdjParams *params)
   for (PetscInt b = 0; b < (*params)->nblocks; b++) {
     PetscCall(VecDestroy(&(*params)->block[b].view));
     PetscCall(DMDestroy(&(*params)->block[b].da));
+    PetscCall(PetscFree2((*params)->block[b].lowerv, (*params)->block[b].upperv));
   }
   PetscCall(PetscFree(*params));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -125,6 +129,27 @@ PetscErrorCode AdjParamsSetBounds(AdjParams params, const char name[], PetscReal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AdjParamsSetBoundsArray - bounds per entry of an array block (values, not design variables),
+    e.g. the thickness and the camber of an airfoil, each with its own range. Collective. @*/
+PetscErrorCode AdjParamsSetBoundsArray(AdjParams params, const char name[], const PetscReal lower[],
+                                       const PetscReal upper[])
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  PetscCheck(blk->kind == ADJ_PARAM_ARRAY, params->comm, PETSC_ERR_ARG_WRONG,
+             "Bounds per entry are for array parameters; '%s' is a field", name);
+  for (PetscInt i = 0; i < blk->n; i++)
+    PetscCheck(lower[i] <= upper[i], params->comm, PETSC_ERR_USER_INPUT,
+               "Bounds of entry %" PetscInt_FMT " of parameter '%s': lower %g > upper %g", i, name, (double)lower[i],
+               (double)upper[i]);
+  if (!blk->lowerv) PetscCall(PetscMalloc2(blk->n, &blk->lowerv, blk->n, &blk->upperv));
+  PetscCall(PetscArraycpy(blk->lowerv, lower, blk->n));
+  PetscCall(PetscArraycpy(blk->upperv, upper, blk->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjParamsSetActive(AdjParams params, const char name[], PetscBool active)
 {
   AdjParamBlock *blk;
@@ -169,6 +194,38 @@ static PetscErrorCode AdjParamsSelectFromOptions(AdjParams params, char names[],
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -adjoint_lower_<name>, -adjoint_upper_<name> of an array block: one value for every entry, or
+ * one per entry.  Called inside the options block of AdjParamsSetFromOptions. */
+static PetscErrorCode AdjParamsArrayBoundsFromOptions(PetscOptionItems *PetscOptionsObject, AdjParams params,
+                                                      AdjParamBlock *blk)
+{
+  PetscReal  lo[ADJ_PARAMS_MAX_ARRAY_BOUNDS], hi[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
+  PetscInt   n[2] = {blk->n, blk->n};
+  PetscBool  set[2];
+  char       opt[2][128], help[2][256];
+  PetscReal *v[2] = {lo, hi};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < blk->n; i++) {
+    lo[i] = blk->lowerv ? blk->lowerv[i] : blk->lower;
+    hi[i] = blk->upperv ? blk->upperv[i] : blk->upper;
+  }
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscCall(PetscSNPrintf(opt[k], sizeof(opt[k]), "-adjoint_%s_%s", k ? "upper" : "lower", blk->name));
+    PetscCall(PetscSNPrintf(
+        help[k], sizeof(help[k]),
+        "%s bound of parameter '%s' [%s] in optimization: one value, or one per entry (%" PetscInt_FMT ")",
+        k ? "Upper" : "Lower", blk->name, blk->units, blk->n));
+    PetscCall(PetscOptionsRealArray(opt[k], help[k], "AdjParamsSetBoundsArray", v[k], &n[k], &set[k]));
+    PetscCheck(!set[k] || n[k] == 1 || n[k] == blk->n, params->comm, PETSC_ERR_USER_INPUT,
+               "%s: give one value or %" PetscInt_FMT " (one per entry), got %" PetscInt_FMT, opt[k], blk->n, n[k]);
+    if (set[k] && n[k] == 1)
+      for (PetscInt i = 1; i < blk->n; i++) v[k][i] = v[k][0];
+  }
+  PetscCall(AdjParamsSetBoundsArray(params, blk->name, lo, hi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjParamsSetFromOptions - reads -adjoint_params, -adjoint_scale_<name>, -adjoint_lower_<name>,
     -adjoint_upper_<name>. Collective. @*/
 PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
@@ -191,6 +248,10 @@ PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
                             blk->name, blk->units));
     PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetScale", scale, &scale, &set));
     if (set) PetscCall(AdjParamsSetScale(params, blk->name, scale));
+    if (blk->kind == ADJ_PARAM_ARRAY && blk->n > 1 && blk->n <= ADJ_PARAMS_MAX_ARRAY_BOUNDS) {
+      PetscCall(AdjParamsArrayBoundsFromOptions(PetscOptionsObject, params, blk));
+      continue;
+    }
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_lower_%s", blk->name));
     PetscCall(
         PetscSNPrintf(help, sizeof(help), "Lower bound of parameter '%s' [%s] in optimization", blk->name, blk->units));
@@ -258,8 +319,9 @@ PetscErrorCode AdjParamsGetBounds(AdjParams params, Vec lower, Vec upper)
   for (PetscInt b = 0; b < params->nblocks; b++) {
     const AdjParamBlock *blk = &params->block[b];
     for (PetscInt i = 0; i < blk->nlocal; i++) {
-      lo[blk->offset + i] = blk->lower <= PETSC_NINFINITY ? PETSC_NINFINITY : blk->lower / blk->scale;
-      hi[blk->offset + i] = blk->upper >= PETSC_INFINITY ? PETSC_INFINITY : blk->upper / blk->scale;
+      const PetscReal l = blk->lowerv ? blk->lowerv[i] : blk->lower, u = blk->upperv ? blk->upperv[i] : blk->upper;
+      lo[blk->offset + i] = l <= PETSC_NINFINITY ? PETSC_NINFINITY : l / blk->scale;
+      hi[blk->offset + i] = u >= PETSC_INFINITY ? PETSC_INFINITY : u / blk->scale;
     }
   }
   PetscCall(VecRestoreArray(lower, &lo));

@@ -59,6 +59,31 @@ static PetscInt FluidBodyBlockSize(Fluid fl, PetscInt b)
   return b < 2 ? 2 - b : fl->body.shape.np - 3;
 }
 
+/* Default optimization bounds of the shape entries, inside the range AdjShapeSetUp accepts, so an
+ * optimizer's line search cannot ask for an impossible body: sizes > 1e-3 of their value; NACA
+ * m in [0, 0.19], p in [0.05, 0.95], t in [0.01, 0.45]; CST coefficients free (crossing surfaces
+ * are refused).  -adjoint_lower_body_shape / -adjoint_upper_body_shape override them. */
+static PetscErrorCode FluidBodyShapeBounds(Fluid fl, AdjParams params)
+{
+  const AdjShape *sh = &fl->body.shape;
+  const PetscInt  n  = sh->np - 3;
+  PetscReal       lo[ADJ_SHAPE_MAX_PARAMS], hi[ADJ_SHAPE_MAX_PARAMS];
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) lo[i] = PETSC_NINFINITY, hi[i] = PETSC_INFINITY;
+  if (sh->type != ADJ_SHAPE_CST)
+    for (PetscInt i = 0; i < (sh->type == ADJ_SHAPE_NACA4 ? 1 : n); i++) lo[i] = 1e-3 * sh->p[3 + i];
+  else
+    lo[0] = 1e-3 * sh->p[3];
+  if (sh->type == ADJ_SHAPE_NACA4) {
+    lo[1] = 0, hi[1] = 0.19;
+    lo[2] = 0.05, hi[2] = 0.95;
+    lo[3] = 0.01, hi[3] = 0.45;
+  }
+  PetscCall(AdjParamsSetBoundsArray(params, "body_shape", lo, hi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A new shape: checked (impossible shapes are refused) and the mask recomputed. */
 static PetscErrorCode FluidBodyUnpack(Fluid fl, AdjParams params, Vec p)
 {
@@ -675,6 +700,7 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
     PetscCall(AdjParamsAddArray(params, FluidBodyBlocks[b], b == 1 ? "deg" : "m or 1", FluidBodyBlockSize(fl, b)));
     if (b == 0) PetscCall(AdjParamsSetScale(params, FluidBodyBlocks[b], fl->body.lref));
   }
+  if (fl->body.on) PetscCall(FluidBodyShapeBounds(fl, params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

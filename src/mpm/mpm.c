@@ -64,6 +64,12 @@ static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec
     PetscCall(AdjParamsPackGradientArray(params, "rho", G + 2 * L, p));
     PetscCall(AdjParamsPackGradientArray(params, "gravity", G + 3 * L, p));
     PetscCall(AdjParamsPackGradientArray(params, "velocity", G + 3 * L + MPM_DIM, p));
+    if (mpm->has_friction) {
+      PetscReal gf;
+
+      PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &gf, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
+      PetscCall(AdjParamsPackGradientArray(params, "friction", &gf, p));
+    }
   } else {
     PetscReal vel[MPM_DIM * MPM_MAX_BODIES];
 
@@ -74,6 +80,7 @@ static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec
     PetscCall(AdjParamsPackArray(params, "rho", mpm->rho, p));
     PetscCall(AdjParamsPackArray(params, "gravity", mpm->gravity, p));
     PetscCall(AdjParamsPackArray(params, "velocity", vel, p));
+    if (mpm->has_friction) PetscCall(AdjParamsPackArray(params, "friction", &mpm->grid.friction, p));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -158,6 +165,14 @@ static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
   PetscCall(AdjParamsUnpackArray(params, "rho", p, rho));
   PetscCall(AdjParamsUnpackArray(params, "gravity", p, g));
   PetscCall(AdjParamsUnpackArray(params, "velocity", p, vel));
+  if (mpm->has_friction) {
+    PetscReal mu = mpm->grid.friction;
+
+    PetscCall(AdjParamsUnpackArray(params, "friction", p, &mu));
+    PetscCheck(mu >= 0 && PetscIsNormalReal(mu + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+               "Friction parameter mu = %g is negative", (double)mu);
+    mpm->grid.friction = mu;
+  }
   PetscCall(MPMApplyParameters(mpm, E, nu, rho, g, vel));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -255,6 +270,7 @@ static PetscErrorCode MPMZeroGradient(AdjStepper st)
   PetscCall(PetscArrayzero(mpm->grho, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->ggravity, MPM_DIM));
   PetscCall(PetscArrayzero(mpm->gvelocity, MPM_DIM * MPM_MAX_BODIES));
+  mpm->gfriction = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -273,18 +289,19 @@ static PetscErrorCode MPMWriteGradient(AdjStepper st, AdjOutput out)
 {
   MPM              mpm;
   AdjParams        params;
-  const char      *names[5] = {"E", "nu", "rho", "gravity", "velocity"};
-  const char      *units[5] = {"objective per Pa", "objective per unit", "objective per kg/m^3", "objective per m/s^2",
-                               "objective per m/s"};
-  const PetscReal *local[5];
-  PetscInt         n[5];
+  const char      *names[6] = {"E", "nu", "rho", "gravity", "velocity", "friction"};
+  const char      *units[6] = {"objective per Pa",    "objective per unit", "objective per kg/m^3",
+                               "objective per m/s^2", "objective per m/s",  "objective per unit"};
+  const PetscReal *local[6];
+  PetscInt         n[6];
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(AdjStepperGetParams(st, &params));
   local[0] = mpm->gE, local[1] = mpm->gnu, local[2] = mpm->grho, local[3] = mpm->ggravity, local[4] = mpm->gvelocity;
-  n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = MPM_DIM * mpm->nbodies;
-  for (PetscInt b = 0; b < 5; b++) {
+  local[5] = &mpm->gfriction;
+  n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = MPM_DIM * mpm->nbodies, n[5] = 1;
+  for (PetscInt b = 0; b < (mpm->has_friction ? 6 : 5); b++) {
     PetscBool active;
     PetscReal sum[MPM_DIM * MPM_MAX_BODIES];
 
@@ -509,6 +526,7 @@ static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
       for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
     PetscCall(AdjOutputWriteParameterArray(out, "velocity", "m/s", MPM_DIM * mpm->nbodies, vel));
   }
+  if (mpm->has_friction) PetscCall(AdjOutputWriteParameterArray(out, "friction", "1", 1, &mpm->grid.friction));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -534,6 +552,16 @@ static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
                "%s: %s holds %" PetscInt_FMT " values, this run needs %" PetscInt_FMT " (labels or bodies differ)",
                path, names[b], n, expect[b]);
     PetscCall(PetscArraycpy(val[b], v, n));
+    PetscCall(PetscFree(v));
+  }
+  if (mpm->has_friction) {
+    PetscInt   n;
+    PetscReal *v;
+
+    PetscCall(AdjInputReadArray(mpm->comm, path, "/parameters/friction", &n, &v));
+    PetscCheck(n == 1 && v[0] >= 0, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s: /parameters/friction must hold one non-negative coefficient", path);
+    mpm->grid.friction = v[0];
     PetscCall(PetscFree(v));
   }
   PetscCall(MPMApplyParameters(mpm, val[0], val[1], val[2], val[3], val[4]));
@@ -586,6 +614,7 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(VecDestroy(&mpm->x0));
   PetscCall(VecDestroy(&mpm->mat));
   PetscCall(VecDestroy(&mpm->gnodes));
+  PetscCall(VecDestroy(&mpm->gnodes_p2g));
   PetscCall(VecDestroy(&mpm->lnodes));
   for (PetscInt c = 0; c < 3; c++) PetscCall(VecDestroy(&mpm->out[c]));
   for (PetscInt d = 0; d < MPM_DIM; d++) PetscCall(PetscFree(mpm->node_rank[d]));
@@ -673,6 +702,10 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
     PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
     PetscCall(AdjParamsAddArray(params, "velocity", "m/s", MPM_DIM * mpm->nbodies));
     PetscCall(AdjParamsSetScale(params, "velocity", vscale > 0 ? vscale : 1.0));
+    if (mpm->has_friction) {
+      PetscCall(AdjParamsAddArray(params, "friction", "1", 1));
+      PetscCall(AdjParamsSetBounds(params, "friction", 0.0, PETSC_INFINITY));
+    }
   }
   PetscCall(PetscInfo(NULL,
                       "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT

@@ -55,8 +55,10 @@ typedef struct {
   PetscInt    M[MPM_DIM];
   PetscReal   L[MPM_DIM], h[MPM_DIM];
   PetscInt    s[MPM_DIM], m[MPM_DIM], gs[MPM_DIM], gm[MPM_DIM];
-  MPMWallType wall[MPM_DIM][2]; /* [direction][low, high side] */
-  PetscInt    wall_width;       /* walls act on nodes this many nodes deep */
+  MPMWallType wall[MPM_DIM][2];   /* [direction][low, high side] */
+  PetscInt    wall_width;         /* walls act on nodes this many nodes deep */
+  PetscReal   friction;           /* Coulomb coefficient mu of the friction walls [1] */
+  PetscReal   friction_smoothing; /* regularization width eps of the friction walls [m/s] */
 } MPMGrid;
 
 /* A body of the initial condition: a shape filled with particles of one label and one velocity. */
@@ -101,6 +103,8 @@ struct _n_MPM {
   MPMParticle      *pin, *pout;
   MPMMaterialPoint *pmat;
   Vec               gnodes, lnodes; /* grid nodes: global and ghosted */
+  Vec               gnodes_p2g;     /* the P2G result (m, m v) of the forward step: the grid update's input */
+  PetscBool         has_friction;   /* some wall is a friction wall: the "friction" parameter block exists */
   Vec               out[3];         /* grid mass, vx, vy on da1 for output */
   /* The intermediates above (sf, pin, pmat, gnodes, lnodes) belong to the forward step fwd_step
    * (-1: none, e.g. after MPMGridFields reused them); the step adjoint reuses them. */
@@ -112,7 +116,7 @@ struct _n_MPM {
   Vec               gnodesb, lnodesb;
   PetscInt         *body_of;
   /* parameter gradients: this rank's partial sums (summed over ranks by getgradient/writegradient) */
-  PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM];
+  PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM], gfriction;
   PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES];
   /* objectives (objective.c) */
   PetscInt      nobs;       /* observed output steps */
@@ -156,8 +160,11 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
                                         const MPMMaterialPoint mat[], const MPMNode *const *nodesb, MPMParticle pb[],
                                         MPMMaterialPoint matb[]);
 PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], MPMNode **nodes);
-PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[],
-                                    const MPMNode *const *nodes, MPMNode **nodesb, PetscReal gravityb[]);
+PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], const MPMNode *const *in,
+                                    MPMNode **nodesb, PetscReal gravityb[], PetscReal *frictionb);
+PetscInt       MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM]);
+void MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
+                            PetscScalar vb[MPM_DIM], PetscReal *mub);
 PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
                                  const MPMNode *const *nodes, MPMParticle pout[]);
 PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],

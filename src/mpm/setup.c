@@ -18,11 +18,10 @@ static PetscErrorCode MPMWallFromOptions(MPM mpm, PetscInt d, PetscInt s)
   PetscOptionsBegin(mpm->comm, NULL, title, "MPM");
   PetscCall(PetscOptionsEList(opt,
                               "Wall on that side of the box: none (particles must then stay away from it), sticky "
-                              "(v = 0), slip (normal velocity 0), friction (not available yet)",
+                              "(v = 0), slip (normal velocity 0), friction (smoothed Coulomb: -mpm_wall_friction, "
+                              "-mpm_friction_smoothing)",
                               "", MPMWallTypes, 4, MPMWallTypes[type], &type, NULL));
   PetscOptionsEnd();
-  PetscCheck(type != MPM_WALL_FRICTION, mpm->comm, PETSC_ERR_USER_INPUT,
-             "%s friction: frictional walls (smoothed Coulomb) are not available yet; use sticky or slip", opt);
   mpm->grid.wall[d][s] = (MPMWallType)type;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -55,7 +54,9 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
   PetscReal len[2] = {1.0, 1.0};
 
   PetscFunctionBeginUser;
-  g->wall_width = 3;
+  g->wall_width         = 3;
+  g->friction           = 0.3;
+  g->friction_smoothing = 1e-2;
   for (PetscInt d = 0; d < MPM_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) g->wall[d][s] = MPM_WALL_STICKY;
   PetscOptionsBegin(mpm->comm, NULL, "MPM: grid", "MPM");
@@ -70,9 +71,24 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
              "-mpm_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
   PetscCall(PetscOptionsInt("-mpm_wall_width", "Walls act on the grid nodes this many nodes deep from each side", "",
                             g->wall_width, &g->wall_width, NULL));
+  PetscCall(PetscOptionsReal("-mpm_wall_friction",
+                             "Coulomb friction coefficient mu [1] of the friction walls: on their nodes the tangential "
+                             "velocity drops by up to mu times the normal velocity removed (parameter block friction)",
+                             "", g->friction, &g->friction, NULL));
+  PetscCall(PetscOptionsReal("-mpm_friction_smoothing",
+                             "Regularization width eps [m/s] of the friction walls: the contact max(0, vn) and the "
+                             "Coulomb kink at vt = 0 are smoothed over speeds of about eps (docs/mpm.md)",
+                             "", g->friction_smoothing, &g->friction_smoothing, NULL));
   PetscOptionsEnd();
   for (PetscInt d = 0; d < MPM_DIM; d++)
-    for (PetscInt s = 0; s < 2; s++) PetscCall(MPMWallFromOptions(mpm, d, s));
+    for (PetscInt s = 0; s < 2; s++) {
+      PetscCall(MPMWallFromOptions(mpm, d, s));
+      if (g->wall[d][s] == MPM_WALL_FRICTION) mpm->has_friction = PETSC_TRUE;
+    }
+  PetscCheck(g->friction >= 0 && PetscIsNormalReal(g->friction + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_wall_friction %g: the friction coefficient must be non-negative", (double)g->friction);
+  PetscCheck(g->friction_smoothing > 0 && PetscIsNormalReal(g->friction_smoothing), mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_friction_smoothing %g m/s: the smoothing width must be positive", (double)g->friction_smoothing);
   PetscCheck(cells[0] >= 4 && cells[1] >= 4, mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0], cells[1]);
   PetscCheck(len[0] > 0 && len[1] > 0 && PetscIsNormalReal(len[0]) && PetscIsNormalReal(len[1]), mpm->comm,

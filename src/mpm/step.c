@@ -35,6 +35,9 @@ PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(MPMExchangeToOwners(mpm, xin));
   PetscCall(MPMScatterToGrid(mpm, mpm->dt));
   PetscCall(PetscLogEventBegin(MPM_Grid, 0, 0, 0, 0));
+  /* the grid update is nonlinear with friction walls: its adjoint needs its input */
+  if (!mpm->gnodes_p2g) PetscCall(VecDuplicate(mpm->gnodes, &mpm->gnodes_p2g));
+  PetscCall(VecCopy(mpm->gnodes, mpm->gnodes_p2g));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->gnodes, &nodes));
   PetscCall(MPMGridUpdate(&mpm->grid, mpm->dt, mpm->gravity, nodes));
   PetscCall(DMDAVecRestoreArray(mpm->da, mpm->gnodes, &nodes));
@@ -68,7 +71,7 @@ PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMater
 }
 
 /*@ MPMStepAdjoint - lin = (dPhi_k/dx)^T lout for the step x_k = Phi_k(x_{k-1}) from xin = x_{k-1}, and
-    the parameter gradients (E, nu, rho per label, gravity) += (dPhi_k/dp)^T lout.  Reuses the
+    the parameter gradients (E, nu, rho per label, gravity, wall friction) += (dPhi_k/dp)^T lout.  Reuses the
     forward step's exchange, owner arrays and grid (the AdjStepper contract: called right after
     MPMStep(k, xin)); recomputes them if they belong to another step.  Every operation of MPMStep
     in reverse: exchange to home (Reduce, SUM), G2P, node velocities to ghosts (-> DMLocalToGlobal ADD),
@@ -112,12 +115,12 @@ PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec li
   PetscCall(VecZeroEntries(mpm->gnodesb));
   PetscCall(DMLocalToGlobal(mpm->da, mpm->lnodesb, ADD_VALUES, mpm->gnodesb));
   /* grid update */
-  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
+  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes_p2g, &nodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->gnodesb, &nodesb));
-  PetscCall(
-      MPMGridUpdateAdjoint(&mpm->grid, mpm->dt, mpm->gravity, (const MPMNode *const *)nodes, nodesb, mpm->ggravity));
+  PetscCall(MPMGridUpdateAdjoint(&mpm->grid, mpm->dt, mpm->gravity, (const MPMNode *const *)nodes, nodesb,
+                                 mpm->ggravity, &mpm->gfriction));
   PetscCall(DMDAVecRestoreArray(mpm->da, mpm->gnodesb, &nodesb));
-  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->gnodes, &nodes));
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->gnodes_p2g, &nodes));
   /* ghost contributions were summed into their owners: every ghost sees its owner's adjoint */
   PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
   /* P2G */

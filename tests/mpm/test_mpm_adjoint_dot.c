@@ -72,33 +72,58 @@ static void P2GTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMPart
   }
 }
 
-/* The walls as the forward applies them (a copy, so that the test does not share the kernel's helper). */
-static void Walls(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[])
+/* Tangent of one friction wall (outward normal sgn e_d) at v, written from the implicit equation
+ * vt' + c phi(vt') = vt, c = mu s(vn), vn' = vn - s(vn) + eps/2: v and dv in, v', dv' out; dmu the
+ * perturbation of mu. */
+static void FrictionTangent(PetscReal mu, PetscReal dmu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[],
+                            PetscScalar dv[])
+{
+  const PetscInt  t  = 1 - d;
+  const PetscReal vn = sgn * v[d], dvn = sgn * dv[d], rt = PetscSqrtReal(vn * vn + eps * eps);
+  const PetscReal s = 0.5 * (vn + rt), ds = 0.5 * (1 + vn / rt) * dvn, c = mu * s, dc = dmu * s + mu * ds;
+  PetscReal       u, q;
+
+  (void)MPMFrictionWall(mu, eps, d, sgn, v);
+  u     = v[t];
+  q     = PetscSqrtReal(u * u + eps * eps);
+  dv[t] = (dv[t] - dc * u / q) / (1 + c * eps * eps / (q * q * q));
+  dv[d] = sgn * (dvn - ds);
+}
+
+/* The walls as the forward applies them (a copy, so that the test does not share the kernel's helper),
+ * with their tangent: v, dv in/out. */
+static void Walls(const MPMGrid *g, PetscReal dmu, PetscInt i, PetscInt j, PetscScalar v[], PetscScalar dv[])
 {
   const PetscInt idx[2] = {i, j};
   for (PetscInt d = 0; d < MPM_DIM; d++)
     for (PetscInt side = 0; side < 2; side++) {
       if (!(side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width)) continue;
       if (g->wall[d][side] == MPM_WALL_STICKY)
-        v[0] = v[1] = 0;
+        v[0] = v[1] = dv[0] = dv[1] = 0;
       else if (g->wall[d][side] == MPM_WALL_SLIP)
-        v[d] = 0;
+        v[d] = dv[d] = 0;
+      else if (g->wall[d][side] == MPM_WALL_FRICTION)
+        FrictionTangent(g->friction, dmu, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v, dv);
     }
 }
 
-/* Tangent of MPMGridUpdate on the owned nodes: in = (m, P) before the update, din; out: dout = (dm, dv). */
-static void GridTangent(const MPMGrid *g, PetscReal dt, const MPMNode *const *in, const MPMNode *const *din,
-                        const PetscReal dg[], MPMNode **dout)
+/* Tangent of MPMGridUpdate on the owned nodes: in = (m, P) before the update, din, dg, dmu (friction);
+ * out: dout = (dm, dv). */
+static void GridTangent(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], const MPMNode *const *in,
+                        const MPMNode *const *din, const PetscReal dg[], PetscReal dmu, MPMNode **dout)
 {
   for (PetscInt j = g->s[1]; j < g->s[1] + g->m[1]; j++)
     for (PetscInt i = g->s[0]; i < g->s[0] + g->m[0]; i++) {
       const MPMNode *a = &in[j][i], *da = &din[j][i];
       MPMNode       *o = &dout[j][i];
+      PetscScalar    v[MPM_DIM];
 
       o->m = da->m;
-      for (PetscInt c = 0; c < MPM_DIM; c++)
+      for (PetscInt c = 0; c < MPM_DIM; c++) {
+        v[c]    = a->m > 0 ? a->p[c] / a->m + dt * gravity[c] : 0;
         o->p[c] = a->m > 0 ? da->p[c] / a->m - a->p[c] * da->m / (a->m * a->m) + dt * dg[c] : 0;
-      Walls(g, i, j, o->p);
+      }
+      Walls(g, dmu, i, j, v, o->p);
     }
 }
 
@@ -253,9 +278,14 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
   MPMMaterialPoint mat[NP_KERNEL], dmat[NP_KERNEL], matb[NP_KERNEL], matp[NP_KERNEL], matm[NP_KERNEL];
   MPMNode        **nodes, **dnodes, **nodesb, **np_, **nm_, **vel;
   PetscMPIInt      rank;
-  PetscReal        gravity[MPM_DIM] = {0.3, -9.81}, dg[MPM_DIM], gb[MPM_DIM], gp[MPM_DIM], gm[MPM_DIM];
+  PetscReal        gravity[MPM_DIM] = {0.3, -9.81}, dg[MPM_DIM], gb[MPM_DIM], gp[MPM_DIM], gm[MPM_DIM], dmu, mub;
+  const PetscReal  mu0              = 0.4;
 
   PetscFunctionBeginUser;
+  /* friction walls on the right and at the top (their corner too), beside the sticky left wall and the slip floor; a
+   * smoothing width comparable with the node speeds, so that both regimes (sliding, sticking) occur */
+  g.wall[0][1] = g.wall[1][1] = MPM_WALL_FRICTION;
+  g.friction = mu0, g.friction_smoothing = 0.05;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   for (PetscInt d = 0; d < MPM_DIM; d++) g.s[d] = g.gs[d] = 0, g.m[d] = g.gm[d] = g.M[d] + 1;
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -317,20 +347,29 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     PetscCall(MPMParticleToGrid(&g, dt, n, p, mat, nodes)); /* the linearization point (m, P) */
     PetscCall(FlatRandom(rnd, nn, dnodes[0], 1.0));
     for (PetscInt j = 0; j <= g.M[1]; j++)
-      for (PetscInt i = 0; i <= g.M[0]; i++) dnodes[j][i].m *= 0.1 * nodes[j][i].m; /* keep m + h dm > 0 */
+      for (PetscInt i = 0; i <= g.M[0]; i++) {
+        /* keep m + h dm > 0, and perturb the velocity P / m by O(1) m/s also on light nodes: the friction
+         * walls are smooth on the scale of their width (0.05 m/s here), which a central difference of a
+         * 1e3 m/s velocity perturbation would not resolve */
+        dnodes[j][i].m *= 0.1 * nodes[j][i].m;
+        for (PetscInt c = 0; c < MPM_DIM; c++) dnodes[j][i].p[c] *= nodes[j][i].m;
+      }
     PetscCall(FlatRandom(rnd, MPM_DIM, dg, 1.0));
     PetscCall(FlatRandom(rnd, nn, nodesb[0], 1.0));
     NodesZero(&g, np_);
-    GridTangent(&g, dt, (const MPMNode *const *)nodes, (const MPMNode *const *)dnodes, dg, np_); /* np_ = T du */
+    PetscCall(FlatRandom(rnd, 1, &dmu, 0.1));
+    GridTangent(&g, dt, gravity, (const MPMNode *const *)nodes, (const MPMNode *const *)dnodes, dg, dmu,
+                np_); /* np_ = T du */
     PetscCall(PetscArraycpy(vel[0], nodes[0], (g.M[0] + 1) * (g.M[1] + 1)));
     PetscCall(MPMGridUpdate(&g, dt, gravity, vel));
     lhs   = GlobalSum(FlatDot(nn, np_[0], nodesb[0]));
     scale = PetscSqrtReal(GlobalSum(FlatDot(nn, np_[0], np_[0]))) *
             PetscSqrtReal(GlobalSum(FlatDot(nn, nodesb[0], nodesb[0])));
-    gb[0] = gb[1] = 0;
-    PetscCall(MPMGridUpdateAdjoint(&g, dt, gravity, (const MPMNode *const *)vel, nodesb, gb));
-    rhs = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]) + FlatDot(MPM_DIM, dg, gb));
-    PetscCall(AdjTestReportScaled("grid update (m,P,g; walls)", lhs, rhs, scale, 1e-12, fail));
+    gb[0] = gb[1] = mub = 0;
+    PetscCall(MPMGridUpdateAdjoint(&g, dt, gravity, (const MPMNode *const *)nodes, nodesb, gb, &mub));
+    rhs = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]) + FlatDot(MPM_DIM, dg, gb) + dmu * mub);
+    PetscCall(
+        AdjTestReportScaled("grid update (m,P,g,mu; sticky, slip, friction walls)", lhs, rhs, scale, 1e-12, fail));
     /* central differences */
     for (PetscInt c = 0; c < MPM_DIM; c++) gp[c] = gravity[c] + h * dg[c], gm[c] = gravity[c] - h * dg[c];
     {
@@ -340,8 +379,11 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
         a[0][k].m = x.m + h * dx.m, b[0][k].m = x.m - h * dx.m;
         for (PetscInt c = 0; c < MPM_DIM; c++) a[0][k].p[c] = x.p[c] + h * dx.p[c], b[0][k].p[c] = x.p[c] - h * dx.p[c];
       }
+      g.friction = mu0 + h * dmu;
       PetscCall(MPMGridUpdate(&g, dt, gp, a));
+      g.friction = mu0 - h * dmu;
       PetscCall(MPMGridUpdate(&g, dt, gm, b));
+      g.friction = mu0;
       PetscCall(MPMTestReport("grid update tangent vs central differences (max rel.)", FDGap(nn, np_[0], a[0], b[0], h),
                               1e-6, fail));
     }
@@ -440,7 +482,7 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
   PetscCall(DMDAVecGetArray(mpm->da, gP, &a));
   PetscCall(DMDAVecGetArray(mpm->da, gdn, &b));
   PetscCall(DMDAVecGetArray(mpm->da, gdv, &c));
-  GridTangent(&mpm->grid, mpm->dt, (const MPMNode *const *)a, (const MPMNode *const *)b, dg, c);
+  GridTangent(&mpm->grid, mpm->dt, mpm->gravity, (const MPMNode *const *)a, (const MPMNode *const *)b, dg, 0, c);
   PetscCall(DMDAVecRestoreArray(mpm->da, gdv, &c));
   PetscCall(DMDAVecRestoreArray(mpm->da, gdn, &b));
   PetscCall(DMDAVecRestoreArray(mpm->da, gP, &a));
