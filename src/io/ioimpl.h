@@ -123,6 +123,10 @@ PetscErrorCode AdjIOFormatCells(PetscInt ndims, const hsize_t cdims[], char buf[
 /* Writer internals shared between files */
 PetscErrorCode AdjOutputWriteProvenance(AdjOutput out, hid_t file, PetscBool full);
 PetscErrorCode AdjOutputWriteGridGroup(AdjOutput out, hid_t file);
+/* A standalone restart file: Begin creates <restart path>.partial with the root attributes, a short
+ * /provenance and /grid; the caller writes /restart; End closes it and renames it over the old one. */
+PetscErrorCode AdjOutputRestartFileBegin(AdjOutput out, const char caller[], char tmp[], size_t len, hid_t *file);
+PetscErrorCode AdjOutputRestartFileEnd(AdjOutput out, const char tmp[], hid_t file);
 PetscErrorCode AdjOutputWriteRestartGroup(AdjOutput out, hid_t file, const char solver[], AdjStepIndex step,
                                           PetscReal time, PetscInt nfields, const char *const names[], Vec fields[]);
 PetscErrorCode AdjOutputCheckOpen(AdjOutput out, const char caller[]);

@@ -221,10 +221,8 @@ static PetscErrorCode AdjParticleRestartData(AdjOutput out, hid_t file, const ch
 PetscErrorCode AdjOutputWriteParticleRestart(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
                                              const char name[], Vec state, PetscBool standalone)
 {
-  const char   *path;
-  char          tmp[PETSC_MAX_PATH_LEN + 16];
-  hid_t         fapl, file, root;
-  const int64_t version = ADJ_OUTPUT_FORMAT_VERSION;
+  char  tmp[PETSC_MAX_PATH_LEN + 16];
+  hid_t file;
 
   PetscFunctionBeginUser;
   if (!standalone) {
@@ -237,27 +235,10 @@ PetscErrorCode AdjOutputWriteParticleRestart(AdjOutput out, const char solver[],
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* As AdjOutputWriteRestartFile(), with the particle dataset before the atomic commit. */
-  PetscCheck(out->da, out->comm, PETSC_ERR_ORDER, "AdjOutputWriteParticleRestart: call AdjOutputSetGrid() first");
-  PetscCall(AdjOutputGetRestartPath(out, &path));
-  PetscCall(AdjIOCheckWritableTarget(out->comm, path, "-restart_file"));
-  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.partial", path));
-  PetscCall(AdjH5FileAccess(out->comm, &fapl));
-  file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  AdjCallH5(H5Pclose(fapl));
-  PetscCheck(file >= 0, out->comm, PETSC_ERR_FILE_OPEN,
-             "Cannot create restart file %s (option -restart_file): HDF5 refused to create it", tmp);
-  root = H5Gopen2(file, "/", H5P_DEFAULT);
-  AdjCallH5(root);
-  PetscCall(AdjH5WriteAttrString(root, "format", ADJ_IO_FORMAT_NAME));
-  PetscCall(AdjH5WriteAttrInt64(root, "format_version", 0, &version));
-  PetscCall(AdjH5WriteAttrString(root, "content", "restart"));
-  AdjCallH5(H5Gclose(root));
-  PetscCall(AdjOutputWriteProvenance(out, file, PETSC_FALSE));
-  PetscCall(AdjOutputWriteGridGroup(out, file));
+  PetscCall(AdjOutputRestartFileBegin(out, "AdjOutputWriteParticleRestart", tmp, sizeof(tmp), &file));
   PetscCall(AdjOutputWriteRestartGroup(out, file, solver, step, time, 0, NULL, NULL));
   PetscCall(AdjParticleRestartData(out, file, name, state));
-  AdjCallH5(H5Fclose(file));
-  PetscCall(AdjIOCommitFile(out->comm, tmp, path));
+  PetscCall(AdjOutputRestartFileEnd(out, tmp, file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

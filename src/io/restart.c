@@ -103,34 +103,53 @@ PetscErrorCode AdjOutputWriteRestart(AdjOutput out, const char solver[], AdjStep
  *  restart file only when complete, so a run killed at any moment leaves the last restart file valid.
  *  Needs only AdjOutputSetGrid() (the run file may be closed or never opened). Collective. Arguments as in
  *  AdjOutputWriteRestart(). */
-PetscErrorCode AdjOutputWriteRestartFile(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
-                                         PetscInt nfields, const char *const names[], Vec fields[])
+PetscErrorCode AdjOutputRestartFileBegin(AdjOutput out, const char caller[], char tmp[], size_t len, hid_t *file)
 {
   const char   *path;
-  char          tmp[PETSC_MAX_PATH_LEN + 16];
-  hid_t         fapl, file, root;
+  hid_t         fapl, root;
   const int64_t version = ADJ_OUTPUT_FORMAT_VERSION;
 
   PetscFunctionBeginUser;
-  PetscCheck(out->da, out->comm, PETSC_ERR_ORDER, "AdjOutputWriteRestartFile: call AdjOutputSetGrid() first");
+  PetscCheck(out->da, out->comm, PETSC_ERR_ORDER, "%s: call AdjOutputSetGrid() first", caller);
   PetscCall(AdjOutputGetRestartPath(out, &path));
   PetscCall(AdjIOCheckWritableTarget(out->comm, path, "-restart_file"));
-  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.partial", path));
+  PetscCall(PetscSNPrintf(tmp, len, "%s.partial", path));
   PetscCall(AdjH5FileAccess(out->comm, &fapl));
-  file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  *file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   AdjCallH5(H5Pclose(fapl));
-  PetscCheck(file >= 0, out->comm, PETSC_ERR_FILE_OPEN,
+  PetscCheck(*file >= 0, out->comm, PETSC_ERR_FILE_OPEN,
              "Cannot create restart file %s (option -restart_file): HDF5 refused to create it", tmp);
-  root = H5Gopen2(file, "/", H5P_DEFAULT);
+  root = H5Gopen2(*file, "/", H5P_DEFAULT);
   AdjCallH5(root);
   PetscCall(AdjH5WriteAttrString(root, "format", ADJ_IO_FORMAT_NAME));
   PetscCall(AdjH5WriteAttrInt64(root, "format_version", 0, &version));
   PetscCall(AdjH5WriteAttrString(root, "content", "restart"));
   AdjCallH5(H5Gclose(root));
-  PetscCall(AdjOutputWriteProvenance(out, file, PETSC_FALSE));
-  PetscCall(AdjOutputWriteGridGroup(out, file));
-  PetscCall(AdjOutputWriteRestartGroup(out, file, solver, step, time, nfields, names, fields));
+  PetscCall(AdjOutputWriteProvenance(out, *file, PETSC_FALSE));
+  PetscCall(AdjOutputWriteGridGroup(out, *file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOutputRestartFileEnd(AdjOutput out, const char tmp[], hid_t file)
+{
+  const char *path;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputGetRestartPath(out, &path));
   AdjCallH5(H5Fclose(file));
   PetscCall(AdjIOCommitFile(out->comm, tmp, path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOutputWriteRestartFile(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
+                                         PetscInt nfields, const char *const names[], Vec fields[])
+{
+  char  tmp[PETSC_MAX_PATH_LEN + 16];
+  hid_t file;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputRestartFileBegin(out, "AdjOutputWriteRestartFile", tmp, sizeof(tmp), &file));
+  PetscCall(AdjOutputWriteRestartGroup(out, file, solver, step, time, nfields, names, fields));
+  PetscCall(AdjOutputRestartFileEnd(out, tmp, file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

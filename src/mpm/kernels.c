@@ -232,6 +232,17 @@ PetscReal MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DI
   return mp->volume * psi;
 }
 
+/* The APIC/MLS affine momentum of a particle, A = m C - dt V0 tau(F) D^-1 (D^-1 = diag(4/h^2)), and
+ * its Kirchhoff stress tau, shared by MPMParticleToGrid and its adjoint. */
+static inline void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMParticle *p, const MPMMaterialPoint *mat,
+                                     PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar A[MPM_DIM][MPM_DIM])
+{
+  MPMKirchhoff(mat, p->F, tau);
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt b = 0; b < MPM_DIM; b++)
+      A[a][b] = mat->mass * p->C[a][b] - dt * mat->volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
+}
+
 /* MLS-MPM particle-to-grid (Hu et al. 2018, APIC): for every particle p and node i of its stencil,
  * with weight w_ip and offset dx = x_i - x_p,
  *   m_i += w_ip m_p,
@@ -250,10 +261,7 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
     const PetscReal m = mat[q].mass;
 
     for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMKirchhoff(&mat[q], p[q].F, tau);
-    for (PetscInt a = 0; a < MPM_DIM; a++)
-      for (PetscInt b = 0; b < MPM_DIM; b++)
-        A[a][b] = m * p[q].C[a][b] - dt * mat[q].volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
+    MPMAffineMomentum(g, dt, &p[q], &mat[q], tau, A);
     for (PetscInt j = 0; j < MPM_STENCIL; j++)
       for (PetscInt i = 0; i < MPM_STENCIL; i++) {
         const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
@@ -285,10 +293,7 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     const PetscReal m = mat[q].mass;
 
     for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMKirchhoff(&mat[q], p[q].F, tau);
-    for (PetscInt a = 0; a < MPM_DIM; a++)
-      for (PetscInt b = 0; b < MPM_DIM; b++)
-        A[a][b] = m * p[q].C[a][b] - dt * mat[q].volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
+    MPMAffineMomentum(g, dt, &p[q], &mat[q], tau, A);
     for (PetscInt j = 0; j < MPM_STENCIL; j++)
       for (PetscInt i = 0; i < MPM_STENCIL; i++) {
         const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
