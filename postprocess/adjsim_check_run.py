@@ -7,8 +7,9 @@ For each run file: the root, /provenance, /grid, /fields, /gradients, /parameter
 /restart layout; then the <stem>.xmf beside it: it parses, every HDF DataItem names an existing dataset
 with the declared dimensions, every HyperSlab selects inside its dataset and yields one value per cell,
 the time values are those of /fields/time, and every field-shaped dataset of /fields, /gradients and
-/parameters (and every /gradients or /parameters array) is referenced. Exits 1 with a message on the
-first problem.
+/parameters (and every /gradients or /parameters array) is referenced. MPM run files: /particles holds
+one slice per output step for every particle, and <stem>-particles.xmf shows every /particles dataset
+at each output step. Exits 1 with a message on the first problem.
 """
 import os
 import re
@@ -86,9 +87,59 @@ def check_layout(f):
             need(key in r, f"/restart lacks attribute {key}")
         need([int(c) for c in r["cells"]] == cells, "/restart cells differ from /grid cells")
         for name in text(r["field_names"]).split(","):
-            if name:
+            if name == "particles":  # MPM: one row of state per particle
+                need(f["restart/particles"].ndim == 2, "/restart/particles is not (particles, state)")
+            elif name:
                 need(f["restart"][name].shape == cshape, f"/restart/{name} is not shaped like the grid")
+    if "particles" in f:
+        check_particles(f)
     return cshape
+
+
+def check_particles(f):
+    """MPM runs: /particles/<name> is (output steps, particles[, components]), extendable in time."""
+    nout = f["fields/step"].shape[0]
+    need("position" in f["particles"], "/particles lacks position")
+    npart = f["particles/position"].shape[1]
+    for name, ds in f["particles"].items():
+        need("units" in ds.attrs, f"/particles/{name} lacks units")
+        need(ds.ndim >= 2 and ds.shape[1] == npart, f"/particles/{name} is not (steps, {npart} particles, ...)")
+        need(ds.shape[0] == nout, f"/particles/{name} has {ds.shape[0]} slices for {nout} output steps")
+        need(ds.maxshape[0] is None, f"/particles/{name} is not extendable in time")
+    if "restart/particles" in f:
+        need(f["restart/particles"].shape[0] == npart, "/restart/particles and /particles differ in particle count")
+
+
+def check_particles_xdmf(h5path):
+    """<stem>-particles.xmf: a temporal collection of Polyvertex grids, one per output step, whose every
+    HyperSlab picks one step of an existing /particles dataset; every /particles dataset is shown."""
+    stem = h5path[:-3] if h5path.endswith(".h5") else h5path
+    xmf = stem + "-particles.xmf"
+    need(os.path.exists(xmf), f"{xmf} is missing")
+    xmf_dir = os.path.dirname(os.path.abspath(xmf))
+    domain = ET.parse(xmf).getroot().find("Domain")
+    need(domain is not None, f"{xmf}: no <Domain>")
+    files, used = {}, set()
+    run = files.setdefault(os.path.abspath(h5path), h5py.File(h5path, "r"))
+    npart = run["particles/position"].shape[1]
+    steps = [g for g in domain.iter("Grid") if g.get("GridType") != "Collection"]
+    times = [float(g.find("Time").get("Value")) for g in steps]
+    need(times == [float(t) for t in run["fields/time"][:]], f"{xmf}: times differ from /fields/time")
+    for k, grid in enumerate(steps):
+        topo = grid.find("Topology")
+        need(topo.get("TopologyType") == "Polyvertex" and int(topo.get("NumberOfElements")) == npart,
+             f"{xmf}: step {k} is not a Polyvertex of {npart} particles")
+        items = [grid.find("Geometry").find("DataItem")] + [a.find("DataItem") for a in grid.findall("Attribute")]
+        for item in items:
+            sel, data = item.findall("DataItem")
+            ds = check_hdf_item(data, xmf_dir, files, used)
+            start, _, count = np.array(sel.text.split(), dtype=np.int64).reshape(dims_of(sel))
+            need(start[0] == k and count[0] == 1, f"{xmf}: step {k} shows slice {start[0]} of {ds.name}")
+            need(int(np.prod(count)) == int(np.prod(dims_of(item))), f"{xmf}: hyperslab count differs from Dimensions")
+    for name, ds in run["particles"].items():
+        need(ds.name in used, f"{ds.name} is not referenced by {xmf}")
+    for h in files.values():
+        h.close()
 
 
 def dims_of(item):
@@ -175,18 +226,22 @@ def check_xdmf(h5path, cshape):
 
 
 def main(argv):
-    if len(argv) < 2:
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
-        return 2
+        return 0 if len(argv) >= 2 else 2
     for path in argv[1:]:
         try:
             with h5py.File(path, "r") as f:
                 cshape = check_layout(f)
             check_xdmf(path, cshape)
+            with h5py.File(path, "r") as f:
+                has_particles = "particles" in f
+            if has_particles:
+                check_particles_xdmf(path)
         except (CheckError, KeyError, OSError, ET.ParseError) as e:
-            print(f"check_run.py: {path}: {e}")
+            print(f"adjsim_check_run.py: {path}: {e}")
             return 1
-        print(f"check_run.py: {path}: layout and XDMF OK")
+        print(f"adjsim_check_run.py: {path}: layout and XDMF OK")
     return 0
 
 

@@ -23,10 +23,11 @@
 PetscErrorCode AdjOutputWriteParticleField(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
                                            PetscInt n, const PetscReal values[]);
 
-/*@ AdjOutputWriteParticleXdmf - (re)writes <stem>-particles.xmf describing the particle fields
-    written so far: positions `position` (ncomp 2 or 3) as Polyvertex geometry and the other
-    fields as point attributes. Collective (rank 0 writes). Written under a temporary name and
-    renamed, after every output step, so it always matches the data on disk. @*/
+/*@ AdjOutputWriteParticleXdmf - (re)writes the description of the particle fields written so far:
+    positions `position` (ncomp 2 or 3) as Polyvertex geometry and the other fields as point
+    attributes. Collective (rank 0 writes). It goes to <stem>-particles.xmf.partial, which
+    AdjOutputClose() renames to <stem>-particles.xmf once the run file has its final name, so the
+    description of an earlier run is not replaced before this run is complete. @*/
 PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], PetscInt nfields,
                                           const char *const names[], const PetscInt ncomp[]);
 

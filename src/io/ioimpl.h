@@ -78,6 +78,7 @@ struct _p_AdjOutput {
   PetscReal    *times;
   PetscInt      nt_alloc;
   PetscInt      nopt, ndesign; /* optimization rows; design columns (-1: not yet known, 0: none or large) */
+  PetscBool     particle_xdmf; /* <stem>-particles.xmf.partial is written; AdjOutputClose() gives it its name */
 
   AdjIOEntry *entries;
   PetscInt    nentries, entries_alloc;
@@ -134,3 +135,4 @@ PetscErrorCode AdjOutputGetEntry(AdjOutput out, AdjIOEntryKind kind, const char 
                                  AdjIOEntry **entry);
 PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5name[]);
 PetscErrorCode AdjOutputGetXdmfPath(AdjOutput out, char xmf[], size_t len);
+PetscErrorCode AdjOutputGetParticleXdmfPath(AdjOutput out, char xmf[], size_t len);

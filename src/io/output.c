@@ -330,8 +330,9 @@ static PetscErrorCode AdjOutputCreateSkeleton(AdjOutput out)
 }
 
 /** Create <path>.partial collectively and write the root attributes, /provenance (start_time) and /grid, plus
- *  the empty groups and extendable datasets of the layout. Any old <path> and <stem>.xmf are removed first so
- *  a run that dies cannot leave a previous run's complete file under this run's name. Collective.
+ *  the empty groups and extendable datasets of the layout. An earlier run's <path> and <stem>.xmf are left
+ *  alone: AdjOutputClose() replaces them only when this run is complete, so a run that fails or is killed
+ *  (even with SIGKILL) never damages earlier output. Collective.
  *  Fails on every rank (PETSC_ERR_FILE_OPEN, naming the path and -output) if the directory is missing or
  *  not writable. */
 PetscErrorCode AdjOutputOpen(AdjOutput out)
@@ -346,13 +347,6 @@ PetscErrorCode AdjOutputOpen(AdjOutput out)
              out->path);
   PetscCall(AdjIOCheckWritableTarget(out->comm, out->path, "-output"));
   PetscCall(PetscSNPrintf(out->partial, sizeof(out->partial), "%s.partial", out->path));
-  if (!out->rank) {
-    char xmf[PETSC_MAX_PATH_LEN];
-
-    PetscCall(AdjOutputGetXdmfPath(out, xmf, sizeof(xmf)));
-    (void)unlink(out->path); /* absent is fine */
-    (void)unlink(xmf);
-  }
   PetscCall(AdjH5FileAccess(out->comm, &fapl));
   out->file = H5Fcreate(out->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   AdjCallH5(H5Pclose(fapl));
@@ -381,6 +375,42 @@ PetscErrorCode AdjOutputGetXdmfPath(AdjOutput out, char xmf[], size_t len)
   PetscFunctionBeginUser;
   PetscCall(AdjIOPathStem(out->path, stem, sizeof(stem)));
   PetscCall(PetscSNPrintf(xmf, len, "%s.xmf", stem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** <stem>-particles.xmf for the current path. Not collective. */
+PetscErrorCode AdjOutputGetParticleXdmfPath(AdjOutput out, char xmf[], size_t len)
+{
+  char stem[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjIOPathStem(out->path, stem, sizeof(stem)));
+  PetscCall(PetscSNPrintf(xmf, len, "%s-particles.xmf", stem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0 only: remove an earlier run's XDMF files, which must never describe the new <path>. */
+static PetscErrorCode AdjOutputRemoveOldXdmf(AdjOutput out)
+{
+  char xmf[PETSC_MAX_PATH_LEN + 32];
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputGetXdmfPath(out, xmf, sizeof(xmf)));
+  (void)unlink(xmf); /* absent is fine */
+  PetscCall(AdjOutputGetParticleXdmfPath(out, xmf, sizeof(xmf)));
+  (void)unlink(xmf);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0 only: <stem>-particles.xmf.partial, written at the output steps, gets its final name. */
+static PetscErrorCode AdjOutputCommitParticleXdmf(AdjOutput out)
+{
+  char xmf[PETSC_MAX_PATH_LEN + 32], tmp[PETSC_MAX_PATH_LEN + 48];
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputGetParticleXdmfPath(out, xmf, sizeof(xmf)));
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.partial", xmf));
+  PetscCheck(!rename(tmp, xmf), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, xmf);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -420,9 +450,11 @@ PetscErrorCode AdjOutputClose(AdjOutput out)
   out->file   = H5I_INVALID_HID;
   out->isopen = PETSC_FALSE;
   out->closed = PETSC_TRUE;
+  if (!out->rank) PetscCall(AdjOutputRemoveOldXdmf(out));
   PetscCall(AdjIOCommitFile(out->comm, out->partial, out->path));
   /* Only rank 0 writes the XDMF; its error code is shared so no rank waits for a rank that gave up. */
   if (out->xdmf && !out->rank) xerr = AdjOutputCommitXdmf(out);
+  if (out->particle_xdmf && !out->rank && !xerr) xerr = AdjOutputCommitParticleXdmf(out);
   xcode = (int)xerr;
   PetscCallMPI(MPI_Bcast(&xcode, 1, MPI_INT, 0, out->comm));
   PetscCheck(!xcode, out->comm, PETSC_ERR_FILE_WRITE, "Writing the XDMF file for %s failed on rank 0", out->path);

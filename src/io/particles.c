@@ -155,7 +155,7 @@ static int AdjParticleXdmfWrite(AdjOutput out, const char tmp[], const char h5na
 PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], PetscInt nfields,
                                           const char *const names[], const PetscInt ncomp[])
 {
-  char        stem[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN + 32], tmp[PETSC_MAX_PATH_LEN + 48], path[300];
+  char        tmp[PETSC_MAX_PATH_LEN + 48], path[300];
   const char *base = strrchr(out->path, '/');
   hid_t       dset;
   hsize_t     dims[8];
@@ -170,16 +170,15 @@ PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], 
   AdjCallH5(dset);
   PetscCall(AdjH5DatasetDims(dset, &nd, dims));
   AdjCallH5(H5Dclose(dset));
-  PetscCall(AdjIOPathStem(out->path, stem, sizeof(stem)));
-  PetscCall(PetscSNPrintf(xmf, sizeof(xmf), "%s-particles.xmf", stem));
-  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.partial", xmf));
+  PetscCall(AdjOutputGetParticleXdmfPath(out, tmp, sizeof(tmp)));
+  PetscCall(PetscStrlcat(tmp, ".partial", sizeof(tmp)));
   if (!out->rank) {
     err = AdjParticleXdmfWrite(out, tmp, base ? base + 1 : out->path, position, nd == 3 ? (PetscInt)dims[2] : 1,
                                nfields, names, ncomp, (long long)dims[1]);
-    if (!err && rename(tmp, xmf)) err = 1;
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
-  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "Cannot write the particle XDMF file %s", xmf);
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "Cannot write the particle XDMF file %s", tmp);
+  out->particle_xdmf = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
