@@ -60,6 +60,25 @@ static PetscErrorCode MPMParseObstacle(MPM mpm, MPMObstacle *o)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Obstacles are read from -mpm_obstacle0 up to the first missing one: refuse a later one (a gap, or more than
+   MPM_MAX_OBSTACLES) instead of ignoring it. */
+static PetscErrorCode MPMCheckObstacleNumbering(MPM mpm)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = mpm->grid.nobstacles + 1; k < 64; k++) {
+    char      opt[32];
+    PetscBool set;
+
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mpm_obstacle%" PetscInt_FMT, k));
+    PetscCall(PetscOptionsHasName(NULL, NULL, opt, &set));
+    PetscCheck(!set, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s is given but -mpm_obstacle%" PetscInt_FMT
+               " is not read: obstacles are numbered 0, 1, ... without gaps, at most %d",
+               opt, mpm->grid.nobstacles, MPM_MAX_OBSTACLES);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ MPMSetUpObstacles - reads -mpm_obstacle0, -mpm_obstacle1, ... (until the first missing one) and
     -mpm_obstacle_smoothing; needs the grid (MPMSetUpGrid). Collective. @*/
 PetscErrorCode MPMSetUpObstacles(MPM mpm)
@@ -81,17 +100,19 @@ PetscErrorCode MPMSetUpObstacles(MPM mpm)
     PetscBool    set;
 
     PetscCall(PetscSNPrintf(o->option, sizeof(o->option), "-mpm_obstacle%" PetscInt_FMT, k));
-    PetscCall(PetscOptionsString(o->option,
-                                 "Rigid obstacle k, fixed: plane:px,py,nx,ny[:type] (the half-space behind the line "
-                                 "through (px,py) with outward normal (nx,ny)) or circle:cx,cy,r[:type] [m]; type "
-                                 "sticky (v = 0), slip (default: the approach speed is removed, smoothed like the "
-                                 "friction walls) or friction (smoothed Coulomb with -mpm_wall_friction and "
-                                 "-mpm_friction_smoothing, parameter block friction)",
-                                 "", o->spec, o->spec, sizeof(o->spec), &set));
+    PetscCall(PetscOptionsString(
+        o->option,
+        "Rigid obstacle k, fixed: plane:px,py,nx,ny[:type] (the half-space behind the line "
+        "through (px,py) with outward normal (nx,ny)) or circle:cx,cy,r[:type] [m]; type "
+        "sticky (v = 0), slip (default: the approach speed is removed, smoothed like the "
+        "friction walls) or friction (smoothed Coulomb with -mpm_wall_friction and "
+        "-mpm_friction_smoothing, parameter block friction); numbered 0, 1, ... without gaps, at most 8",
+        "", o->spec, o->spec, sizeof(o->spec), &set));
     if (!set) break;
     g->nobstacles++;
   }
   PetscOptionsEnd();
+  PetscCall(MPMCheckObstacleNumbering(mpm));
   PetscCheck(cells > 0 && PetscIsNormalReal(cells), mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_obstacle_smoothing %g cells: the width of the contact layer must be positive", (double)cells);
   g->obstacle_width = cells * PetscMin(g->h[0], g->h[1]);
