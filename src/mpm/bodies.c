@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Parse "v0,v1,...": exactly n finite reals. */
-static PetscBool MPMParseReals(const char *s, PetscInt n, PetscReal v[])
+/* Parse "v0,v1,...": exactly n finite reals (also used by obstacles.c). */
+PetscBool MPMParseReals(const char *s, PetscInt n, PetscReal v[])
 {
   char *end;
 
@@ -179,7 +179,7 @@ static PetscErrorCode MPMVisitLattice(MPM mpm, MPMLatticeVisitor visit, void *ct
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Counting pass: every particle's B-spline stencil must lie on the grid. */
+/* Counting pass: every particle's B-spline stencil must lie on the grid, and no particle inside an obstacle. */
 static PetscErrorCode MPMCountVisitor(MPM mpm, PetscInt64 g, const PetscReal x[], PetscInt k, void *ctx)
 {
   PetscFunctionBeginUser;
@@ -193,6 +193,7 @@ static PetscErrorCode MPMCountVisitor(MPM mpm, PetscInt64 g, const PetscReal x[]
                "boundary, where its B-spline stencil leaves the grid; keep bodies at least h/2 = %g m inside",
                mpm->body[k].option, mpm->body[k].spec, (double)x[0], (double)x[1], (double)(0.5 * mpm->grid.h[d]));
   }
+  PetscCall(MPMCheckOutsideObstacles(mpm, x, &mpm->body[k]));
   *(PetscInt64 *)ctx = g + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

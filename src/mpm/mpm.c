@@ -662,6 +662,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(AdjStepperCreate(comm, stepper));
   PetscCall(AdjStepperSetContext(*stepper, "mpm", mpm, &ops));
   PetscCall(MPMSetUpGrid(mpm));
+  PetscCall(MPMSetUpObstacles(mpm));
   PetscCall(MPMSetUpMaterials(mpm));
   PetscCall(MPMSetUpBodies(mpm));
   PetscCall(MPMSeedParticles(mpm));

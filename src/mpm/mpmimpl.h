@@ -7,15 +7,17 @@
 #include <petscsf.h>
 
 /* Space dimension of the data structures; the kernels are 2-D for now (3-D later). */
-#define MPM_DIM        2
-#define MPM_MAX_LABELS 16
-#define MPM_MAX_BODIES 16
+#define MPM_DIM           2
+#define MPM_MAX_LABELS    16
+#define MPM_MAX_BODIES    16
+#define MPM_MAX_OBSTACLES 8
 /* Quadratic B-splines: 3 nodes per direction. */
 #define MPM_STENCIL 3
 
 typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION } MPMWallType;
 typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN } MPMModel;
 typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK } MPMShape;
+typedef enum { MPM_OBSTACLE_PLANE, MPM_OBSTACLE_CIRCLE } MPMObstacleShape;
 extern const char *const MPMWallTypes[];
 extern const char *const MPMModels[];
 
@@ -49,6 +51,16 @@ typedef struct {
 } MPMNode;
 #define MPM_NNODE ((PetscInt)(sizeof(MPMNode) / sizeof(PetscScalar)))
 
+/* A rigid obstacle fixed in space (obstacles.c, kernels.c), given by its signed distance phi (< 0 inside)
+ * and outward unit normal n = grad phi: a half-space behind a plane, or a solid circle. */
+typedef struct {
+  MPMObstacleShape shape;
+  MPMWallType      type;      /* sticky, slip or friction (never none) */
+  PetscReal        geom[4];   /* plane: a point px, py and the unit outward normal nx, ny; circle: cx, cy, r [m] */
+  char             spec[256]; /* the option value, for messages */
+  char             option[32];
+} MPMObstacle;
+
 /* Background grid: M[d] cells of size h[d] on [0, L[d]], nodes 0..M[d] at cell corners.  This rank
  * owns nodes [s[d], s[d] + m[d]) and its ghosted arrays span [gs[d], gs[d] + gm[d]). */
 typedef struct {
@@ -59,6 +71,9 @@ typedef struct {
   PetscInt    wall_width;         /* walls act on nodes this many nodes deep */
   PetscReal   friction;           /* Coulomb coefficient mu of the friction walls [1] */
   PetscReal   friction_smoothing; /* regularization width eps of the friction walls [m/s] */
+  PetscInt    nobstacles;
+  MPMObstacle obstacle[MPM_MAX_OBSTACLES];
+  PetscReal   obstacle_width; /* contact acts on nodes with phi < obstacle_width, blended smoothly [m] */
 } MPMGrid;
 
 /* A body of the initial condition: a shape filled with particles of one label and one velocity. */
@@ -104,7 +119,7 @@ struct _n_MPM {
   MPMMaterialPoint *pmat;
   Vec               gnodes, lnodes; /* grid nodes: global and ghosted */
   Vec               gnodes_p2g;     /* the P2G result (m, m v) of the forward step: the grid update's input */
-  PetscBool         has_friction;   /* some wall is a friction wall: the "friction" parameter block exists */
+  PetscBool         has_friction;   /* some wall or obstacle is of type friction: the "friction" block exists */
   Vec               out[3];         /* grid mass, vx, vy on da1 for output */
   /* The intermediates above (sf, pin, pmat, gnodes, lnodes) belong to the forward step fwd_step
    * (-1: none, e.g. after MPMGridFields reused them); the step adjoint reuses them. */
@@ -163,8 +178,14 @@ PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gra
 PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], const MPMNode *const *in,
                                     MPMNode **nodesb, PetscReal gravityb[], PetscReal *frictionb);
 PetscInt       MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM]);
-void MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
-                            PetscScalar vb[MPM_DIM], PetscReal *mub);
+void      MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
+                                 PetscScalar vb[MPM_DIM], PetscReal *mub);
+PetscReal MPMObstacleDistance(const MPMObstacle *o, const PetscReal x[MPM_DIM], PetscReal n[MPM_DIM]);
+PetscReal MPMObstacleWeight(PetscReal phi, PetscReal width);
+void      MPMObstacleContact(MPMWallType type, PetscReal s, const PetscReal n[MPM_DIM], PetscReal mu, PetscReal eps,
+                             PetscScalar v[MPM_DIM]);
+void MPMObstacleContactAdjoint(MPMWallType type, PetscReal s, const PetscReal n[MPM_DIM], PetscReal mu, PetscReal eps,
+                               const PetscScalar vin[MPM_DIM], PetscScalar vb[MPM_DIM], PetscReal *mub);
 PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
                                  const MPMNode *const *nodes, MPMParticle pout[]);
 PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
@@ -195,6 +216,9 @@ PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[M
 /* Set-up from options (setup.c, bodies.c) */
 PetscErrorCode MPMSetUpGrid(MPM mpm);
 PetscErrorCode MPMSetUpMaterials(MPM mpm);
+PetscErrorCode MPMSetUpObstacles(MPM mpm);
+PetscErrorCode MPMCheckOutsideObstacles(MPM mpm, const PetscReal x[MPM_DIM], const MPMBody *b);
+PetscBool      MPMParseReals(const char *s, PetscInt n, PetscReal v[]);
 PetscErrorCode MPMSetUpBodies(MPM mpm);
 PetscErrorCode MPMSeedParticles(MPM mpm);
 PetscErrorCode MPMSetUpTime(MPM mpm);

@@ -71,12 +71,14 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
              "-mpm_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
   PetscCall(PetscOptionsInt("-mpm_wall_width", "Walls act on the grid nodes this many nodes deep from each side", "",
                             g->wall_width, &g->wall_width, NULL));
-  PetscCall(PetscOptionsReal("-mpm_wall_friction",
-                             "Coulomb friction coefficient mu [1] of the friction walls: on their nodes the tangential "
-                             "velocity drops by up to mu times the normal velocity removed (parameter block friction)",
-                             "", g->friction, &g->friction, NULL));
+  PetscCall(PetscOptionsReal(
+      "-mpm_wall_friction",
+      "Coulomb friction coefficient mu [1] of the friction walls and obstacles: on their nodes the tangential "
+      "velocity drops by up to mu times the normal velocity removed (parameter block friction)",
+      "", g->friction, &g->friction, NULL));
   PetscCall(PetscOptionsReal("-mpm_friction_smoothing",
-                             "Regularization width eps [m/s] of the friction walls: the contact max(0, vn) and the "
+                             "Regularization width eps [m/s] of the friction walls and the slip/friction obstacles: "
+                             "the contact max(0, vn) and the "
                              "Coulomb kink at vt = 0 are smoothed over speeds of about eps (docs/mpm.md)",
                              "", g->friction_smoothing, &g->friction_smoothing, NULL));
   PetscOptionsEnd();

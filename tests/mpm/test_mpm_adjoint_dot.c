@@ -2,8 +2,9 @@
  *   <T du, y> = <du, T^T y>   to 1e-12 relative to |T du| |y|,
  * with T the tangent-linear model of each kernel, written here independently of the adjoints (forward
  * mode, by hand) and itself checked against central differences of the forward kernel (1e-6):
- *   P2G (x, v, C, F, mass, E, nu -> node mass and momentum), grid update (mass, momentum, gravity ->
- *   velocity; sticky and slip walls, empty nodes), G2P (x, F, node velocities -> x, v, C, F),
+ *   P2G (x, v, C, F, mass, E, nu -> node mass and momentum), the obstacle contact kernel (v, mu -> v';
+ *   sticky, slip, friction), grid update (mass, momentum, gravity, mu -> velocity; sticky, slip and
+ *   friction walls, plane and circle obstacles, empty nodes), G2P (x, F, node velocities -> x, v, C, F),
  *   the particle exchange both ways, and the whole distributed step (state and E, nu, rho, gravity)
  *   on a state whose particles cross rank boundaries.  Run on 1, 2 and 4 ranks. */
 #include "mpmtangent.h"
@@ -90,8 +91,47 @@ static void FrictionTangent(PetscReal mu, PetscReal dmu, PetscReal eps, PetscInt
   dv[d] = sgn * (dvn - ds);
 }
 
-/* The walls as the forward applies them (a copy, so that the test does not share the kernel's helper),
- * with their tangent: v, dv in/out. */
+/* Tangent of the obstacle contact v' = (1 - s) v + s vc(v) at a node with weight s and outward normal n:
+ * vc = 0 (sticky) or the friction wall's update with normal -n (slip: mu = 0), written in the frame
+ * (-n, (-n1, n0)) (the kernel uses the opposite tangent; the law is symmetric in it).  v, dv in/out. */
+static void ObstacleTangent(MPMWallType type, PetscReal s, const PetscReal n[], PetscReal mu, PetscReal dmu,
+                            PetscReal eps, PetscScalar v[], PetscScalar dv[])
+{
+  const PetscReal e[2][2] = {{-n[0], -n[1]}, {-n[1], n[0]}};
+  PetscScalar     vc[2] = {0, 0}, dvc[2] = {0, 0};
+
+  if (type != MPM_WALL_STICKY) {
+    const PetscBool fr    = (PetscBool)(type == MPM_WALL_FRICTION);
+    PetscScalar     w[2]  = {e[0][0] * v[0] + e[0][1] * v[1], e[1][0] * v[0] + e[1][1] * v[1]};
+    PetscScalar     dw[2] = {e[0][0] * dv[0] + e[0][1] * dv[1], e[1][0] * dv[0] + e[1][1] * dv[1]};
+
+    FrictionTangent(fr ? mu : 0, fr ? dmu : 0, eps, 0, 1.0, w, dw);
+    for (PetscInt a = 0; a < 2; a++)
+      vc[a] = w[0] * e[0][a] + w[1] * e[1][a], dvc[a] = dw[0] * e[0][a] + dw[1] * e[1][a];
+  }
+  for (PetscInt a = 0; a < 2; a++) v[a] = (1 - s) * v[a] + s * vc[a], dv[a] = (1 - s) * dv[a] + s * dvc[a];
+}
+
+/* Contact weight of a node at x for obstacle o (written here from the definition, not the kernel's helper):
+ * phi = signed distance, s = 1 - smoothstep5(phi / width) clamped to [0, 1]; n the outward normal. */
+static PetscReal ObstacleWeight(const MPMObstacle *o, PetscReal width, const PetscReal x[], PetscReal n[])
+{
+  PetscReal phi, t;
+
+  if (o->shape == MPM_OBSTACLE_PLANE) {
+    n[0] = o->geom[2], n[1] = o->geom[3];
+    phi = (x[0] - o->geom[0]) * n[0] + (x[1] - o->geom[1]) * n[1];
+  } else {
+    const PetscReal r = PetscHypotReal(x[0] - o->geom[0], x[1] - o->geom[1]);
+    n[0] = (x[0] - o->geom[0]) / r, n[1] = (x[1] - o->geom[1]) / r;
+    phi = r - o->geom[2];
+  }
+  t = PetscMin(1.0, PetscMax(0.0, phi / width));
+  return 1 - t * t * t * (6 * t * t - 15 * t + 10);
+}
+
+/* The walls, then the obstacles, as the forward applies them (a copy, so that the test does not share the
+ * kernel's helper), with their tangent: v, dv in/out. */
 static void Walls(const MPMGrid *g, PetscReal dmu, PetscInt i, PetscInt j, PetscScalar v[], PetscScalar dv[])
 {
   const PetscInt idx[2] = {i, j};
@@ -105,6 +145,12 @@ static void Walls(const MPMGrid *g, PetscReal dmu, PetscInt i, PetscInt j, Petsc
       else if (g->wall[d][side] == MPM_WALL_FRICTION)
         FrictionTangent(g->friction, dmu, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v, dv);
     }
+  for (PetscInt k = 0; k < g->nobstacles; k++) {
+    const PetscReal x[2] = {i * g->h[0], j * g->h[1]};
+    PetscReal       n[2], s = ObstacleWeight(&g->obstacle[k], g->obstacle_width, x, n);
+
+    ObstacleTangent(g->obstacle[k].type, s, n, g->friction, dmu, g->friction_smoothing, v, dv);
+  }
 }
 
 /* Tangent of MPMGridUpdate on the owned nodes: in = (m, P) before the update, din, dg, dmu (friction);
@@ -286,6 +332,14 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
    * smoothing width comparable with the node speeds, so that both regimes (sliding, sticking) occur */
   g.wall[0][1] = g.wall[1][1] = MPM_WALL_FRICTION;
   g.friction = mu0, g.friction_smoothing = 0.05;
+  /* obstacles over the particles' region (a friction circle, a tilted slip plane, a sticky circle) with a
+   * contact layer of 1.5 cells: nodes with s = 1, 0 < s < 1 and s = 0, and nodes under two obstacles */
+  g.nobstacles     = 3;
+  g.obstacle_width = 1.5 * g.h[0];
+  g.obstacle[0]    = (MPMObstacle){MPM_OBSTACLE_CIRCLE, MPM_WALL_FRICTION, {0.45, 0.5, 0.15, 0}, "", ""};
+  g.obstacle[1] =
+      (MPMObstacle){MPM_OBSTACLE_PLANE, MPM_WALL_SLIP, {0.3, 0.35, 1 / PetscSqrtReal(5), 2 / PetscSqrtReal(5)}, "", ""};
+  g.obstacle[2] = (MPMObstacle){MPM_OBSTACLE_CIRCLE, MPM_WALL_STICKY, {0.7, 0.65, 0.12, 0}, "", ""};
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   for (PetscInt d = 0; d < MPM_DIM; d++) g.s[d] = g.gs[d] = 0, g.m[d] = g.gm[d] = g.M[d] + 1;
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -339,6 +393,51 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
                             1e-6, fail));
   }
 
+  /* Obstacle contact kernel alone: (v, mu) -> v' at random unit normals and weights (s = 1, s = 0 and between),
+   * every type, velocities of O(1) m/s against the smoothing width 0.05 m/s (sliding and sticking) */
+  {
+    enum { NS = 60 };
+    const MPMWallType types[3] = {MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION};
+    PetscScalar       v[NS][2], dv[NS][2], tdv[NS][2], yb[NS][2], vb[NS][2], vt[NS][2], vp[NS][2], vm[NS][2];
+    PetscReal         nrm[NS][2], sw[NS], lhs = 0, rhs = 0, ty = 0, yy = 0, mub = 0, dmu, gap = 0, tmax = 0, scale;
+
+    PetscCall(FlatRandom(rnd, 2 * NS, v, 1.0));
+    PetscCall(FlatRandom(rnd, 2 * NS, dv, 1.0));
+    PetscCall(FlatRandom(rnd, 2 * NS, yb, 1.0));
+    PetscCall(FlatRandom(rnd, 2 * NS, nrm, 1.0));
+    PetscCall(FlatRandom(rnd, NS, sw, 1.0));
+    PetscCall(FlatRandom(rnd, 1, &dmu, 0.1));
+    for (PetscInt q = 0; q < NS; q++) {
+      const MPMWallType type = types[q % 3];
+      const PetscReal   len  = PetscHypotReal(nrm[q][0], nrm[q][1]);
+
+      nrm[q][0] = len > 1e-3 ? nrm[q][0] / len : 1, nrm[q][1] = len > 1e-3 ? nrm[q][1] / len : 0;
+      sw[q] = q % 4 == 0 ? 1.0 : (q % 4 == 1 ? 0.0 : 0.5 * (1 + sw[q]));
+      for (PetscInt a = 0; a < 2; a++) vt[q][a] = v[q][a], tdv[q][a] = dv[q][a], vb[q][a] = yb[q][a];
+      ObstacleTangent(type, sw[q], nrm[q], mu0, dmu, g.friction_smoothing, vt[q], tdv[q]); /* tdv = T (dv, dmu) */
+      MPMObstacleContactAdjoint(type, sw[q], nrm[q], mu0, g.friction_smoothing, v[q], vb[q], &mub);
+      /* central differences of the forward kernel along (dv, dmu) */
+      for (PetscInt a = 0; a < 2; a++) vp[q][a] = v[q][a] + h * dv[q][a], vm[q][a] = v[q][a] - h * dv[q][a];
+      MPMObstacleContact(type, sw[q], nrm[q], mu0 + h * dmu, g.friction_smoothing, vp[q]);
+      MPMObstacleContact(type, sw[q], nrm[q], mu0 - h * dmu, g.friction_smoothing, vm[q]);
+      for (PetscInt a = 0; a < 2; a++) {
+        lhs += tdv[q][a] * yb[q][a];
+        rhs += dv[q][a] * vb[q][a];
+        ty += tdv[q][a] * tdv[q][a];
+        yy += yb[q][a] * yb[q][a];
+        gap  = PetscMax(gap, PetscAbsReal((vp[q][a] - vm[q][a]) / (2 * h) - tdv[q][a]));
+        tmax = PetscMax(tmax, PetscAbsReal(tdv[q][a]));
+      }
+    }
+    lhs   = GlobalSum(lhs);
+    rhs   = GlobalSum(rhs + dmu * mub);
+    scale = PetscSqrtReal(GlobalSum(ty)) * PetscSqrtReal(GlobalSum(yy));
+    PetscCall(AdjTestReportScaled("obstacle contact (v,mu; sticky,slip,friction)", lhs, rhs, scale, 1e-12, fail));
+    gap = gap / tmax;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &gap, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    PetscCall(MPMTestReport("obstacle contact tangent vs central differences (max rel., all ranks)", gap, 1e-6, fail));
+  }
+
   /* Grid update: (m_i, P_i, g) -> (m_i, v_i), on nodes from P2G (some empty, some under walls) */
   {
     PetscReal lhs, rhs, scale;
@@ -368,8 +467,7 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     gb[0] = gb[1] = mub = 0;
     PetscCall(MPMGridUpdateAdjoint(&g, dt, gravity, (const MPMNode *const *)nodes, nodesb, gb, &mub));
     rhs = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]) + FlatDot(MPM_DIM, dg, gb) + dmu * mub);
-    PetscCall(
-        AdjTestReportScaled("grid update (m,P,g,mu; sticky, slip, friction walls)", lhs, rhs, scale, 1e-12, fail));
+    PetscCall(AdjTestReportScaled("grid update (m,P,g,mu; walls, obstacles)", lhs, rhs, scale, 1e-12, fail));
     /* central differences */
     for (PetscInt c = 0; c < MPM_DIM; c++) gp[c] = gravity[c] + h * dg[c], gm[c] = gravity[c] - h * dg[c];
     {
@@ -645,7 +743,8 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
 int main(int argc, char **argv)
 {
   /* Two bodies of different labels and models moving across the middle of the box (rank boundaries on 2
-   * and 4 ranks), a slip floor they reach and sticky walls whose nodes their stencils touch. */
+   * and 4 ranks), a slip floor they reach, sticky walls whose nodes their stencils touch and a slip circle
+   * obstacle whose contact layer the disk's stencil reaches. */
   const char *const opts[] = {"-mpm_grid",
                               "16,16",
                               "-mpm_wall_width",
@@ -672,6 +771,8 @@ int main(int argc, char **argv)
                               "box:0.1,0.14,0.4,0.4:0:1.2,-0.5",
                               "-mpm_body1",
                               "disk:0.7,0.35,0.14:1:-1.0,0.4",
+                              "-mpm_obstacle0",
+                              "circle:0.55,0.05,0.1:slip",
                               "-mpm_final_time",
                               "0.2",
                               NULL};
