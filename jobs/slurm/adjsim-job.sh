@@ -7,6 +7,8 @@
 #   adjsim_job_forward <run.h5> <opts>  a forward run that resumes from <stem>-restart.h5 when it exists;
 #                                       returns 0 (done), 85 (stopped by a signal, restart file written) or
 #                                       adjsim's error status
+#   adjsim_job_optimize <run.h5> <opts> a gradient or optimize run; an optimization resumes from
+#                                       <stem>-restart.h5 (design, iteration, history) when it exists
 #   adjsim_job_launch <opts>            adjsim on all tasks of the job; signals are passed on (USR1)
 #   adjsim_job_requeue                  put this job back in the queue after a graceful stop
 #
@@ -129,6 +131,26 @@ adjsim_job_forward() {
     adjsim_job_log "resuming $out from $restart"
   fi
   rc=0
+  adjsim_job_launch "$@" -output "$out" -restart_file "$restart" "${resume[@]}" || rc=$?
+  case $rc in
+    0) rm -f "$restart" ;;
+    "$ADJSIM_EXIT_INTERRUPTED") adjsim_job_log "adjsim stopped gracefully; restart file $restart" ;;
+    *) adjsim_job_log "adjsim failed with status $rc${ADJSIM_JOB_SIGNAL:+ (after SIG$ADJSIM_JOB_SIGNAL)}" ;;
+  esac
+  return "$rc"
+}
+
+# A gradient or optimize run writing <run.h5>.  An optimization stopped by a signal leaves
+# <stem>-restart.h5 (the last iterate, the iteration count and the history); when that file exists the
+# run continues from it at the same iteration.  After a complete run the restart file is removed.
+adjsim_job_optimize() {
+  local out=$1
+  shift
+  local restart=${out%.h5}-restart.h5 resume=() rc=0
+  if [ -f "$restart" ]; then
+    resume=(-restart "$restart")
+    adjsim_job_log "resuming the optimization from $restart"
+  fi
   adjsim_job_launch "$@" -output "$out" -restart_file "$restart" "${resume[@]}" || rc=$?
   case $rc in
     0) rm -f "$restart" ;;

@@ -2,7 +2,9 @@
 # End-to-end test of the Slurm job scripts (jobs/slurm/) on a one-node Slurm cluster that this script
 # starts on this machine (munged, slurmctld, slurmd as root, everything in a temporary directory):
 #   1. forward run (srun), inverse demo (mpiexec launcher), 3-member ensemble array + gather;
-#   2. preemption: USR1 to the batch shell of a running forward job; the job must requeue itself,
+#   2. fluid simulation, MPM inverse-material campaign, fluid airfoil optimization preempted with USR1
+#      (requeued, resumed at the iteration where it stopped, with the same objective);
+#   3. preemption: USR1 to the batch shell of a running forward job; the job must requeue itself,
 #      resume from its restart file and end bit for bit where an uninterrupted run ends.
 # Fails, saying why, when Slurm cannot start or any check fails; stops every daemon it started.
 #
@@ -251,7 +253,63 @@ check "$ROOT/postprocess/adjsim_check_jobs.py" pairs "$R/ensemble" "$T/pairs.h5"
   --param transport_kappa=1e-3,2e-3,3e-3 --param transport_rotation_omega=nan,nan,2.0
 say "ensemble: ok"
 
-# ---------------------------------------------------------------- 2. preemption and requeue
+# ---------------------------------------------------------------- 2. fluid and MPM campaigns
+# A fluid simulation (cylinder, coarse), an MPM inverse-material campaign (3 iterations), and a fluid
+# airfoil optimization preempted at its third iteration: it must requeue and resume at the iteration
+# where it stopped, with the same objective, and finish the history without gaps.
+say "submitting fluid-forward.sbatch, mpm-inverse.sbatch and fluid-optimize.sbatch (2 tasks each)"
+t_sol=$SECONDS
+ffwd=$(ADJSIM_ARGS="-fluid_grid 60,40 -fluid_final_time 3 -quiet" submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/fluid-forward-%j.out" \
+  "$ROOT/jobs/slurm/fluid-forward.sbatch" "" "$R/cylinder") || fail "sbatch of fluid-forward.sbatch failed"
+minv=$(ADJSIM_ARGS="-quiet" ADJSIM_INVERSE_ARGS="-tao_max_it 3" submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/mpm-inverse-%j.out" \
+  "$ROOT/jobs/slurm/mpm-inverse.sbatch" "$R/mpm-inverse") || fail "sbatch of mpm-inverse.sbatch failed"
+fopt=$(submit -N 1 -n 2 --ntasks-per-node=2 -o "$L/fluid-optimize-%j.out" "$ROOT/jobs/slurm/fluid-optimize.sbatch" \
+  inputs/fluid_airfoil_optimize.yaml "$R/airfoil" -fluid_grid 48,24 -fluid_final_time 0.6 \
+  -fluid_objective_window 0.3,0.6 -tao_max_it 8) || fail "sbatch of fluid-optimize.sbatch failed"
+say "jobs $ffwd (fluid forward), $minv (MPM inverse), $fopt (fluid optimization)"
+for _ in $(seq 1 240); do
+  grep -q "iteration   2 " "$L/fluid-optimize-$fopt.out" 2>/dev/null && break
+  job_states "$fopt" | grep -qE ' (COMPLETED|FAILED|CANCELLED|TIMEOUT) ' && break
+  sleep 0.5
+done
+grep -q "iteration   2 " "$L/fluid-optimize-$fopt.out" 2>/dev/null ||
+  { tail -n 20 "$L/fluid-optimize-$fopt.out"; fail "fluid optimization: no iteration 2 in its log (state $(job_states "$fopt"))"; }
+scancel --signal=USR1 --batch "$fopt" || fail "scancel --signal=USR1 --batch $fopt failed"
+wait_jobs 200 "$ffwd" "$minv" "$fopt" || fail "the fluid and MPM jobs did not finish within 200 s"
+say "fluid and MPM jobs finished in $((SECONDS - t_sol)) s"
+
+expect_completed "$ffwd" "$L/fluid-forward-$ffwd.out"
+run=$R/cylinder/fluid_cylinder_re100.h5 # the default deck
+[ -f "$run" ] || fail "fluid forward: $run missing"
+check "$ROOT/postprocess/adjsim_check_run.py" "$run"
+check "$ROOT/postprocess/adjsim_check_jobs.py" run "$run" --nranks 2 --min-steps 2
+check "$ROOT/postprocess/adjsim_forces.py" "$run" >"$T/forces.txt"
+say "fluid forward: ok ($(grep -m1 -i "mean" "$T/forces.txt"))"
+
+expect_completed "$minv" "$L/mpm-inverse-$minv.out"
+check "$ROOT/postprocess/adjsim_check_run.py" "$R/mpm-inverse/demo-observations.h5" "$R/mpm-inverse/demo-inverse.h5"
+check "$ROOT/postprocess/adjsim_summary.py" "$R/mpm-inverse/demo-inverse.h5" --truth "$R/mpm-inverse/demo-observations.h5" \
+  --expect-decrease 0.5 >"$T/mpm-summary.txt"
+check "$ROOT/postprocess/adjsim_check_jobs.py" run "$R/mpm-inverse/demo-inverse.h5" --nranks 2
+say "MPM inverse: ok ($(grep -m1 -o 'optimization: .*' "$T/mpm-summary.txt"))"
+
+flog=$L/fluid-optimize-$fopt.out
+read -r _ _ _ frestarts <<<"$(job_states "$fopt")"
+[ "${frestarts:-0}" -ge 1 ] || { tail -n 25 "$flog"; fail "fluid optimization: job $fopt was not requeued"; }
+expect_completed "$fopt" "$flog"
+stopped=$(sed -n '1,/stopped by a signal/p' "$flog" | grep -E "^optimize: iteration" | tail -n 1)
+resumed=$(grep -m1 "resumed at iteration" "$flog") || { tail -n 25 "$flog"; fail "fluid optimization: the requeued job did not resume"; }
+say "fluid optimization: stopped after '$stopped'; '$resumed'"
+[ "$(echo "$resumed" | awk '{print $5}')" = "$(echo "$stopped" | awk '{print $3}')" ] ||
+  fail "fluid optimization: resumed at another iteration than the one where it stopped"
+[ "$(echo "$resumed" | awk '{print $8}')" = "$(echo "$stopped" | awk '{print $6}')" ] ||
+  fail "fluid optimization: resumed with another objective than the one where it stopped"
+check "$ROOT/postprocess/adjsim_summary.py" "$R/airfoil/fluid_airfoil_optimize.h5" --expect-decrease 1e-6 >"$T/opt-summary.txt"
+check "$ROOT/postprocess/adjsim_check_run.py" "$R/airfoil/fluid_airfoil_optimize.h5"
+[ ! -e "$R/airfoil/fluid_airfoil_optimize-restart.h5" ] || fail "fluid optimization: restart file left after completion"
+say "fluid optimization: preempted, requeued, resumed at the same iteration and objective: ok"
+
+# ---------------------------------------------------------------- 3. preemption and requeue
 # A forward run long enough to be caught mid-way (several seconds on 2 idle cores); the same run uninterrupted
 # is the reference.
 # shellcheck disable=SC2054
