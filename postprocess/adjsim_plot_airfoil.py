@@ -209,8 +209,8 @@ class Body:
         if names is None:
             n = (len(self.shape) - 1) // 2
             names = ["chord"] + [f"Au{i}" for i in range(n)] + [f"Al{i}" for i in range(n)]
-        parts = [f"alpha = {self.alpha:.10g} deg"] + [f"{k} = {v:.10g}" for k, v in zip(names, self.shape)]
-        parts.append(f"position = {self.position[0]:.10g},{self.position[1]:.10g}")
+        parts = [f"alpha = {self.alpha:.12g} deg"] + [f"{k} = {v:.12g}" for k, v in zip(names, self.shape)]
+        parts.append(f"position = {self.position[0]:.12g},{self.position[1]:.12g}")
         return ", ".join(parts)
 
 
@@ -401,7 +401,7 @@ def main(argv=None):
                     raise ah.RunFileError(f"{args.run}: iteration {hist.iteration[r]} has no design in "
                                           f"/optimization/design (NaN row)")
                 bodies.append(body)
-                print(f"iteration {hist.iteration[r]}: J = {hist.objective[r]:.10g}, {body.describe()}")
+                print(f"iteration {hist.iteration[r]}: J = {hist.objective[r]:.12g}, {body.describe()}")
             bad = check_mask(f, args.run, hist.final_body()) if args.check_mask else 0
             fig = draw(args, hist, rows, bodies, ah.grid_of(f))
             ah.save_figure(fig, args.output)
