@@ -38,6 +38,8 @@ def parse_args(argv):
     ap.add_argument("text", help="the script's standard output, saved to a file")
     ap.add_argument("--field", default=None, help="particles: the --field the script was given (default: as printed)")
     ap.add_argument("--lines", type=int, default=None, help="required number of checked lines")
+    ap.add_argument("--restart", action="store_true",
+                    help="particles: the script was given --restart (the /restart/particles state of a run file)")
     ap.add_argument("--final", action="store_true", help="airfoil: the last line must be the final design too")
     ap.add_argument("--rtol", type=float, default=6e-12, help="relative tolerance (default 6e-12: the scripts print 12 significant digits)")
     return ap.parse_args(argv)
@@ -100,7 +102,7 @@ def particle_values(f, k, field):
 
 def check_particles(f, lines, args):
     pat = re.compile(rf"^step (\d+) \(t = ({NUM}) s\): (\d+) particles, (\w+) min ({NUM}) max ({NUM})$")
-    restart = "particles" not in f or f.attrs.get("content", b"run") in (b"restart", "restart")
+    restart = args.restart or "particles" not in f or f.attrs.get("content", b"run") in (b"restart", "restart")
     n = 0
     for line in lines:
         m = pat.match(line)
