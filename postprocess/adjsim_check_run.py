@@ -80,6 +80,16 @@ def check_layout(f):
         need(opt[key].shape == (n,), f"/optimization/{key} has not one entry per iteration")
     if "design" in opt:
         need(opt["design"].shape[0] <= n, "/optimization/design has more rows than iterations")
+    if "design_blocks" in opt.attrs:  # the design layout (docs/output-format.md): blocks tile the row
+        names = text(opt.attrs["design_blocks"]).split(",")
+        offsets, sizes = np.atleast_1d(opt.attrs["design_offsets"]), np.atleast_1d(opt.attrs["design_sizes"])
+        need(len(names) == len(offsets) == len(sizes) == len(np.atleast_1d(opt.attrs["design_scales"]))
+             == len(text(opt.attrs["design_units"]).split(",")), "/optimization design_* attributes differ in length")
+        need(list(offsets) == list(np.concatenate([[0], np.cumsum(sizes)[:-1]])),
+             "/optimization design_offsets are not the running sum of design_sizes")
+        if "design" in opt:
+            need(opt["design"].shape[1] == int(np.sum(sizes)), "/optimization/design columns differ from the "
+                 "sum of design_sizes")
 
     if "restart" in f:
         r = f["restart"].attrs

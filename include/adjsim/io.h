@@ -64,6 +64,10 @@ PetscErrorCode AdjOutputWriteRestartFile(AdjOutput out, const char solver[], Adj
 /* Free-form metadata */
 PetscErrorCode AdjOutputSetAttribute(AdjOutput out, const char group[], const char name[], const char value[]);
 PetscErrorCode AdjOutputSetAttributeReal(AdjOutput out, const char group[], const char name[], PetscReal value);
+PetscErrorCode AdjOutputSetAttributeInts(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                         const PetscInt values[]);
+PetscErrorCode AdjOutputSetAttributeReals(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                          const PetscReal values[]);
 
 /* Readers. Every failure is a PETSc error raised on all ranks of comm, naming the file and the problem. */
 PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char solver[], DM da, PetscInt nfields,

@@ -33,6 +33,8 @@ PetscErrorCode AdjParamsGetBounds(AdjParams params, Vec lower, Vec upper);
 PetscErrorCode AdjParamsGetNumBlocks(AdjParams params, PetscInt *nblocks);
 PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **name, const char **units,
                                      AdjParamKind *kind, PetscInt *n, PetscBool *active);
+PetscErrorCode AdjParamsGetScale(AdjParams params, const char name[], PetscReal *scale);
+PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *ordered, VecScatter *scatter);
 
 /* Moving values between a block of the design vector and the solver's own storage.
  * Pack: design block = value / scale.  Unpack: value = scale * design block.

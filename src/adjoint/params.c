@@ -450,3 +450,66 @@ PetscErrorCode AdjParamsUnpackArray(AdjParams params, const char name[], Vec des
   PetscCallMPI(MPI_Bcast(value, (PetscMPIInt)blk->n, MPIU_REAL, 0, params->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@ AdjParamsGetScale - the scale s of a block (design variable = value / s). Not collective. @*/
+PetscErrorCode AdjParamsGetScale(AdjParams params, const char name[], PetscReal *scale)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  *scale = blk->scale;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Global index, in block order, of each entry this rank holds in the design vector: block b starts at
+ * the sum of the lengths of the active blocks before it; a field block's entries go to their natural
+ * (x fastest) index in its grid, an array block's (on rank 0) to their index in the array. */
+static PetscErrorCode AdjParamsBlockOrderIndices(AdjParams params, PetscInt idx[])
+{
+  PetscInt start = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < params->nblocks; b++) {
+    const AdjParamBlock *blk = &params->block[b];
+    PetscInt             rstart;
+    AO                   ao;
+
+    if (!blk->active) continue;
+    if (blk->kind == ADJ_PARAM_FIELD) {
+      PetscCall(VecGetOwnershipRange(blk->view, &rstart, NULL));
+      for (PetscInt i = 0; i < blk->nlocal; i++) idx[blk->offset + i] = rstart + i;
+      PetscCall(DMDAGetAO(blk->da, &ao));
+      PetscCall(AOPetscToApplication(ao, blk->nlocal, idx + blk->offset));
+    } else
+      for (PetscInt i = 0; i < blk->nlocal; i++) idx[blk->offset + i] = i;
+    for (PetscInt i = 0; i < blk->nlocal; i++) idx[blk->offset + i] += start;
+    start += blk->n;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsCreateBlockOrder - a vector `ordered` like `design` and the scatter from design to it that
+    puts the active blocks one after the other, in the order they were added, field blocks in the
+    natural ordering of their grid: the layout of /optimization/design, the same on any number of
+    ranks (the design vector itself interleaves the blocks rank by rank).  Block b starts at the sum
+    of the lengths of the active blocks before it (AdjParamsGetBlockInfo). Collective. @*/
+PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *ordered, VecScatter *scatter)
+{
+  PetscInt *idx, rstart;
+  IS        from, to;
+
+  PetscFunctionBeginUser;
+  PetscCheck(params->setup, params->comm, PETSC_ERR_ORDER, "Call AdjParamsSetUp() first");
+  PetscCall(PetscMalloc1(params->nlocal, &idx));
+  PetscCall(AdjParamsBlockOrderIndices(params, idx));
+  PetscCall(VecGetOwnershipRange(design, &rstart, NULL));
+  PetscCall(ISCreateStride(params->comm, params->nlocal, rstart, 1, &from));
+  PetscCall(ISCreateGeneral(params->comm, params->nlocal, idx, PETSC_OWN_POINTER, &to));
+  PetscCall(VecDuplicate(design, ordered));
+  PetscCall(PetscObjectSetName((PetscObject)*ordered, "design"));
+  PetscCall(VecScatterCreate(design, from, *ordered, to, scatter));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -547,3 +547,40 @@ PetscErrorCode AdjOutputSetAttributeReal(AdjOutput out, const char group[], cons
   AdjCallH5(H5Gclose(grp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/** Set an int64 array attribute (n values, rank 0's) on a group of the run file (created if missing),
+ *  e.g. the offsets of the design blocks in /optimization/design. Collective. */
+PetscErrorCode AdjOutputSetAttributeInts(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                         const PetscInt values[])
+{
+  hid_t    grp;
+  int64_t *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputAttributeGroup(out, group, name, &grp));
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &v));
+  for (PetscInt i = 0; i < n; i++) v[i] = (int64_t)values[i];
+  PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)n, MPI_INT64_T, 0, out->comm));
+  PetscCall(AdjH5WriteAttrInt64(grp, name, n, v));
+  PetscCall(PetscFree(v));
+  AdjCallH5(H5Gclose(grp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Set a real array attribute (n values, rank 0's) on a group of the run file (created if missing). Collective. */
+PetscErrorCode AdjOutputSetAttributeReals(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                          const PetscReal values[])
+{
+  hid_t      grp;
+  PetscReal *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputAttributeGroup(out, group, name, &grp));
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &v));
+  PetscCall(PetscArraycpy(v, values, n));
+  PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)n, MPIU_REAL, 0, out->comm));
+  PetscCall(AdjH5WriteAttrReal(grp, name, n, v));
+  PetscCall(PetscFree(v));
+  AdjCallH5(H5Gclose(grp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -23,6 +23,8 @@ struct _p_AdjOptimizer {
   PetscBool  quiet, interruptible, resumed;
   PetscInt   evaluations, offset, interrupted_at;
   AdjHistory history;
+  Vec        ordered;  /* the design in block order (/optimization/design) */
+  VecScatter toblocks; /* design -> ordered (AdjParamsCreateBlockOrder) */
 };
 
 static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J, PetscReal gnorm)
@@ -109,7 +111,11 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
                             total, (double)f, (double)gnorm));
   } else {
     PetscCall(AdjHistoryAppend(&opt->history, (PetscReal)total, f, gnorm));
-    if (opt->out) PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, x));
+    if (opt->out) {
+      PetscCall(VecScatterBegin(opt->toblocks, x, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecScatterEnd(opt->toblocks, x, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, opt->ordered));
+    }
     if (!opt->quiet)
       PetscCall(PetscPrintf(
           opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n",
@@ -200,6 +206,42 @@ PetscErrorCode AdjOptimizerResume(AdjOptimizer opt, const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* What a reader needs to take a block out of a row of /optimization/design: the active blocks'
+ * names, units, first column, length and scale (value = scale * design variable), as attributes of
+ * /optimization (docs/output-format.md). */
+static PetscErrorCode AdjOptimizerWriteDesignLayout(AdjOptimizer opt, AdjParams params, AdjOutput out)
+{
+  PetscInt  nblocks, nactive = 0, start = 0, offset[16], size[16];
+  PetscReal scale[16];
+  char      names[1024] = "", units[1024] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsGetNumBlocks(params, &nblocks));
+  for (PetscInt b = 0; b < nblocks; b++) {
+    const char *name, *unit;
+    PetscInt    n;
+    PetscBool   active;
+
+    PetscCall(AdjParamsGetBlockInfo(params, b, &name, &unit, NULL, &n, &active));
+    if (!active) continue;
+    PetscCheck(nactive < 16, opt->comm, PETSC_ERR_SUP, "At most 16 active parameter blocks");
+    PetscCall(AdjParamsGetScale(params, name, &scale[nactive]));
+    offset[nactive] = start;
+    size[nactive++] = n;
+    start += n;
+    PetscCall(PetscStrlcat(names, nactive > 1 ? "," : "", sizeof(names)));
+    PetscCall(PetscStrlcat(names, name, sizeof(names)));
+    PetscCall(PetscStrlcat(units, nactive > 1 ? "," : "", sizeof(units)));
+    PetscCall(PetscStrlcat(units, unit, sizeof(units)));
+  }
+  PetscCall(AdjOutputSetAttribute(out, "/optimization", "design_blocks", names));
+  PetscCall(AdjOutputSetAttribute(out, "/optimization", "design_units", units));
+  PetscCall(AdjOutputSetAttributeInts(out, "/optimization", "design_offsets", nactive, offset));
+  PetscCall(AdjOutputSetAttributeInts(out, "/optimization", "design_sizes", nactive, size));
+  PetscCall(AdjOutputSetAttributeReals(out, "/optimization", "design_scales", nactive, scale));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjOptimizerSolve - minimizes J over the design within the parameter bounds, starting from
     `design`, which holds the optimum on return. Collective. @*/
 PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
@@ -215,6 +257,10 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
     PetscCall(AdjOutputWriteOptimizationIteration(out, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
                                                   opt->history.gnorm[i], NULL));
   PetscCall(AdjStepperGetParams(opt->stepper, &params));
+  if (out && !opt->ordered) {
+    PetscCall(AdjParamsCreateBlockOrder(params, design, &opt->ordered, &opt->toblocks));
+    PetscCall(AdjOptimizerWriteDesignLayout(opt, params, out));
+  }
   PetscCall(VecDuplicate(design, &lower));
   PetscCall(VecDuplicate(design, &upper));
   PetscCall(AdjParamsGetBounds(params, lower, upper));
@@ -238,6 +284,8 @@ PetscErrorCode AdjOptimizerDestroy(AdjOptimizer *opt)
   PetscFunctionBeginUser;
   if (!*opt) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(TaoDestroy(&(*opt)->tao));
+  PetscCall(VecScatterDestroy(&(*opt)->toblocks));
+  PetscCall(VecDestroy(&(*opt)->ordered));
   PetscCall(PetscFree((*opt)->history.iteration));
   PetscCall(PetscFree((*opt)->history.objective));
   PetscCall(PetscFree((*opt)->history.gnorm));
