@@ -25,7 +25,8 @@ Examples:
   /usr/bin/python3 postprocess/adjsim_forces.py cylinder_re40.h5 --recirculation 10,10,0.5 --length 1
   /usr/bin/python3 postprocess/adjsim_forces.py run.h5 --plot forces.png
 
-Checks (exit 1 when failed): --expect-cd LO,HI, --expect-st LO,HI, --expect-recirculation LO,HI.
+Checks (exit 1 when failed): --expect-cd LO,HI, --expect-cl LO,HI (mean C_L), --expect-st LO,HI,
+--expect-recirculation LO,HI.
 Exit status: 0 on success, 1 on a failed check or an unreadable file, 2 for bad options.
 """
 import argparse
@@ -50,7 +51,7 @@ def parse_args(argv):
     ap.add_argument("--control-volume", action="store_true",
                     help="cross-check C_D, C_L by a momentum balance on the whole box (steady flows)")
     ap.add_argument("-o", "--plot", metavar="PNG", default=None, help="plot C_D and C_L against time to this file")
-    for name in ("cd", "st", "recirculation"):
+    for name in ("cd", "cl", "st", "recirculation"):
         ap.add_argument(f"--expect-{name}", metavar="LO,HI", default=None,
                         help=f"exit 1 unless the {name} value lies in [LO, HI]")
     return ap.parse_args(argv)
@@ -138,7 +139,8 @@ def main(argv):
             if args.recirculation:
                 values["recirculation"] = recirculation(f, args.recirculation, args.length)
                 print(f"  recirculation length {values['recirculation']:.4f} L")
-            for name in ("cd", "st", "recirculation"):
+            values["cl"] = cl[m].mean()
+            for name in ("cd", "cl", "st", "recirculation"):
                 spec = getattr(args, f"expect_{name}")
                 if spec is None:
                     continue
