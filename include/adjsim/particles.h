@@ -23,6 +23,12 @@
 PetscErrorCode AdjOutputWriteParticleField(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
                                            PetscInt n, const PetscReal values[]);
 
+/*@ AdjOutputWriteParticleGradient - a per-particle gradient (sensitivity map) as /gradients/<name>, shaped
+    (N) for ncomp = 1 or (N, ncomp), rows in the global particle order like /particles (replaces an
+    earlier write). Collective; arguments as AdjOutputWriteParticleField. @*/
+PetscErrorCode AdjOutputWriteParticleGradient(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
+                                              PetscInt n, const PetscReal values[]);
+
 /*@ AdjOutputWriteParticleXdmf - (re)writes <stem>-particles.xmf describing the particle fields
     written so far: positions `position` (ncomp 2 or 3) as Polyvertex geometry and the other
     fields as point attributes. Collective (rank 0 writes). Written under a temporary name and

@@ -218,9 +218,10 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
 
     PetscCall(PetscMemzero(p, sizeof(*p)));
     for (PetscInt a = 0; a < MPM_DIM; a++) {
-      p->x[a]    = x[a];
-      p->v[a]    = b->velocity[a];
-      p->F[a][a] = 1.0;
+      mpm->seed_x[MPM_DIM * slot + a] = x[a];
+      p->x[a]                         = x[a] + b->position[a];
+      p->v[a]                         = b->velocity[a];
+      p->F[a][a]                      = 1.0;
     }
     m->volume          = mpm->grid.h[0] * mpm->grid.h[1] / (mpm->ppc * mpm->ppc);
     m->mass            = mpm->rho[l] * m->volume;
@@ -261,6 +262,7 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
     fc.c = (104729 * mpm->permute) % N;
   }
   PetscCall(PetscMalloc1(mpm->nhome + 1, &mpm->body_of));
+  PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &mpm->seed_x));
   PetscCall(VecCreateMPI(mpm->comm, mpm->nhome * MPM_NSTATE, PETSC_DETERMINE, &mpm->x0));
   PetscCall(VecSetBlockSize(mpm->x0, MPM_NSTATE));
   PetscCall(PetscObjectSetName((PetscObject)mpm->x0, "mpm_state"));

@@ -67,9 +67,14 @@ typedef struct {
   PetscReal geom[4]; /* box: x0, y0, x1, y1; disk: cx, cy, r */
   PetscInt  label;
   PetscReal velocity[MPM_DIM];
-  char      spec[256]; /* the option value, for messages */
+  PetscReal position[MPM_DIM]; /* translation of the seeded particles [m] (parameter block "position") */
+  char      spec[256];         /* the option value, for messages */
   char      option[32];
 } MPMBody;
+
+/* Per-particle material fields (parameter blocks "E_field", "nu_field"). */
+typedef enum { MPM_FIELD_E, MPM_FIELD_NU, MPM_NFIELDS } MPMFieldKind;
+extern const char *const MPMFieldNames[MPM_NFIELDS];
 
 typedef struct _n_MPM *MPM;
 struct _n_MPM {
@@ -115,9 +120,16 @@ struct _n_MPM {
   MPMMaterialPoint *pmatb;
   Vec               gnodesb, lnodesb;
   PetscInt         *body_of;
+  PetscReal        *seed_x; /* seeded positions of the home particles before the body translations */
+  /* per-particle material fields: values, Tikhonov reference and weight, gradient work Vec (home layout) */
+  PetscBool field_on[MPM_NFIELDS];
+  Vec       field[MPM_NFIELDS], field_ref[MPM_NFIELDS], field_grad[MPM_NFIELDS];
+  PetscReal reg_alpha[MPM_NFIELDS];
+  Vec       gmat;    /* dJ/d(material) per home particle (MPMMaterialPoint layout), summed over the steps */
+  Vec       lambda0; /* dJ/dx0 of the last gradient (state layout): the sensitivity maps x0, v0 */
   /* parameter gradients: this rank's partial sums (summed over ranks by getgradient/writegradient) */
   PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM], gfriction;
-  PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES];
+  PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES], gposition[MPM_DIM * MPM_MAX_BODIES];
   /* objectives (objective.c) */
   PetscInt      nobs;       /* observed output steps */
   AdjStepIndex *obs_step;   /* their step numbers */
@@ -178,6 +190,7 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x);
 PetscErrorCode MPMExchangeDestroy(MPM mpm);
 PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb);
 PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb);
+PetscErrorCode MPMExchangeMaterialToOwnersAdjoint(MPM mpm, Vec matb);
 
 /* Vec-level operations (step.c) */
 PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout);

@@ -129,6 +129,8 @@ PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec li
                                      (const MPMNode *const *)nodesb, mpm->pinb, mpm->pmatb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
+  /* per-particle material gradients (E_field, nu_field) in the home layout */
+  if (mpm->gmat) PetscCall(MPMExchangeMaterialToOwnersAdjoint(mpm, mpm->gmat));
   PetscCall(MPMExchangeToOwnersAdjoint(mpm, lin));
   PetscCall(PetscLogEventEnd(MPM_StepAdjoint, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
