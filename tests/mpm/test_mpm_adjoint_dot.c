@@ -575,6 +575,37 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(AdjTestReportScaled("exchange owner -> home (Bcast vs Reduce)", lhs, rhs, nb * ny, 1e-12, fail));
     PetscCall(PetscFree(y));
   }
+  /* the material part of home -> owner (a copy per particle) against MPMExchangeMaterialToOwnersAdjoint, which
+   * adds the owners' material adjoints to the home slots (the per-particle E and nu gradients) */
+  {
+    Vec        mat0 = mpm->mat, dmat, matb;
+    PetscReal *y;
+    PetscInt   n;
+
+    PetscCall(VecDuplicate(mat0, &dmat));
+    PetscCall(VecDuplicate(mat0, &matb));
+    PetscCall(AdjTestRandom(dmat, 5));
+    PetscCall(AdjTestRandom(matb, 6)); /* the adjoint adds: start from a nonzero matb */
+    PetscCall(VecDot(dmat, matb, &ny));
+    mpm->mat = dmat;
+    PetscCall(MPMExchangeToOwners(mpm, x)); /* pmat = (home -> owner) dmat */
+    mpm->mat = mat0;
+    n        = mpm->nowned * MPM_NMAT;
+    PetscCall(PetscMalloc1(n + 1, &y));
+    for (PetscInt i = 0; i < n; i++) y[i] = PetscCosReal(2.0 + 1.3 * i + 7.0 * mpm->rank);
+    PetscCall(PetscArraycpy((PetscReal *)mpm->pmatb, y, n));
+    lhs = GlobalSum(FlatDot(n, mpm->pmat, y));
+    PetscCall(MPMExchangeMaterialToOwnersAdjoint(mpm, matb));
+    PetscCall(VecDot(dmat, matb, &rhs));
+    rhs -= ny;
+    PetscCall(VecNorm(dmat, NORM_2, &nb));
+    PetscCall(AdjTestReportScaled("material exchange home -> owner (Reduce vs Bcast-add)", lhs, rhs,
+                                  nb * PetscSqrtReal(GlobalSum(FlatDot(n, y, y))), 1e-12, fail));
+    PetscCall(MPMExchangeToOwners(mpm, x)); /* the true materials back in pmat */
+    PetscCall(PetscFree(y));
+    PetscCall(VecDestroy(&dmat));
+    PetscCall(VecDestroy(&matb));
+  }
 
   /* the whole step: state and parameters */
   PetscCall(StepTangent(mpm, k, x, dx, dE, dnu, drho, dg, dy));
