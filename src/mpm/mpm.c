@@ -224,6 +224,21 @@ static PetscErrorCode MPMWaveSpeed(MPM mpm, const PetscReal E[], const PetscReal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Largest initial particle speed |v_seed + v_body| with the body velocities vel. Collective. */
+static PetscErrorCode MPMInitialSpeed(MPM mpm, const PetscReal vel[], PetscReal *speed)
+{
+  PetscReal local = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const PetscReal *vb = &vel[MPM_DIM * mpm->body_of[i]], *vs = &mpm->seed_v[MPM_DIM * i];
+
+    local = PetscMax(local, PetscSqrtReal(PetscSqr(vs[0] + vb[0]) + PetscSqr(vs[1] + vb[1])));
+  }
+  PetscCallMPI(MPI_Allreduce(&local, speed, 1, MPIU_REAL, MPIU_MAX, mpm->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* New materials, gravity, body velocities and translations: checked, then copied to the particles (their E,
  * nu, from the label or the per-particle field, and mass = rho V0; the initial positions and velocities in
  * x0).  The time step must stay below the stability limit h_min / (c + v) (CFL number 1, not -mpm_cfl: a
@@ -249,8 +264,7 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
   PetscCall(MPMCheckFields(mpm));
   PetscCall(MPMCheckTranslation(mpm, pos));
   PetscCall(MPMWaveSpeed(mpm, E, nu, rho, &wave));
-  for (PetscInt b = 0; b < mpm->nbodies; b++)
-    speed = PetscMax(speed, PetscSqrtReal(PetscSqr(vel[MPM_DIM * b]) + PetscSqr(vel[MPM_DIM * b + 1])));
+  PetscCall(MPMInitialSpeed(mpm, vel, &speed));
   speed += PetscSqrtReal(PetscSqr(gravity[0]) + PetscSqr(gravity[1])) * mpm->final_time;
   limit = PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + speed);
   PetscCheck(mpm->dt <= limit, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -275,7 +289,7 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
     mat[i].mass = mpm->rho[l] * mat[i].volume;
     for (PetscInt a = 0; a < MPM_DIM; a++) {
       x0[i].x[a] = mpm->seed_x[MPM_DIM * i + a] + b->position[a];
-      x0[i].v[a] = b->velocity[a];
+      x0[i].v[a] = mpm->seed_v[MPM_DIM * i + a] + b->velocity[a];
     }
   }
   PetscCall(VecRestoreArray(mpm->x0, (PetscScalar **)&x0));
@@ -675,18 +689,19 @@ PetscErrorCode MPMSummarize(AdjStepper st, Vec x, MPMSummary *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Particle fields of the output step: positions, velocities, F, Cauchy stress, J and the material;
+/* Particle fields of the output step: positions, velocities, F, Cauchy stress, J, the material and the
+ * initial volume V0 (so that a run file is a particle file for -mpm_bodyN file:run.h5);
  * grid mass and velocity with -mpm_output_grid. */
-#define MPM_NOUT 9
+#define MPM_NOUT 10
 static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
 {
   MPM                     mpm;
   const MPMParticle      *p;
   const MPMMaterialPoint *mat;
-  const char             *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label"};
-  const char             *units[MPM_NOUT] = {"m", "m/s", "1", "Pa", "1", "Pa", "1", "kg/m^3", "1"};
-  const PetscInt          ncomp[MPM_NOUT] = {MPM_DIM, MPM_DIM, MPM_DIM * MPM_DIM, MPM_DIM * MPM_DIM, 1, 1, 1, 1, 1};
-  PetscReal              *buf;
+  const char    *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label", "volume"};
+  const char    *units[MPM_NOUT] = {"m", "m/s", "1", "Pa", "1", "Pa", "1", "kg/m^3", "1", "m^2"};
+  const PetscInt ncomp[MPM_NOUT] = {MPM_DIM, MPM_DIM, MPM_DIM * MPM_DIM, MPM_DIM * MPM_DIM, 1, 1, 1, 1, 1, 1};
+  PetscReal     *buf;
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
@@ -728,8 +743,11 @@ static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
       case 7:
         b[0] = mat[i].mass / mat[i].volume;
         break;
-      default:
+      case 8:
         b[0] = mat[i].label;
+        break;
+      default:
+        b[0] = mat[i].volume;
       }
     }
     PetscCall(AdjOutputWriteParticleField(out, names[f], units[f], ncomp[f], mpm->nhome, buf));
@@ -858,6 +876,8 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(MPMObjectiveDestroy(mpm));
   PetscCall(PetscFree(mpm->body_of));
   PetscCall(PetscFree(mpm->seed_x));
+  PetscCall(PetscFree(mpm->seed_v));
+  for (PetscInt b = 0; b < mpm->nbodies; b++) PetscCall(MPMBodyFileDestroy(&mpm->body[b]));
   for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
     PetscCall(VecDestroy(&mpm->field[f]));
     PetscCall(VecDestroy(&mpm->field_ref[f]));

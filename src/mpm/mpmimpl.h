@@ -15,7 +15,7 @@
 
 typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION } MPMWallType;
 typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN } MPMModel;
-typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK } MPMShape;
+typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK, MPM_SHAPE_FILE } MPMShape;
 extern const char *const MPMWallTypes[];
 extern const char *const MPMModels[];
 
@@ -61,15 +61,27 @@ typedef struct {
   PetscReal   friction_smoothing; /* regularization width eps of the friction walls [m/s] */
 } MPMGrid;
 
-/* A body of the initial condition: a shape filled with particles of one label and one velocity. */
+/* Particles of a body read from an HDF5 particle file (bodyfile.c); optional arrays are NULL when absent. */
 typedef struct {
-  MPMShape  shape;
-  PetscReal geom[4]; /* box: x0, y0, x1, y1; disk: cx, cy, r */
-  PetscInt  label;
-  PetscReal velocity[MPM_DIM];
-  PetscReal position[MPM_DIM]; /* translation of the seeded particles [m] (parameter block "position") */
-  char      spec[256];         /* the option value, for messages */
-  char      option[32];
+  PetscInt   n;
+  PetscReal *x, *volume;     /* (n, 2) positions [m], (n) initial volumes [m^2] */
+  PetscReal *v, *F;          /* (n, 2) velocities [m/s], (n, 4) deformation gradients */
+  PetscReal *label, *E, *nu; /* (n) labels, Young's moduli [Pa], Poisson ratios */
+} MPMFileParticles;
+
+/* A body of the initial condition: a shape filled with particles of one label and one velocity, or the
+ * particles of a file (their own velocities plus the body velocity). */
+typedef struct {
+  MPMShape          shape;
+  MPMFileParticles *file;                     /* shape file */
+  char              path[PETSC_MAX_PATH_LEN]; /* shape file */
+  PetscBool         label_set;
+  PetscReal         geom[4]; /* box: x0, y0, x1, y1; disk: cx, cy, r */
+  PetscInt          label;
+  PetscReal         velocity[MPM_DIM];
+  PetscReal         position[MPM_DIM]; /* translation of the seeded particles [m] (parameter block "position") */
+  char              spec[256];         /* the option value, for messages */
+  char              option[32];
 } MPMBody;
 
 /* Per-particle material fields (parameter blocks "E_field", "nu_field"). */
@@ -121,6 +133,7 @@ struct _n_MPM {
   Vec               gnodesb, lnodesb;
   PetscInt         *body_of;
   PetscReal        *seed_x; /* seeded positions of the home particles before the body translations */
+  PetscReal        *seed_v; /* seeded velocities before the body velocities (file bodies; else 0) */
   /* per-particle material fields: values, Tikhonov reference and weight, gradient work Vec (home layout) */
   PetscBool field_on[MPM_NFIELDS];
   Vec       field[MPM_NFIELDS], field_ref[MPM_NFIELDS], field_grad[MPM_NFIELDS];
@@ -211,6 +224,8 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm);
 PetscErrorCode MPMSetUpBodies(MPM mpm);
 PetscErrorCode MPMSeedParticles(MPM mpm);
 PetscErrorCode MPMSetUpTime(MPM mpm);
+PetscErrorCode MPMBodyFileLoad(MPM mpm, MPMBody *b);
+PetscErrorCode MPMBodyFileDestroy(MPMBody *b);
 
 extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 PetscErrorCode       MPMRegisterEvents(void);
