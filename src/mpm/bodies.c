@@ -30,7 +30,8 @@ static PetscBool MPMParseReals(const char *s, PetscInt n, PetscReal v[])
   return (PetscBool)(*s == 0);
 }
 
-static PetscErrorCode MPMParseBody(MPM mpm, MPMBody *b)
+/*@ MPMBodyParse - parses b->spec (option name b->option) into the body b; loads a file body. Collective. @*/
+PetscErrorCode MPMBodyParse(MPM mpm, MPMBody *b)
 {
   char     copy[256], *field[4] = {NULL, NULL, NULL, NULL}, *save = NULL, *tok;
   PetscInt nf = 0, ngeom;
@@ -139,22 +140,25 @@ PetscErrorCode MPMSetUpBodies(MPM mpm)
   }
   PetscCheck(mpm->nbodies > 0, mpm->comm, PETSC_ERR_USER_INPUT,
              "No particles: give at least one body, e.g. -mpm_body0 box:0.3,0.3,0.5,0.5");
-  for (PetscInt k = 0; k < mpm->nbodies; k++) PetscCall(MPMParseBody(mpm, &mpm->body[k]));
+  for (PetscInt k = 0; k < mpm->nbodies; k++) PetscCall(MPMBodyParse(mpm, &mpm->body[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMBodyContains - whether the box or disk b contains x (file bodies contain no lattice point). @*/
+PetscBool MPMBodyContains(const MPMBody *b, const PetscReal x[])
+{
+  if (b->shape == MPM_SHAPE_BOX)
+    return (PetscBool)(x[0] >= b->geom[0] && x[0] < b->geom[2] && x[1] >= b->geom[1] && x[1] < b->geom[3]);
+  if (b->shape == MPM_SHAPE_DISK)
+    return (PetscBool)(PetscSqr(x[0] - b->geom[0]) + PetscSqr(x[1] - b->geom[1]) < PetscSqr(b->geom[2]));
+  return PETSC_FALSE;
 }
 
 /* The first body containing x, or -1. */
 static PetscInt MPMBodyAt(const MPM mpm, const PetscReal x[])
 {
-  for (PetscInt k = 0; k < mpm->nbodies; k++) {
-    const MPMBody *b = &mpm->body[k];
-
-    if (b->shape == MPM_SHAPE_FILE) continue;
-    if (b->shape == MPM_SHAPE_BOX) {
-      if (x[0] >= b->geom[0] && x[0] < b->geom[2] && x[1] >= b->geom[1] && x[1] < b->geom[3]) return k;
-    } else if (PetscSqr(x[0] - b->geom[0]) + PetscSqr(x[1] - b->geom[1]) < PetscSqr(b->geom[2]))
-      return k;
-  }
+  for (PetscInt k = 0; k < mpm->nbodies; k++)
+    if (MPMBodyContains(&mpm->body[k], x)) return k;
   return -1;
 }
 

@@ -461,7 +461,7 @@ static PetscErrorCode MPMHasObjective(AdjStepper st, PetscBool *has)
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
-  *has = (PetscBool)(mpm->nobs > 0 || mpm->com_on || mpm->com_linear_on);
+  *has = (PetscBool)(mpm->nobs > 0 || mpm->com_on || mpm->com_linear_on || mpm->mass_on);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

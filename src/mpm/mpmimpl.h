@@ -151,6 +151,11 @@ struct _n_MPM {
   PetscReal     obs_weight;
   PetscReal     com_target[MPM_DIM], com_weight, com_linear[MPM_DIM];
   PetscBool     com_on, com_linear_on;
+  /* grid-mass target at the final step: J += w/2 |m - m*|^2 / |m*|^2 (node masses on da1) */
+  PetscBool mass_on;
+  Vec       mass_target, mass_work;
+  PetscReal mass_weight, mass_norm2;
+  MPMBody   mass_shape[MPM_MAX_BODIES];
 };
 
 /* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
@@ -217,6 +222,8 @@ PetscErrorCode MPMObjectiveDestroy(MPM mpm);
 PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J);
 PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
+PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass);
+PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec lambda);
 
 /* Set-up from options (setup.c, bodies.c) */
 PetscErrorCode MPMSetUpGrid(MPM mpm);
@@ -225,6 +232,8 @@ PetscErrorCode MPMSetUpBodies(MPM mpm);
 PetscErrorCode MPMSeedParticles(MPM mpm);
 PetscErrorCode MPMSetUpTime(MPM mpm);
 PetscErrorCode MPMBodyFileLoad(MPM mpm, MPMBody *b);
+PetscErrorCode MPMBodyParse(MPM mpm, MPMBody *b);
+PetscBool      MPMBodyContains(const MPMBody *b, const PetscReal x[]);
 PetscErrorCode MPMBodyFileDestroy(MPMBody *b);
 
 extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
