@@ -48,3 +48,14 @@ PetscErrorCode AdjOutputWriteParticleRestart(AdjOutput out, const char solver[],
     particle count and components against `state`. Collective; errors name the file and dataset. @*/
 PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], const char solver[], DM da,
                                            const char name[], Vec state, AdjStepIndex *step, PetscReal *time);
+
+/*@ AdjOutputWriteParticleParameter - a per-particle parameter field as /parameters/<name>, shaped (N) or
+    (N, ncomp) in the global particle order (replaces an earlier write). Collective. @*/
+PetscErrorCode AdjOutputWriteParticleParameter(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
+                                               PetscInt n, const PetscReal values[]);
+
+/*@ AdjInputReadParticleTable - this rank's n rows (following those of lower ranks) of an (N) or (N, ncomp)
+    particle dataset, e.g. /parameters/E_field of a run file; *found false (values untouched) when the file
+    lacks the dataset. Collective; a wrong shape is an error naming the file and the dataset. @*/
+PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const char dataset[], PetscInt ncomp,
+                                         PetscInt n, PetscReal values[], PetscBool *found);

@@ -314,3 +314,51 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   AdjCallH5(H5Fclose(file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode AdjOutputWriteParticleParameter(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
+                                               PetscInt n, const PetscReal values[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleParameter"));
+  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle parameter %s: ncomp must be >= 1", name);
+  PetscCall(AdjParticleTableWrite(out, out->file, "/parameters", name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n,
+                                  values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const char dataset[], PetscInt ncomp,
+                                         PetscInt n, PetscReal values[], PetscBool *found)
+{
+  hid_t    fapl, file, dset;
+  hsize_t  dims[8], N, start;
+  PetscInt nd;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjH5FileAccess(comm, &fapl));
+  file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  AdjCallH5(H5Pclose(fapl));
+  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "Cannot read %s: parallel HDF5 could not open it", path);
+  PetscCall(AdjH5Exists(file, dataset, found));
+  if (!*found) {
+    AdjCallH5(H5Fclose(file));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  dset = H5Dopen2(file, dataset, H5P_DEFAULT);
+  AdjCallH5(dset);
+  PetscCall(AdjH5DatasetDims(dset, &nd, dims));
+  PetscCall(AdjParticleRows(comm, n, &N, &start));
+  if (!(dims[0] == N && ((ncomp == 1 && nd == 1) || (ncomp > 1 && nd == 2 && dims[1] == (hsize_t)ncomp)))) {
+    AdjCallH5(H5Dclose(dset));
+    AdjCallH5(H5Fclose(file));
+    SETERRQ(comm, PETSC_ERR_USER_INPUT,
+            "Cannot read %s: dataset %s is not shaped (%llu%s) like the %llu particles of this run with %d values each",
+            path, dataset, (unsigned long long)N, ncomp > 1 ? ", ncomp" : "", (unsigned long long)N, (int)ncomp);
+  }
+  {
+    const hsize_t s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
+    PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values));
+  }
+  AdjCallH5(H5Dclose(dset));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -6,6 +6,7 @@
 #include "mpmimpl.h"
 #include <adjsim/io.h>
 #include <adjsim/particles.h>
+#include <hdf5.h>
 
 const char *const MPMFieldNames[MPM_NFIELDS] = {"E_field", "nu_field"};
 
@@ -789,11 +790,71 @@ static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
     PetscCall(AdjOutputWriteParameterArray(out, "position", "m", MPM_DIM * mpm->nbodies, vel));
   }
   if (mpm->has_friction) PetscCall(AdjOutputWriteParameterArray(out, "friction", "1", 1, &mpm->grid.friction));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const PetscScalar *v;
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(VecGetArrayRead(mpm->field[f], &v));
+    PetscCall(AdjOutputWriteParticleParameter(out, MPMFieldNames[f], f == MPM_FIELD_E ? "Pa" : "1", 1, mpm->nhome, v));
+    PetscCall(VecRestoreArrayRead(mpm->field[f], &v));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Parameter values (E, nu, rho, gravity, body velocities) from a run file's /parameters, e.g. to resume
-   an optimization; the file must describe the same labels and bodies. */
+/* Whether the (readable, already opened once) HDF5 file has the dataset; rank 0 looks. Collective. */
+static PetscErrorCode MPMFileHasDataset(MPM mpm, const char path[], const char dset[], PetscBool *has)
+{
+  int found = 0;
+
+  PetscFunctionBeginUser;
+  if (!mpm->rank) {
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+
+    if (file >= 0) {
+      found = H5Lexists(file, "/parameters", H5P_DEFAULT) > 0 && H5Lexists(file, dset, H5P_DEFAULT) > 0;
+      H5Fclose(file);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&found, 1, MPI_INT, 0, mpm->comm));
+  *has = (PetscBool)found;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The per-particle fields (/parameters/E_field, nu_field) and the body translations (/parameters/position)
+ * of a run file, when it has them (files of runs without them keep the current values). Collective. */
+static PetscErrorCode MPMReadParticleParameters(MPM mpm, const char path[], PetscReal pos[])
+{
+  PetscBool found;
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    char         dset[64];
+    PetscScalar *v;
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(PetscSNPrintf(dset, sizeof(dset), "/parameters/%s", MPMFieldNames[f]));
+    PetscCall(VecGetArray(mpm->field[f], &v));
+    PetscCall(AdjInputReadParticleTable(mpm->comm, path, dset, 1, mpm->nhome, v, &found));
+    PetscCall(VecRestoreArray(mpm->field[f], &v));
+  }
+  PetscCall(MPMFileHasDataset(mpm, path, "/parameters/position", &found));
+  if (found) {
+    PetscInt   n;
+    PetscReal *v;
+
+    PetscCall(AdjInputReadArray(mpm->comm, path, "/parameters/position", &n, &v));
+    PetscCheck(n == MPM_DIM * mpm->nbodies, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s: /parameters/position holds %" PetscInt_FMT " values, this run needs %" PetscInt_FMT
+               " (bodies differ)",
+               path, n, MPM_DIM * mpm->nbodies);
+    PetscCall(PetscArraycpy(pos, v, n));
+    PetscCall(PetscFree(v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Parameter values (E, nu, rho, gravity, body velocities and translations, per-particle fields) from a run
+   file's /parameters, e.g. to resume an optimization; the file must describe the same labels and bodies. */
 static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
 {
   MPM         mpm;
@@ -831,6 +892,7 @@ static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
 
     for (PetscInt b = 0; b < mpm->nbodies; b++)
       for (PetscInt a = 0; a < MPM_DIM; a++) pos[MPM_DIM * b + a] = mpm->body[b].position[a];
+    PetscCall(MPMReadParticleParameters(mpm, path, pos));
     PetscCall(MPMApplyParameters(mpm, val[0], val[1], val[2], val[3], val[4], pos));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
