@@ -5,6 +5,9 @@ For every dataset under the chosen groups (default: /gradients and /parameters) 
 difference max|a - b| / max(max|a|, max|b|) is printed; the exit status is 1 when any difference
 exceeds --rtol, a dataset is missing from one file, or the shapes differ, and 0 otherwise.
 Use it to check that a gradient is the same under every checkpoint setting or rank count.
+With --slices I J, time series (e.g. /particles/<name>, shaped (nt, ...)) are compared at slice I of
+the first file and slice J of the second (negative: from the end), e.g. the last output step of a run
+against the first of a run that started from its particles (-mpm_body0 file:run.h5).
 
 Example:
   /usr/bin/python3 postprocess/adjsim_compare.py run_np1.h5 run_np4.h5 --groups /gradients --rtol 1e-10
@@ -37,6 +40,8 @@ def main():
                     help="groups or datasets to compare (default: /gradients /parameters)")
     ap.add_argument("--rtol", type=float, default=1e-12, help="largest accepted relative difference")
     ap.add_argument("--exact", action="store_true", help="require bit-for-bit equality")
+    ap.add_argument("--slices", nargs=2, type=int, metavar=("I", "J"),
+                    help="compare slice I (first file) with slice J (second file) of each dataset's leading dimension")
     args = ap.parse_args()
     bad = 0
     compared = 0
@@ -52,6 +57,8 @@ def main():
                     bad += 1
                     continue
                 a, b = np.asarray(da[name][()], dtype=float), np.asarray(db[name][()], dtype=float)
+                if args.slices:
+                    a, b = a[args.slices[0]], b[args.slices[1]]
                 if a.shape != b.shape:
                     print(f"{name}: shapes differ {a.shape} vs {b.shape}")
                     bad += 1

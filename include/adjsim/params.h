@@ -18,6 +18,8 @@ typedef enum { ADJ_PARAM_FIELD, ADJ_PARAM_ARRAY } AdjParamKind;
 PetscErrorCode AdjParamsCreate(MPI_Comm comm, AdjParams *params);
 PetscErrorCode AdjParamsDestroy(AdjParams *params);
 PetscErrorCode AdjParamsAddField(AdjParams params, const char name[], const char units[], DM da);
+/* A field block without a DMDA: laid out like `layout` (e.g. one value per particle). */
+PetscErrorCode AdjParamsAddVector(AdjParams params, const char name[], const char units[], Vec layout);
 PetscErrorCode AdjParamsAddArray(AdjParams params, const char name[], const char units[], PetscInt n);
 PetscErrorCode AdjParamsSetScale(AdjParams params, const char name[], PetscReal scale);
 PetscErrorCode AdjParamsSetBounds(AdjParams params, const char name[], PetscReal lower, PetscReal upper);
@@ -39,8 +41,8 @@ PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *orde
 /* Moving values between a block of the design vector and the solver's own storage.
  * Pack: design block = value / scale.  Unpack: value = scale * design block.
  * PackGradient: design block = scale * dJ/dvalue (chain rule of the scaling).
- * Field blocks take a DMDA global Vec; array blocks take n reals, identical on every rank
- * (Pack reads rank 0's values; Unpack broadcasts). */
+ * Field blocks take a Vec of their layout (DMDA global Vec, or like AdjParamsAddVector's layout); array blocks take n
+ * reals, identical on every rank (Pack reads rank 0's values; Unpack broadcasts). */
 PetscErrorCode AdjParamsPackField(AdjParams params, const char name[], Vec value, Vec design);
 PetscErrorCode AdjParamsUnpackField(AdjParams params, const char name[], Vec design, Vec value);
 PetscErrorCode AdjParamsPackGradientField(AdjParams params, const char name[], Vec grad, Vec design_grad);

@@ -92,6 +92,21 @@ PetscErrorCode AdjParamsAddField(AdjParams params, const char name[], const char
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AdjParamsAddVector - registers a field parameter block laid out like the parallel Vec `layout` (same
+    local sizes), for fields that do not live on a DMDA, e.g. one value per particle in a particle solver's
+    fixed home layout. Collective. @*/
+PetscErrorCode AdjParamsAddVector(AdjParams params, const char name[], const char units[], Vec layout)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsAddBlock(params, name, units, &blk));
+  blk->kind = ADJ_PARAM_FIELD;
+  PetscCall(VecDuplicate(layout, &blk->view));
+  PetscCall(VecGetSize(blk->view, &blk->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjParamsAddArray - registers a block of n reals (e.g. a constant diffusivity). Collective. @*/
 PetscErrorCode AdjParamsAddArray(AdjParams params, const char name[], const char units[], PetscInt n)
 {

@@ -182,38 +182,65 @@ PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* /restart/<name> of file: the (N, bs) dataset of the block vector state. Collective. */
-static PetscErrorCode AdjParticleRestartData(AdjOutput out, hid_t file, const char name[], Vec state)
+/* <group>/<name> of file: an (N) (nd 1, ncomp 1) or (N, ncomp) (nd 2) table of the particles, each rank
+ * writing its n rows (replacing an older dataset of that name). Collective. */
+static PetscErrorCode AdjParticleTableWrite(AdjOutput out, hid_t file, const char group[], const char name[],
+                                            const char units[], int nd, PetscInt ncomp, PetscInt n,
+                                            const PetscReal values[])
 {
-  PetscInt           bs, n;
-  hsize_t            N, start, dims[2];
-  hid_t              grp, space, dset;
-  PetscBool          exists;
-  const PetscScalar *a;
+  hsize_t   N, start, dims[2];
+  hid_t     grp, space, dset;
+  PetscBool exists;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjIOCheckName(out->comm, "restart field", name));
-  PetscCall(VecGetBlockSize(state, &bs));
-  PetscCall(VecGetLocalSize(state, &n));
-  PetscCall(AdjParticleRows(out->comm, n / bs, &N, &start));
-  PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_TRUE, &grp));
+  PetscCall(AdjIOCheckName(out->comm, group, name));
+  PetscCall(AdjParticleRows(out->comm, n, &N, &start));
+  PetscCall(AdjH5GroupOpen(file, group, PETSC_TRUE, &grp));
   PetscCall(AdjH5Exists(grp, name, &exists));
   if (exists) AdjCallH5(H5Ldelete(grp, name, H5P_DEFAULT));
-  dims[0] = N, dims[1] = (hsize_t)bs;
-  space = H5Screate_simple(2, dims, NULL);
+  dims[0] = N, dims[1] = (hsize_t)ncomp;
+  space = H5Screate_simple(nd, dims, NULL);
   AdjCallH5(space);
   dset = H5Dcreate2(grp, name, ADJ_H5_REAL_FILE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   AdjCallH5(dset);
   AdjCallH5(H5Sclose(space));
-  PetscCall(VecGetArrayRead(state, &a));
   {
-    const hsize_t s[2] = {start, 0}, c[2] = {(hsize_t)(n / bs), (hsize_t)bs};
-    PetscCall(AdjH5WriteSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, PETSC_TRUE, a));
+    const hsize_t s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
+    PetscCall(AdjH5WriteSelection(dset, ADJ_H5_REAL_MEM, nd, s, c, PETSC_TRUE, values));
   }
-  PetscCall(VecRestoreArrayRead(state, &a));
+  if (units) PetscCall(AdjH5WriteAttrString(dset, "units", units));
   AdjCallH5(H5Dclose(dset));
+  AdjCallH5(H5Gclose(grp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* /restart/<name> of file: the (N, bs) dataset of the block vector state. Collective. */
+static PetscErrorCode AdjParticleRestartData(AdjOutput out, hid_t file, const char name[], Vec state)
+{
+  PetscInt           bs, n;
+  hid_t              grp;
+  const PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetBlockSize(state, &bs));
+  PetscCall(VecGetLocalSize(state, &n));
+  PetscCall(VecGetArrayRead(state, &a));
+  PetscCall(AdjParticleTableWrite(out, file, "/restart", name, NULL, 2, bs, n / bs, a));
+  PetscCall(VecRestoreArrayRead(state, &a));
+  PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_FALSE, &grp));
   PetscCall(AdjH5WriteAttrString(grp, "field_names", name));
   AdjCallH5(H5Gclose(grp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOutputWriteParticleGradient(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
+                                              PetscInt n, const PetscReal values[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleGradient"));
+  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle gradient %s: ncomp must be >= 1", name);
+  PetscCall(AdjParticleTableWrite(out, out->file, "/gradients", name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n,
+                                  values));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -282,6 +309,54 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
     PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, a));
   }
   PetscCall(VecRestoreArrayWrite(state, &a));
+  AdjCallH5(H5Dclose(dset));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOutputWriteParticleParameter(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
+                                               PetscInt n, const PetscReal values[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleParameter"));
+  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle parameter %s: ncomp must be >= 1", name);
+  PetscCall(AdjParticleTableWrite(out, out->file, "/parameters", name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n,
+                                  values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const char dataset[], PetscInt ncomp,
+                                         PetscInt n, PetscReal values[], PetscBool *found)
+{
+  hid_t    fapl, file, dset;
+  hsize_t  dims[8], N, start;
+  PetscInt nd;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjH5FileAccess(comm, &fapl));
+  file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  AdjCallH5(H5Pclose(fapl));
+  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "Cannot read %s: parallel HDF5 could not open it", path);
+  PetscCall(AdjH5Exists(file, dataset, found));
+  if (!*found) {
+    AdjCallH5(H5Fclose(file));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  dset = H5Dopen2(file, dataset, H5P_DEFAULT);
+  AdjCallH5(dset);
+  PetscCall(AdjH5DatasetDims(dset, &nd, dims));
+  PetscCall(AdjParticleRows(comm, n, &N, &start));
+  if (!(dims[0] == N && ((ncomp == 1 && nd == 1) || (ncomp > 1 && nd == 2 && dims[1] == (hsize_t)ncomp)))) {
+    AdjCallH5(H5Dclose(dset));
+    AdjCallH5(H5Fclose(file));
+    SETERRQ(comm, PETSC_ERR_USER_INPUT,
+            "Cannot read %s: dataset %s is not shaped (%llu%s) like the %llu particles of this run with %d values each",
+            path, dataset, (unsigned long long)N, ncomp > 1 ? ", ncomp" : "", (unsigned long long)N, (int)ncomp);
+  }
+  {
+    const hsize_t s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
+    PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values));
+  }
   AdjCallH5(H5Dclose(dset));
   AdjCallH5(H5Fclose(file));
   PetscFunctionReturn(PETSC_SUCCESS);

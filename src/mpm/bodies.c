@@ -4,6 +4,8 @@
  *
  *   -mpm_body0 box:x0,y0,x1,y1[:label[:vx,vy]]     box [x0,x1) x [y0,y1) [m]
  *   -mpm_body1 disk:cx,cy,r[:label[:vx,vy]]        disk of centre (cx,cy) and radius r [m]
+ *   -mpm_body2 file:path.h5[:label[:vx,vy]]         the particles of an HDF5 particle file (bodyfile.c),
+ *                                                   after the lattice particles in the global order
  *
  * Bodies are numbered from 0 without gaps; label defaults to 0 and the velocity [m/s] to 0. */
 #define _POSIX_C_SOURCE 200809L
@@ -28,7 +30,8 @@ PetscBool MPMParseReals(const char *s, PetscInt n, PetscReal v[])
   return (PetscBool)(*s == 0);
 }
 
-static PetscErrorCode MPMParseBody(MPM mpm, MPMBody *b)
+/*@ MPMBodyParse - parses b->spec (option name b->option) into the body b; loads a file body. Collective. @*/
+PetscErrorCode MPMBodyParse(MPM mpm, MPMBody *b)
 {
   char     copy[256], *field[4] = {NULL, NULL, NULL, NULL}, *save = NULL, *tok;
   PetscInt nf = 0, ngeom;
@@ -37,26 +40,18 @@ static PetscErrorCode MPMParseBody(MPM mpm, MPMBody *b)
   PetscCall(PetscStrncpy(copy, b->spec, sizeof(copy)));
   for (tok = strtok_r(copy, ":", &save); tok && nf < 4; tok = strtok_r(NULL, ":", &save)) field[nf++] = tok;
   PetscCheck(nf >= 2 && !tok, mpm->comm, PETSC_ERR_USER_INPUT,
-             "%s %s: expected shape:numbers[:label[:vx,vy]], e.g. box:0.1,0.1,0.3,0.2:0:1,0 or disk:0.5,0.5,0.1",
+             "%s %s: expected shape:numbers[:label[:vx,vy]], e.g. box:0.1,0.1,0.3,0.2:0:1,0, disk:0.5,0.5,0.1 or "
+             "file:particles.h5",
              b->option, b->spec);
-  if (!strcmp(field[0], "box"))
-    b->shape = MPM_SHAPE_BOX, ngeom = 4;
-  else if (!strcmp(field[0], "disk"))
-    b->shape = MPM_SHAPE_DISK, ngeom = 3;
-  else
-    SETERRQ(mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: unknown shape \"%s\"; use box or disk", b->option, b->spec,
-            field[0]);
-  PetscCheck(MPMParseReals(field[1], ngeom, b->geom), mpm->comm, PETSC_ERR_USER_INPUT,
-             "%s %s: a %s needs %" PetscInt_FMT " comma-separated numbers (%s)", b->option, b->spec, field[0], ngeom,
-             ngeom == 4 ? "x0,y0,x1,y1" : "cx,cy,r");
-  b->label = 0;
+  b->label       = 0;
+  b->label_set   = (PetscBool)(nf > 2);
+  b->velocity[0] = b->velocity[1] = 0;
   if (nf > 2) {
     PetscReal l;
     PetscCheck(MPMParseReals(field[2], 1, &l) && l == (PetscInt)l, mpm->comm, PETSC_ERR_USER_INPUT,
                "%s %s: the label \"%s\" is not an integer", b->option, b->spec, field[2]);
     b->label = (PetscInt)l;
   }
-  b->velocity[0] = b->velocity[1] = 0;
   if (nf > 3)
     PetscCheck(MPMParseReals(field[3], MPM_DIM, b->velocity), mpm->comm, PETSC_ERR_USER_INPUT,
                "%s %s: the velocity \"%s\" needs two comma-separated numbers vx,vy", b->option, b->spec, field[3]);
@@ -64,6 +59,22 @@ static PetscErrorCode MPMParseBody(MPM mpm, MPMBody *b)
              "%s %s: label %" PetscInt_FMT
              " has no material: -mpm_E, -mpm_nu, -mpm_rho define labels 0..%" PetscInt_FMT,
              b->option, b->spec, b->label, mpm->nlabels - 1);
+  if (!strcmp(field[0], "file")) {
+    b->shape = MPM_SHAPE_FILE;
+    PetscCall(PetscStrncpy(b->path, field[1], sizeof(b->path)));
+    PetscCall(MPMBodyFileLoad(mpm, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!strcmp(field[0], "box"))
+    b->shape = MPM_SHAPE_BOX, ngeom = 4;
+  else if (!strcmp(field[0], "disk"))
+    b->shape = MPM_SHAPE_DISK, ngeom = 3;
+  else
+    SETERRQ(mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: unknown shape \"%s\"; use box, disk or file", b->option, b->spec,
+            field[0]);
+  PetscCheck(MPMParseReals(field[1], ngeom, b->geom), mpm->comm, PETSC_ERR_USER_INPUT,
+             "%s %s: a %s needs %" PetscInt_FMT " comma-separated numbers (%s)", b->option, b->spec, field[0], ngeom,
+             ngeom == 4 ? "x0,y0,x1,y1" : "cx,cy,r");
   if (b->shape == MPM_SHAPE_BOX) {
     PetscCheck(b->geom[2] > b->geom[0] && b->geom[3] > b->geom[1], mpm->comm, PETSC_ERR_USER_INPUT,
                "%s %s: the box needs x0 < x1 and y0 < y1", b->option, b->spec);
@@ -104,10 +115,12 @@ PetscErrorCode MPMSetUpBodies(MPM mpm)
     PetscBool set;
 
     PetscCall(PetscSNPrintf(b->option, sizeof(b->option), "-mpm_body%" PetscInt_FMT, k));
-    PetscCall(PetscOptionsString(b->option,
-                                 "Body k of the initial condition: box:x0,y0,x1,y1[:label[:vx,vy]] or "
-                                 "disk:cx,cy,r[:label[:vx,vy]] [m, m/s]; the union of all bodies is filled",
-                                 "", b->spec, b->spec, sizeof(b->spec), &set));
+    PetscCall(PetscOptionsString(
+        b->option,
+        "Body k of the initial condition: box:x0,y0,x1,y1[:label[:vx,vy]], "
+        "disk:cx,cy,r[:label[:vx,vy]] [m, m/s] (the union of these is filled), or "
+        "file:path.h5[:label[:vx,vy]] (the particles of an HDF5 particle file; docs/output-format.md)",
+        "", b->spec, b->spec, sizeof(b->spec), &set));
     if (!set) break;
     mpm->nbodies++;
   }
@@ -127,21 +140,25 @@ PetscErrorCode MPMSetUpBodies(MPM mpm)
   }
   PetscCheck(mpm->nbodies > 0, mpm->comm, PETSC_ERR_USER_INPUT,
              "No particles: give at least one body, e.g. -mpm_body0 box:0.3,0.3,0.5,0.5");
-  for (PetscInt k = 0; k < mpm->nbodies; k++) PetscCall(MPMParseBody(mpm, &mpm->body[k]));
+  for (PetscInt k = 0; k < mpm->nbodies; k++) PetscCall(MPMBodyParse(mpm, &mpm->body[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMBodyContains - whether the box or disk b contains x (file bodies contain no lattice point). @*/
+PetscBool MPMBodyContains(const MPMBody *b, const PetscReal x[])
+{
+  if (b->shape == MPM_SHAPE_BOX)
+    return (PetscBool)(x[0] >= b->geom[0] && x[0] < b->geom[2] && x[1] >= b->geom[1] && x[1] < b->geom[3]);
+  if (b->shape == MPM_SHAPE_DISK)
+    return (PetscBool)(PetscSqr(x[0] - b->geom[0]) + PetscSqr(x[1] - b->geom[1]) < PetscSqr(b->geom[2]));
+  return PETSC_FALSE;
 }
 
 /* The first body containing x, or -1. */
 static PetscInt MPMBodyAt(const MPM mpm, const PetscReal x[])
 {
-  for (PetscInt k = 0; k < mpm->nbodies; k++) {
-    const MPMBody *b = &mpm->body[k];
-
-    if (b->shape == MPM_SHAPE_BOX) {
-      if (x[0] >= b->geom[0] && x[0] < b->geom[2] && x[1] >= b->geom[1] && x[1] < b->geom[3]) return k;
-    } else if (PetscSqr(x[0] - b->geom[0]) + PetscSqr(x[1] - b->geom[1]) < PetscSqr(b->geom[2]))
-      return k;
-  }
+  for (PetscInt k = 0; k < mpm->nbodies; k++)
+    if (MPMBodyContains(&mpm->body[k], x)) return k;
   return -1;
 }
 
@@ -219,9 +236,11 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
 
     PetscCall(PetscMemzero(p, sizeof(*p)));
     for (PetscInt a = 0; a < MPM_DIM; a++) {
-      p->x[a]    = x[a];
-      p->v[a]    = b->velocity[a];
-      p->F[a][a] = 1.0;
+      mpm->seed_x[MPM_DIM * slot + a] = x[a];
+      mpm->seed_v[MPM_DIM * slot + a] = 0;
+      p->x[a]                         = x[a] + b->position[a];
+      p->v[a]                         = b->velocity[a];
+      p->F[a][a]                      = 1.0;
     }
     m->volume          = mpm->grid.h[0] * mpm->grid.h[1] / (mpm->ppc * mpm->ppc);
     m->mass            = mpm->rho[l] * m->volume;
@@ -234,16 +253,58 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The particles of the file bodies, numbered after the nlattice lattice particles, body after body. */
+static PetscErrorCode MPMFillFileBodies(MPM mpm, PetscInt64 nlattice, MPMFillCtx *fc)
+{
+  PetscInt64 g = nlattice;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < mpm->nbodies; k++) {
+    const MPMBody          *b = &mpm->body[k];
+    const MPMFileParticles *f = b->file;
+
+    if (b->shape != MPM_SHAPE_FILE) continue;
+    for (PetscInt q = 0; q < f->n; q++, g++) {
+      const PetscInt64  slot = MPMSlot(g, mpm->N, fc->a, fc->c) - mpm->hstart;
+      const PetscInt    l    = b->label_set || !f->label ? b->label : (PetscInt)f->label[q];
+      MPMParticle      *p;
+      MPMMaterialPoint *m;
+
+      if (slot < 0 || slot >= mpm->nhome) continue;
+      p = &fc->p[slot], m = &fc->mat[slot];
+      PetscCall(PetscMemzero(p, sizeof(*p)));
+      for (PetscInt a = 0; a < MPM_DIM; a++) {
+        mpm->seed_x[MPM_DIM * slot + a] = f->x[MPM_DIM * q + a];
+        mpm->seed_v[MPM_DIM * slot + a] = f->v ? f->v[MPM_DIM * q + a] : 0;
+        p->x[a]                         = mpm->seed_x[MPM_DIM * slot + a] + b->position[a];
+        p->v[a]                         = mpm->seed_v[MPM_DIM * slot + a] + b->velocity[a];
+        for (PetscInt c = 0; c < MPM_DIM; c++) p->F[a][c] = f->F ? f->F[4 * q + MPM_DIM * a + c] : (PetscReal)(a == c);
+      }
+      m->volume          = f->volume[q];
+      m->mass            = mpm->rho[l] * m->volume;
+      m->E               = f->E ? f->E[q] : mpm->E[l];
+      m->nu              = f->nu ? f->nu[q] : mpm->nu[l];
+      m->label           = (PetscScalar)l;
+      m->model           = (PetscScalar)mpm->model[l];
+      mpm->body_of[slot] = k;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ MPMSeedParticles - counts the particles, splits them evenly over the ranks in a fixed global
     order (their "home" layout) and fills the initial state x0 and the material vector. Every rank
     walks the whole lattice (cheap next to a time step), keeping its own home slots. Collective. @*/
 PetscErrorCode MPMSeedParticles(MPM mpm)
 {
-  PetscInt64 N = 0, hstart = 0, nhome;
+  PetscInt64 N = 0, hstart = 0, nhome, nlattice;
   MPMFillCtx fc = {0, 0, NULL, NULL};
 
   PetscFunctionBeginUser;
   PetscCall(MPMVisitLattice(mpm, MPMCountVisitor, &N));
+  nlattice = N;
+  for (PetscInt k = 0; k < mpm->nbodies; k++)
+    if (mpm->body[k].shape == MPM_SHAPE_FILE) N += mpm->body[k].file->n;
   PetscCheck(N > 0, mpm->comm, PETSC_ERR_USER_INPUT,
              "The bodies (-mpm_body0, ...) contain no particle: make them larger than a cell");
   PetscCheck(N * MPM_NSTATE < PETSC_MAX_INT, mpm->comm, PETSC_ERR_SUP,
@@ -262,6 +323,8 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
     fc.c = (104729 * mpm->permute) % N;
   }
   PetscCall(PetscMalloc1(mpm->nhome + 1, &mpm->body_of));
+  PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &mpm->seed_x));
+  PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &mpm->seed_v));
   PetscCall(VecCreateMPI(mpm->comm, mpm->nhome * MPM_NSTATE, PETSC_DETERMINE, &mpm->x0));
   PetscCall(VecSetBlockSize(mpm->x0, MPM_NSTATE));
   PetscCall(PetscObjectSetName((PetscObject)mpm->x0, "mpm_state"));
@@ -270,6 +333,7 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
   PetscCall(VecGetArrayWrite(mpm->x0, (PetscScalar **)&fc.p));
   PetscCall(VecGetArrayWrite(mpm->mat, (PetscScalar **)&fc.mat));
   PetscCall(MPMVisitLattice(mpm, MPMFillVisitor, &fc));
+  PetscCall(MPMFillFileBodies(mpm, nlattice, &fc));
   PetscCall(VecRestoreArrayWrite(mpm->mat, (PetscScalar **)&fc.mat));
   PetscCall(VecRestoreArrayWrite(mpm->x0, (PetscScalar **)&fc.p));
   PetscFunctionReturn(PETSC_SUCCESS);

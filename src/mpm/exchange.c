@@ -194,6 +194,23 @@ PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ MPMExchangeMaterialToOwnersAdjoint - adjoint of the material part of MPMExchangeToOwners: the owners'
+    material adjoints pmatb are added to their home slots, matb[leaf] += pmatb[root] (a Bcast with MPI_SUM;
+    the forward is a copy per particle).  matb is a home-layout Vec like mpm->mat. Collective. @*/
+PetscErrorCode MPMExchangeMaterialToOwnersAdjoint(MPM mpm, Vec matb)
+{
+  PetscScalar *home;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(VecGetArray(matb, &home));
+  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->mat_type, mpm->pmatb, home, MPIU_SUM));
+  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->mat_type, mpm->pmatb, home, MPIU_SUM));
+  PetscCall(VecRestoreArray(matb, &home));
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MPMExchangeDestroy(MPM mpm)
 {
   PetscFunctionBeginUser;

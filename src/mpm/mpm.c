@@ -1,9 +1,14 @@
 /* The MPM solver as an AdjStepper: the ops that connect the physics to the driver, forward and
  * adjoint.  Parameter blocks (arrays): "E", "nu", "rho" (one value per label), "gravity" (gx, gy),
- * "velocity" (vx, vy of each body's initial velocity).  Objectives: objective.c. */
+ * "velocity" (vx, vy of each body's initial velocity), "position" (translation of each body's initial
+ * particles), "friction"; per-particle fields (with -mpm_E_per_particle, -mpm_nu_per_particle): "E_field",
+ * "nu_field" (replacing "E", "nu" per label), with Tikhonov regularization.  Objectives: objective.c. */
 #include "mpmimpl.h"
 #include <adjsim/io.h>
 #include <adjsim/particles.h>
+#include <hdf5.h>
+
+const char *const MPMFieldNames[MPM_NFIELDS] = {"E_field", "nu_field"};
 
 PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 
@@ -43,14 +48,30 @@ static PetscErrorCode MPMCreateState(AdjStepper st, Vec *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* dJ/d(field) per home particle: the material adjoint summed over the steps (gmat), one component. */
+static PetscErrorCode MPMFieldGradient(MPM mpm, MPMFieldKind f, Vec grad)
+{
+  const MPMMaterialPoint *gm;
+  PetscScalar            *g;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(mpm->gmat, (const PetscScalar **)&gm));
+  PetscCall(VecGetArrayWrite(grad, &g));
+  for (PetscInt i = 0; i < mpm->nhome; i++) g[i] = f == MPM_FIELD_E ? gm[i].E : gm[i].nu;
+  PetscCall(VecRestoreArrayWrite(grad, &g));
+  PetscCall(VecRestoreArrayRead(mpm->gmat, (const PetscScalar **)&gm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Parameter blocks (arrays, the same on every rank): E, nu, rho per label [Pa, 1, kg/m^3], gravity
- * (gx, gy) [m/s^2], velocity (vx, vy per body: the initial velocity of body 0, 1, ...) [m/s]. */
+ * (gx, gy) [m/s^2], velocity (vx, vy per body: the initial velocity of body 0, 1, ...) [m/s], position
+ * (translation per body) [m]; fields (one value per home particle): E_field [Pa], nu_field [1]. */
 static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec p)
 {
   PetscFunctionBeginUser;
   if (gradient) {
-    PetscReal g[4 * MPM_MAX_LABELS + MPM_DIM * (MPM_MAX_BODIES + 1)],
-        G[4 * MPM_MAX_LABELS + MPM_DIM * (MPM_MAX_BODIES + 1)];
+    PetscReal g[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
+        G[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
     const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES;
 
     PetscCall(PetscArraycpy(g, mpm->gE, L));
@@ -58,29 +79,40 @@ static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec
     PetscCall(PetscArraycpy(g + 2 * L, mpm->grho, L));
     PetscCall(PetscArraycpy(g + 3 * L, mpm->ggravity, MPM_DIM));
     PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM, mpm->gvelocity, nv));
-    PetscCallMPI(MPI_Allreduce(g, G, 3 * L + MPM_DIM + nv, MPIU_REAL, MPIU_SUM, mpm->comm));
-    PetscCall(AdjParamsPackGradientArray(params, "E", G, p));
-    PetscCall(AdjParamsPackGradientArray(params, "nu", G + L, p));
+    PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + nv, mpm->gposition, nv));
+    PetscCallMPI(MPI_Allreduce(g, G, 3 * L + MPM_DIM + 2 * nv, MPIU_REAL, MPIU_SUM, mpm->comm));
+    if (!mpm->field_on[MPM_FIELD_E]) PetscCall(AdjParamsPackGradientArray(params, "E", G, p));
+    if (!mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjParamsPackGradientArray(params, "nu", G + L, p));
     PetscCall(AdjParamsPackGradientArray(params, "rho", G + 2 * L, p));
     PetscCall(AdjParamsPackGradientArray(params, "gravity", G + 3 * L, p));
     PetscCall(AdjParamsPackGradientArray(params, "velocity", G + 3 * L + MPM_DIM, p));
+    PetscCall(AdjParamsPackGradientArray(params, "position", G + 3 * L + MPM_DIM + nv, p));
     if (mpm->has_friction) {
       PetscReal gf;
 
       PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &gf, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
       PetscCall(AdjParamsPackGradientArray(params, "friction", &gf, p));
     }
+    for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+      if (!mpm->field_on[f]) continue;
+      PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
+      PetscCall(AdjParamsPackGradientField(params, MPMFieldNames[f], mpm->field_grad[f], p));
+    }
   } else {
-    PetscReal vel[MPM_DIM * MPM_MAX_BODIES];
+    PetscReal vel[MPM_DIM * MPM_MAX_BODIES], pos[MPM_DIM * MPM_MAX_BODIES];
 
     for (PetscInt b = 0; b < mpm->nbodies; b++)
-      for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
-    PetscCall(AdjParamsPackArray(params, "E", mpm->E, p));
-    PetscCall(AdjParamsPackArray(params, "nu", mpm->nu, p));
+      for (PetscInt a = 0; a < MPM_DIM; a++)
+        vel[MPM_DIM * b + a] = mpm->body[b].velocity[a], pos[MPM_DIM * b + a] = mpm->body[b].position[a];
+    if (!mpm->field_on[MPM_FIELD_E]) PetscCall(AdjParamsPackArray(params, "E", mpm->E, p));
+    if (!mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjParamsPackArray(params, "nu", mpm->nu, p));
     PetscCall(AdjParamsPackArray(params, "rho", mpm->rho, p));
     PetscCall(AdjParamsPackArray(params, "gravity", mpm->gravity, p));
     PetscCall(AdjParamsPackArray(params, "velocity", vel, p));
+    PetscCall(AdjParamsPackArray(params, "position", pos, p));
     if (mpm->has_friction) PetscCall(AdjParamsPackArray(params, "friction", &mpm->grid.friction, p));
+    for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+      if (mpm->field_on[f]) PetscCall(AdjParamsPackField(params, MPMFieldNames[f], mpm->field[f], p));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -95,32 +127,145 @@ static PetscErrorCode MPMGetParameters(AdjStepper st, AdjParams params, Vec p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* New materials, gravity and body velocities: checked, then copied to the particles (their E, nu and
- * mass = rho V0; the initial velocities in x0).  The time step must stay below the stability limit
- * h_min / (c + v) (CFL number 1, not -mpm_cfl: a gradient check or an optimizer moves the parameters
- * a little past the values the time step was chosen for). */
-static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const PetscReal nu[], const PetscReal rho[],
-                                         const PetscReal gravity[], const PetscReal vel[])
+/* The lowest global index among the ranks' candidates `mine` (PETSC_MAX_INT: none) and the value `val`
+ * its rank holds, on every rank. Collective. */
+static PetscErrorCode MPMFirstParticle(MPM mpm, PetscInt64 mine, PetscReal val[2], PetscInt64 *first)
 {
-  PetscReal         wave = 0, speed = 0, limit;
-  MPMMaterialPoint *mat;
-  MPMParticle      *x0;
+  PetscMPIInt holder, root;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, first, 1, MPIU_INT64, MPI_MIN, mpm->comm));
+  if (*first == PETSC_MAX_INT) PetscFunctionReturn(PETSC_SUCCESS);
+  holder = *first == mine ? mpm->rank : mpm->size;
+  PetscCallMPI(MPI_Allreduce(&holder, &root, 1, MPI_INT, MPI_MIN, mpm->comm));
+  PetscCallMPI(MPI_Bcast(val, 2, MPIU_REAL, root, mpm->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Per-particle fields: every E positive and finite, every nu in (-1, 0.5), naming the first bad particle.
+ * Collective. */
+static PetscErrorCode MPMCheckFields(MPM mpm)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const PetscScalar *v;
+    PetscInt64         mine   = PETSC_MAX_INT, first;
+    PetscReal          val[2] = {0, 0};
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(VecGetArrayRead(mpm->field[f], &v));
+    for (PetscInt i = 0; i < mpm->nhome && mine == PETSC_MAX_INT; i++) {
+      const PetscBool ok =
+          f == MPM_FIELD_E ? (PetscBool)(v[i] > 0 && PetscIsNormalReal(v[i])) : (PetscBool)(v[i] > -1 && v[i] < 0.5);
+      if (!ok) mine = mpm->hstart + i, val[0] = v[i];
+    }
+    PetscCall(VecRestoreArrayRead(mpm->field[f], &v));
+    PetscCall(MPMFirstParticle(mpm, mine, val, &first));
+    PetscCheck(first == PETSC_MAX_INT, mpm->comm, PETSC_ERR_USER_INPUT,
+               "Parameter %s: particle %" PetscInt64_FMT " has %s = %g%s", MPMFieldNames[f], first,
+               f == MPM_FIELD_E ? "E" : "nu", (double)val[0],
+               f == MPM_FIELD_E ? " Pa; it must be positive" : "; it must lie in (-1, 0.5)");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Translated initial particles must keep their B-spline stencil on the grid; names the first that does not. */
+static PetscErrorCode MPMCheckTranslation(MPM mpm, const PetscReal pos[])
+{
+  PetscInt64 mine   = PETSC_MAX_INT, first;
+  PetscReal  val[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < mpm->nhome && mine == PETSC_MAX_INT; i++)
+    for (PetscInt d = 0; d < MPM_DIM; d++) {
+      const PetscReal x = mpm->seed_x[MPM_DIM * i + d] + pos[MPM_DIM * mpm->body_of[i] + d];
+      PetscInt        base;
+      PetscReal       w[MPM_STENCIL], fr;
+
+      MPMBSpline(x / mpm->grid.h[d], &base, w, &fr);
+      if (!(x >= 0) || base < 0 || base + 2 > mpm->grid.M[d]) {
+        mine   = mpm->hstart + i;
+        val[0] = mpm->seed_x[MPM_DIM * i] + pos[MPM_DIM * mpm->body_of[i]];
+        val[1] = mpm->seed_x[MPM_DIM * i + 1] + pos[MPM_DIM * mpm->body_of[i] + 1];
+      }
+    }
+  PetscCall(MPMFirstParticle(mpm, mine, val, &first));
+  PetscCheck(first == PETSC_MAX_INT, mpm->comm, PETSC_ERR_USER_INPUT,
+             "Parameter position: the translation moves initial particle %" PetscInt64_FMT
+             " to (%g, %g) m, where its B-spline stencil leaves the grid [0,%g] x [0,%g] m",
+             first, (double)val[0], (double)val[1], (double)mpm->grid.L[0], (double)mpm->grid.L[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Largest P-wave speed sqrt((lambda + 2 mu) / rho) over the particles (their own E, nu). Collective. */
+static PetscErrorCode MPMWaveSpeed(MPM mpm, const PetscReal E[], const PetscReal nu[], const PetscReal rho[],
+                                   PetscReal *wave)
+{
+  const MPMMaterialPoint *mat;
+  const PetscScalar      *fv[MPM_NFIELDS] = {NULL, NULL};
+  PetscReal               local           = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+    if (mpm->field_on[f]) PetscCall(VecGetArrayRead(mpm->field[f], &fv[f]));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const PetscInt  l  = (PetscInt)mat[i].label;
+    const PetscReal Ei = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : E[l],
+                    ni = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : nu[l];
+    PetscReal mu, lambda;
+
+    MPMLameParameters(Ei, ni, &mu, &lambda);
+    local = PetscMax(local, PetscSqrtReal((lambda + 2 * mu) / rho[l]));
+  }
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+    if (mpm->field_on[f]) PetscCall(VecRestoreArrayRead(mpm->field[f], &fv[f]));
+  PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCallMPI(MPI_Allreduce(&local, wave, 1, MPIU_REAL, MPIU_MAX, mpm->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Largest initial particle speed |v_seed + v_body| with the body velocities vel. Collective. */
+static PetscErrorCode MPMInitialSpeed(MPM mpm, const PetscReal vel[], PetscReal *speed)
+{
+  PetscReal local = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const PetscReal *vb = &vel[MPM_DIM * mpm->body_of[i]], *vs = &mpm->seed_v[MPM_DIM * i];
+
+    local = PetscMax(local, PetscSqrtReal(PetscSqr(vs[0] + vb[0]) + PetscSqr(vs[1] + vb[1])));
+  }
+  PetscCallMPI(MPI_Allreduce(&local, speed, 1, MPIU_REAL, MPIU_MAX, mpm->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* New materials, gravity, body velocities and translations: checked, then copied to the particles (their E,
+ * nu, from the label or the per-particle field, and mass = rho V0; the initial positions and velocities in
+ * x0).  The time step must stay below the stability limit h_min / (c + v) (CFL number 1, not -mpm_cfl: a
+ * gradient check or an optimizer moves the parameters a little past the values the time step was chosen
+ * for). */
+static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const PetscReal nu[], const PetscReal rho[],
+                                         const PetscReal gravity[], const PetscReal vel[], const PetscReal pos[])
+{
+  PetscReal          wave = 0, speed = 0, limit;
+  MPMMaterialPoint  *mat;
+  MPMParticle       *x0;
+  const PetscScalar *fv[MPM_NFIELDS] = {NULL, NULL};
 
   PetscFunctionBeginUser;
   for (PetscInt l = 0; l < mpm->nlabels; l++) {
-    PetscReal mu, lambda;
-
     PetscCheck(E[l] > 0 && PetscIsNormalReal(E[l]), mpm->comm, PETSC_ERR_USER_INPUT,
                "Young's modulus parameter E of label %" PetscInt_FMT " = %g Pa is not positive", l, (double)E[l]);
     PetscCheck(nu[l] > -1 && nu[l] < 0.5, mpm->comm, PETSC_ERR_USER_INPUT,
                "Poisson ratio parameter nu of label %" PetscInt_FMT " = %g is outside (-1, 0.5)", l, (double)nu[l]);
     PetscCheck(rho[l] > 0 && PetscIsNormalReal(rho[l]), mpm->comm, PETSC_ERR_USER_INPUT,
                "Density parameter rho of label %" PetscInt_FMT " = %g kg/m^3 is not positive", l, (double)rho[l]);
-    MPMLameParameters(E[l], nu[l], &mu, &lambda);
-    wave = PetscMax(wave, PetscSqrtReal((lambda + 2 * mu) / rho[l]));
   }
-  for (PetscInt b = 0; b < mpm->nbodies; b++)
-    speed = PetscMax(speed, PetscSqrtReal(PetscSqr(vel[MPM_DIM * b]) + PetscSqr(vel[MPM_DIM * b + 1])));
+  PetscCall(MPMCheckFields(mpm));
+  PetscCall(MPMCheckTranslation(mpm, pos));
+  PetscCall(MPMWaveSpeed(mpm, E, nu, rho, &wave));
+  PetscCall(MPMInitialSpeed(mpm, vel, &speed));
   speed += PetscSqrtReal(PetscSqr(gravity[0]) + PetscSqr(gravity[1])) * mpm->final_time;
   limit = PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (wave + speed);
   PetscCheck(mpm->dt <= limit, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -130,19 +275,28 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
   for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->E[l] = E[l], mpm->nu[l] = nu[l], mpm->rho[l] = rho[l];
   for (PetscInt a = 0; a < MPM_DIM; a++) mpm->gravity[a] = gravity[a];
   for (PetscInt b = 0; b < mpm->nbodies; b++)
-    for (PetscInt a = 0; a < MPM_DIM; a++) mpm->body[b].velocity[a] = vel[MPM_DIM * b + a];
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      mpm->body[b].velocity[a] = vel[MPM_DIM * b + a], mpm->body[b].position[a] = pos[MPM_DIM * b + a];
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+    if (mpm->field_on[f]) PetscCall(VecGetArrayRead(mpm->field[f], &fv[f]));
   PetscCall(VecGetArray(mpm->mat, (PetscScalar **)&mat));
   PetscCall(VecGetArray(mpm->x0, (PetscScalar **)&x0));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
     const PetscInt l = (PetscInt)mat[i].label;
+    const MPMBody *b = &mpm->body[mpm->body_of[i]];
 
-    mat[i].E    = mpm->E[l];
-    mat[i].nu   = mpm->nu[l];
+    mat[i].E    = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : mpm->E[l];
+    mat[i].nu   = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : mpm->nu[l];
     mat[i].mass = mpm->rho[l] * mat[i].volume;
-    for (PetscInt a = 0; a < MPM_DIM; a++) x0[i].v[a] = mpm->body[mpm->body_of[i]].velocity[a];
+    for (PetscInt a = 0; a < MPM_DIM; a++) {
+      x0[i].x[a] = mpm->seed_x[MPM_DIM * i + a] + b->position[a];
+      x0[i].v[a] = mpm->seed_v[MPM_DIM * i + a] + b->velocity[a];
+    }
   }
   PetscCall(VecRestoreArray(mpm->x0, (PetscScalar **)&x0));
   PetscCall(VecRestoreArray(mpm->mat, (PetscScalar **)&mat));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+    if (mpm->field_on[f]) PetscCall(VecRestoreArrayRead(mpm->field[f], &fv[f]));
   mpm->fwd_step = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -150,7 +304,8 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
 static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
 {
   MPM       mpm;
-  PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS], g[MPM_DIM], vel[MPM_DIM * MPM_MAX_BODIES];
+  PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS], g[MPM_DIM], vel[MPM_DIM * MPM_MAX_BODIES],
+      pos[MPM_DIM * MPM_MAX_BODIES];
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
@@ -159,12 +314,16 @@ static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
   PetscCall(PetscArraycpy(rho, mpm->rho, MPM_MAX_LABELS));
   PetscCall(PetscArraycpy(g, mpm->gravity, MPM_DIM));
   for (PetscInt b = 0; b < mpm->nbodies; b++)
-    for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
-  PetscCall(AdjParamsUnpackArray(params, "E", p, E));
-  PetscCall(AdjParamsUnpackArray(params, "nu", p, nu));
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      vel[MPM_DIM * b + a] = mpm->body[b].velocity[a], pos[MPM_DIM * b + a] = mpm->body[b].position[a];
+  if (!mpm->field_on[MPM_FIELD_E]) PetscCall(AdjParamsUnpackArray(params, "E", p, E));
+  if (!mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjParamsUnpackArray(params, "nu", p, nu));
   PetscCall(AdjParamsUnpackArray(params, "rho", p, rho));
   PetscCall(AdjParamsUnpackArray(params, "gravity", p, g));
   PetscCall(AdjParamsUnpackArray(params, "velocity", p, vel));
+  PetscCall(AdjParamsUnpackArray(params, "position", p, pos));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+    if (mpm->field_on[f]) PetscCall(AdjParamsUnpackField(params, MPMFieldNames[f], p, mpm->field[f]));
   if (mpm->has_friction) {
     PetscReal mu = mpm->grid.friction;
 
@@ -173,7 +332,7 @@ static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
                "Friction parameter mu = %g is negative", (double)mu);
     mpm->grid.friction = mu;
   }
-  PetscCall(MPMApplyParameters(mpm, E, nu, rho, g, vel));
+  PetscCall(MPMApplyParameters(mpm, E, nu, rho, g, vel, pos));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,7 +346,9 @@ static PetscErrorCode MPMInitialState(AdjStepper st, Vec x0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x0 holds the body velocities: velocity gradient of body b += sum of lambda0.v over its particles. */
+/* x0 = seeded position + translation of the body, velocity of the body: the position and velocity gradients
+ * of body b += sums of lambda0.x and lambda0.v over its particles.  lambda0 itself is kept: the per-particle
+ * sensitivity maps dJ/dx0, dJ/dv0 of the gradient output. */
 static PetscErrorCode MPMInitialStateAdjoint(AdjStepper st, Vec lambda0)
 {
   MPM                mpm;
@@ -195,9 +356,14 @@ static PetscErrorCode MPMInitialStateAdjoint(AdjStepper st, Vec lambda0)
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
+  if (!mpm->lambda0) PetscCall(VecDuplicate(lambda0, &mpm->lambda0));
+  PetscCall(VecCopy(lambda0, mpm->lambda0));
   PetscCall(VecGetArrayRead(lambda0, (const PetscScalar **)&lb));
   for (PetscInt i = 0; i < mpm->nhome; i++)
-    for (PetscInt a = 0; a < MPM_DIM; a++) mpm->gvelocity[MPM_DIM * mpm->body_of[i] + a] += lb[i].v[a];
+    for (PetscInt a = 0; a < MPM_DIM; a++) {
+      mpm->gvelocity[MPM_DIM * mpm->body_of[i] + a] += lb[i].v[a];
+      mpm->gposition[MPM_DIM * mpm->body_of[i] + a] += lb[i].x[a];
+    }
   PetscCall(VecRestoreArrayRead(lambda0, (const PetscScalar **)&lb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -242,10 +408,51 @@ static PetscErrorCode MPMObjectiveAdjointOp(AdjStepper st, AdjStepIndex k, Vec x
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Tikhonov regularization of the per-particle fields, weighted by the particle volumes V0_p [m^2]:
+ *   R = alpha_E/2 sum_p V0_p ((E_p - Eref_p) / Eref_p)^2 + alpha_nu/2 sum_p V0_p (nu_p - nuref_p)^2,
+ *   dR/dE_p = alpha_E V0_p (E_p - Eref_p) / Eref_p^2,   dR/dnu_p = alpha_nu V0_p (nu_p - nuref_p),
+ * added to the per-particle material gradient.  The relative misfit makes alpha_E independent of the unit
+ * and size of E; the volume weight makes R a quadrature of the integral over the bodies, independent of
+ * the particle count. Collective. */
 static PetscErrorCode MPMRegularization(AdjStepper st, PetscReal *R)
 {
+  MPM                     mpm;
+  MPMMaterialPoint       *gm;
+  const MPMMaterialPoint *mat;
+  PetscReal               local = 0;
+
   PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
   *R = 0;
+  if (!mpm->gmat) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCall(VecGetArray(mpm->gmat, (PetscScalar **)&gm));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const PetscScalar *v, *ref;
+    const PetscReal    alpha = mpm->reg_alpha[f];
+
+    if (!mpm->field_on[f] || alpha == 0) continue;
+    PetscCall(VecGetArrayRead(mpm->field[f], &v));
+    PetscCall(VecGetArrayRead(mpm->field_ref[f], &ref));
+    for (PetscInt i = 0; i < mpm->nhome; i++) {
+      const PetscReal V = mat[i].volume;
+
+      if (f == MPM_FIELD_E) {
+        const PetscReal r = (v[i] - ref[i]) / ref[i];
+        local += 0.5 * alpha * V * r * r;
+        gm[i].E += alpha * V * r / ref[i];
+      } else {
+        const PetscReal r = v[i] - ref[i];
+        local += 0.5 * alpha * V * r * r;
+        gm[i].nu += alpha * V * r;
+      }
+    }
+    PetscCall(VecRestoreArrayRead(mpm->field_ref[f], &ref));
+    PetscCall(VecRestoreArrayRead(mpm->field[f], &v));
+  }
+  PetscCall(VecRestoreArray(mpm->gmat, (PetscScalar **)&gm));
+  PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCallMPI(MPI_Allreduce(&local, R, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -255,7 +462,7 @@ static PetscErrorCode MPMHasObjective(AdjStepper st, PetscBool *has)
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
-  *has = (PetscBool)(mpm->nobs > 0 || mpm->com_on || mpm->com_linear_on);
+  *has = (PetscBool)(mpm->nobs > 0 || mpm->com_on || mpm->com_linear_on || mpm->mass_on);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,7 +477,9 @@ static PetscErrorCode MPMZeroGradient(AdjStepper st)
   PetscCall(PetscArrayzero(mpm->grho, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->ggravity, MPM_DIM));
   PetscCall(PetscArrayzero(mpm->gvelocity, MPM_DIM * MPM_MAX_BODIES));
+  PetscCall(PetscArrayzero(mpm->gposition, MPM_DIM * MPM_MAX_BODIES));
   mpm->gfriction = 0;
+  if (mpm->gmat) PetscCall(VecZeroEntries(mpm->gmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -284,32 +493,79 @@ static PetscErrorCode MPMGetGradient(AdjStepper st, AdjParams params, Vec g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dJ/dE, dJ/dnu, dJ/drho per label, dJ/dgravity, dJ/dvelocity per body, for the active blocks. */
+/* One component of the home-layout state adjoint, per particle (ncomp values each). */
+static PetscErrorCode MPMWriteSensitivityMap(MPM mpm, AdjOutput out, const char name[], const char units[],
+                                             PetscInt offset, PetscReal *buf)
+{
+  const PetscScalar *lb;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(mpm->lambda0, &lb));
+  for (PetscInt i = 0; i < mpm->nhome; i++)
+    for (PetscInt a = 0; a < MPM_DIM; a++) buf[MPM_DIM * i + a] = lb[MPM_NSTATE * i + offset + a];
+  PetscCall(VecRestoreArrayRead(mpm->lambda0, &lb));
+  PetscCall(AdjOutputWriteParticleGradient(out, name, units, MPM_DIM, mpm->nhome, buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Per-particle maps in the global particle order (like /particles): dJ/dE_p, dJ/dnu_p of the active fields,
+ * and the sensitivities dJ/dx0, dJ/dv0 to each particle's initial position and velocity. Collective. */
+static PetscErrorCode MPMWriteParticleGradients(MPM mpm, AdjParams params, AdjOutput out)
+{
+  PetscReal *buf;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &buf));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    PetscBool          active;
+    const PetscScalar *g;
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(AdjParamsIsActive(params, MPMFieldNames[f], &active));
+    if (!active) continue;
+    PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
+    PetscCall(VecGetArrayRead(mpm->field_grad[f], &g));
+    PetscCall(AdjOutputWriteParticleGradient(
+        out, MPMFieldNames[f], f == MPM_FIELD_E ? "objective per Pa" : "objective per unit", 1, mpm->nhome, g));
+    PetscCall(VecRestoreArrayRead(mpm->field_grad[f], &g));
+  }
+  if (mpm->lambda0) {
+    PetscCall(MPMWriteSensitivityMap(mpm, out, "x0", "objective per m", 0, buf));
+    PetscCall(MPMWriteSensitivityMap(mpm, out, "v0", "objective per m/s", MPM_DIM, buf));
+  }
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dJ/dE, dJ/dnu, dJ/drho per label, dJ/dgravity, dJ/dvelocity and dJ/dposition per body, for the active
+ * blocks; the per-particle maps. */
 static PetscErrorCode MPMWriteGradient(AdjStepper st, AdjOutput out)
 {
   MPM              mpm;
   AdjParams        params;
-  const char      *names[6] = {"E", "nu", "rho", "gravity", "velocity", "friction"};
-  const char      *units[6] = {"objective per Pa",    "objective per unit", "objective per kg/m^3",
-                               "objective per m/s^2", "objective per m/s",  "objective per unit"};
-  const PetscReal *local[6];
-  PetscInt         n[6];
+  const char      *names[7] = {"E", "nu", "rho", "gravity", "velocity", "position", "friction"};
+  const char      *units[7] = {"objective per Pa",  "objective per unit", "objective per kg/m^3", "objective per m/s^2",
+                               "objective per m/s", "objective per m",    "objective per unit"};
+  const PetscReal *local[7];
+  PetscInt         n[7];
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(AdjStepperGetParams(st, &params));
   local[0] = mpm->gE, local[1] = mpm->gnu, local[2] = mpm->grho, local[3] = mpm->ggravity, local[4] = mpm->gvelocity;
-  local[5] = &mpm->gfriction;
-  n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = MPM_DIM * mpm->nbodies, n[5] = 1;
-  for (PetscInt b = 0; b < (mpm->has_friction ? 6 : 5); b++) {
+  local[5] = mpm->gposition, local[6] = &mpm->gfriction;
+  n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = n[5] = MPM_DIM * mpm->nbodies, n[6] = 1;
+  for (PetscInt b = 0; b < (mpm->has_friction ? 7 : 6); b++) {
     PetscBool active;
     PetscReal sum[MPM_DIM * MPM_MAX_BODIES];
 
+    if ((b == 0 && mpm->field_on[MPM_FIELD_E]) || (b == 1 && mpm->field_on[MPM_FIELD_NU])) continue;
     PetscCall(AdjParamsIsActive(params, names[b], &active));
     if (!active) continue;
     PetscCallMPI(MPI_Allreduce(local[b], sum, (PetscMPIInt)n[b], MPIU_REAL, MPIU_SUM, mpm->comm));
     PetscCall(AdjOutputWriteGradientArray(out, names[b], units[b], n[b], sum));
   }
+  PetscCall(MPMWriteParticleGradients(mpm, params, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -434,18 +690,19 @@ PetscErrorCode MPMSummarize(AdjStepper st, Vec x, MPMSummary *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Particle fields of the output step: positions, velocities, F, Cauchy stress, J and the material;
+/* Particle fields of the output step: positions, velocities, F, Cauchy stress, J, the material and the
+ * initial volume V0 (so that a run file is a particle file for -mpm_bodyN file:run.h5);
  * grid mass and velocity with -mpm_output_grid. */
-#define MPM_NOUT 9
+#define MPM_NOUT 10
 static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
 {
   MPM                     mpm;
   const MPMParticle      *p;
   const MPMMaterialPoint *mat;
-  const char             *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label"};
-  const char             *units[MPM_NOUT] = {"m", "m/s", "1", "Pa", "1", "Pa", "1", "kg/m^3", "1"};
-  const PetscInt          ncomp[MPM_NOUT] = {MPM_DIM, MPM_DIM, MPM_DIM * MPM_DIM, MPM_DIM * MPM_DIM, 1, 1, 1, 1, 1};
-  PetscReal              *buf;
+  const char    *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label", "volume"};
+  const char    *units[MPM_NOUT] = {"m", "m/s", "1", "Pa", "1", "Pa", "1", "kg/m^3", "1", "m^2"};
+  const PetscInt ncomp[MPM_NOUT] = {MPM_DIM, MPM_DIM, MPM_DIM * MPM_DIM, MPM_DIM * MPM_DIM, 1, 1, 1, 1, 1, 1};
+  PetscReal     *buf;
 
   PetscFunctionBeginUser;
   PetscCall(MPMFromStepper(st, &mpm));
@@ -487,8 +744,11 @@ static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
       case 7:
         b[0] = mat[i].mass / mat[i].volume;
         break;
-      default:
+      case 8:
         b[0] = mat[i].label;
+        break;
+      default:
+        b[0] = mat[i].volume;
       }
     }
     PetscCall(AdjOutputWriteParticleField(out, names[f], units[f], ncomp[f], mpm->nhome, buf));
@@ -525,13 +785,76 @@ static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
     for (PetscInt b = 0; b < mpm->nbodies; b++)
       for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
     PetscCall(AdjOutputWriteParameterArray(out, "velocity", "m/s", MPM_DIM * mpm->nbodies, vel));
+    for (PetscInt b = 0; b < mpm->nbodies; b++)
+      for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].position[a];
+    PetscCall(AdjOutputWriteParameterArray(out, "position", "m", MPM_DIM * mpm->nbodies, vel));
   }
   if (mpm->has_friction) PetscCall(AdjOutputWriteParameterArray(out, "friction", "1", 1, &mpm->grid.friction));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const PetscScalar *v;
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(VecGetArrayRead(mpm->field[f], &v));
+    PetscCall(AdjOutputWriteParticleParameter(out, MPMFieldNames[f], f == MPM_FIELD_E ? "Pa" : "1", 1, mpm->nhome, v));
+    PetscCall(VecRestoreArrayRead(mpm->field[f], &v));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Parameter values (E, nu, rho, gravity, body velocities) from a run file's /parameters, e.g. to resume
-   an optimization; the file must describe the same labels and bodies. */
+/* Whether the (readable, already opened once) HDF5 file has the dataset; rank 0 looks. Collective. */
+static PetscErrorCode MPMFileHasDataset(MPM mpm, const char path[], const char dset[], PetscBool *has)
+{
+  int found = 0;
+
+  PetscFunctionBeginUser;
+  if (!mpm->rank) {
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+
+    if (file >= 0) {
+      found = H5Lexists(file, "/parameters", H5P_DEFAULT) > 0 && H5Lexists(file, dset, H5P_DEFAULT) > 0;
+      H5Fclose(file);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&found, 1, MPI_INT, 0, mpm->comm));
+  *has = (PetscBool)found;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The per-particle fields (/parameters/E_field, nu_field) and the body translations (/parameters/position)
+ * of a run file, when it has them (files of runs without them keep the current values). Collective. */
+static PetscErrorCode MPMReadParticleParameters(MPM mpm, const char path[], PetscReal pos[])
+{
+  PetscBool found;
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    char         dset[64];
+    PetscScalar *v;
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(PetscSNPrintf(dset, sizeof(dset), "/parameters/%s", MPMFieldNames[f]));
+    PetscCall(VecGetArray(mpm->field[f], &v));
+    PetscCall(AdjInputReadParticleTable(mpm->comm, path, dset, 1, mpm->nhome, v, &found));
+    PetscCall(VecRestoreArray(mpm->field[f], &v));
+  }
+  PetscCall(MPMFileHasDataset(mpm, path, "/parameters/position", &found));
+  if (found) {
+    PetscInt   n;
+    PetscReal *v;
+
+    PetscCall(AdjInputReadArray(mpm->comm, path, "/parameters/position", &n, &v));
+    PetscCheck(n == MPM_DIM * mpm->nbodies, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s: /parameters/position holds %" PetscInt_FMT " values, this run needs %" PetscInt_FMT
+               " (bodies differ)",
+               path, n, MPM_DIM * mpm->nbodies);
+    PetscCall(PetscArraycpy(pos, v, n));
+    PetscCall(PetscFree(v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Parameter values (E, nu, rho, gravity, body velocities and translations, per-particle fields) from a run
+   file's /parameters, e.g. to resume an optimization; the file must describe the same labels and bodies. */
 static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
 {
   MPM         mpm;
@@ -564,7 +887,14 @@ static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
     mpm->grid.friction = v[0];
     PetscCall(PetscFree(v));
   }
-  PetscCall(MPMApplyParameters(mpm, val[0], val[1], val[2], val[3], val[4]));
+  {
+    PetscReal pos[MPM_DIM * MPM_MAX_BODIES];
+
+    for (PetscInt b = 0; b < mpm->nbodies; b++)
+      for (PetscInt a = 0; a < MPM_DIM; a++) pos[MPM_DIM * b + a] = mpm->body[b].position[a];
+    PetscCall(MPMReadParticleParameters(mpm, path, pos));
+    PetscCall(MPMApplyParameters(mpm, val[0], val[1], val[2], val[3], val[4], pos));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -607,6 +937,16 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(MPMExchangeDestroy(mpm));
   PetscCall(MPMObjectiveDestroy(mpm));
   PetscCall(PetscFree(mpm->body_of));
+  PetscCall(PetscFree(mpm->seed_x));
+  PetscCall(PetscFree(mpm->seed_v));
+  for (PetscInt b = 0; b < mpm->nbodies; b++) PetscCall(MPMBodyFileDestroy(&mpm->body[b]));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    PetscCall(VecDestroy(&mpm->field[f]));
+    PetscCall(VecDestroy(&mpm->field_ref[f]));
+    PetscCall(VecDestroy(&mpm->field_grad[f]));
+  }
+  PetscCall(VecDestroy(&mpm->gmat));
+  PetscCall(VecDestroy(&mpm->lambda0));
   PetscCall(VecDestroy(&mpm->gnodesb));
   PetscCall(VecDestroy(&mpm->lnodesb));
   if (mpm->state_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&mpm->state_type));
@@ -621,6 +961,72 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(DMDestroy(&mpm->da1));
   PetscCall(DMDestroy(&mpm->da));
   PetscCall(PetscFree(mpm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mpm_E_per_particle, -mpm_nu_per_particle and their regularization: the per-particle fields start from the
+ * label values of the seeded particles; the reference of the regularization defaults to them. Collective. */
+static PetscErrorCode MPMSetUpFields(MPM mpm)
+{
+  const char *what[MPM_NFIELDS] = {"Young's modulus", "Poisson ratio"}, *unit[MPM_NFIELDS] = {"Pa", "1"};
+  PetscBool   set_alpha[MPM_NFIELDS], set_ref[MPM_NFIELDS];
+  PetscReal   ref[MPM_NFIELDS] = {0, 0};
+  char        opt[4][64], help[4][256];
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(mpm->comm, NULL, "MPM: per-particle material fields", "MPM");
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const char *q = f == MPM_FIELD_E ? "E" : "nu";
+
+    PetscCall(PetscSNPrintf(opt[0], sizeof(opt[0]), "-mpm_%s_per_particle", q));
+    PetscCall(PetscSNPrintf(help[0], sizeof(help[0]),
+                            "%s per particle: parameter block %s (one value per particle, starting from -mpm_%s of "
+                            "its label) replaces the per-label block %s",
+                            what[f], MPMFieldNames[f], q, q));
+    PetscCall(PetscOptionsBool(opt[0], help[0], "", mpm->field_on[f], &mpm->field_on[f], NULL));
+    PetscCall(PetscSNPrintf(opt[1], sizeof(opt[1]), "-mpm_reg_%s", q));
+    PetscCall(PetscSNPrintf(help[1], sizeof(help[1]),
+                            f == MPM_FIELD_E
+                                ? "Tikhonov weight alpha [1/m^2] of %s: R = alpha/2 sum_p V0_p ((E_p - E_ref)/E_ref)^2"
+                                : "Tikhonov weight alpha [1/m^2] of %s: R = alpha/2 sum_p V0_p (nu_p - nu_ref)^2",
+                            MPMFieldNames[f]));
+    PetscCall(PetscOptionsReal(opt[1], help[1], "", mpm->reg_alpha[f], &mpm->reg_alpha[f], &set_alpha[f]));
+    PetscCall(PetscSNPrintf(opt[2], sizeof(opt[2]), "-mpm_reg_%s_ref", q));
+    PetscCall(PetscSNPrintf(help[2], sizeof(help[2]),
+                            "Reference %s [%s] of the regularization of %s (default: each particle's initial value)", q,
+                            unit[f], MPMFieldNames[f]));
+    PetscCall(PetscOptionsReal(opt[2], help[2], "", ref[f], &ref[f], &set_ref[f]));
+    PetscCheck(!(set_alpha[f] || set_ref[f]) || mpm->field_on[f], mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s regularizes the per-particle field %s: give -mpm_%s_per_particle", set_alpha[f] ? opt[1] : opt[2],
+               MPMFieldNames[f], q);
+    PetscCheck(mpm->reg_alpha[f] >= 0 && PetscIsNormalReal(mpm->reg_alpha[f] + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s %g: the regularization weight must be non-negative", opt[1], (double)mpm->reg_alpha[f]);
+    PetscCheck(!set_ref[f] || f != MPM_FIELD_E || (ref[f] > 0 && PetscIsNormalReal(ref[f])), mpm->comm,
+               PETSC_ERR_USER_INPUT, "%s %g Pa: the reference modulus must be positive", opt[2], (double)ref[f]);
+    PetscCheck(!set_ref[f] || f != MPM_FIELD_NU || (ref[f] > -1 && ref[f] < 0.5), mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s %g: the reference Poisson ratio must lie in (-1, 0.5)", opt[2], (double)ref[f]);
+  }
+  PetscOptionsEnd();
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const MPMMaterialPoint *mat;
+    PetscScalar            *v;
+
+    if (!mpm->field_on[f]) continue;
+    PetscCall(VecCreateMPI(mpm->comm, mpm->nhome, PETSC_DETERMINE, &mpm->field[f]));
+    PetscCall(PetscObjectSetName((PetscObject)mpm->field[f], MPMFieldNames[f]));
+    PetscCall(VecGetArrayWrite(mpm->field[f], &v));
+    PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+    for (PetscInt i = 0; i < mpm->nhome; i++) v[i] = f == MPM_FIELD_E ? mat[i].E : mat[i].nu;
+    PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
+    PetscCall(VecRestoreArrayWrite(mpm->field[f], &v));
+    PetscCall(VecDuplicate(mpm->field[f], &mpm->field_ref[f]));
+    PetscCall(VecDuplicate(mpm->field[f], &mpm->field_grad[f]));
+    if (set_ref[f])
+      PetscCall(VecSet(mpm->field_ref[f], ref[f]));
+    else
+      PetscCall(VecCopy(mpm->field[f], mpm->field_ref[f]));
+  }
+  if (mpm->field_on[MPM_FIELD_E] || mpm->field_on[MPM_FIELD_NU]) PetscCall(VecDuplicate(mpm->mat, &mpm->gmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -668,6 +1074,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(MPMSeedParticles(mpm));
   PetscCall(MPMSetUpTime(mpm));
   PetscCall(MPMObjectiveSetFromOptions(mpm));
+  PetscCall(MPMSetUpFields(mpm));
   PetscOptionsBegin(comm, NULL, "MPM: output", "MPM");
   PetscCall(PetscOptionsBool("-mpm_output_grid",
                              "Also write the grid mass [kg/m] and velocity [m/s] (grid_mass, grid_vx, grid_vy) at "
@@ -691,11 +1098,15 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
 
     for (PetscInt b = 0; b < mpm->nbodies; b++)
       vscale = PetscMax(vscale, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
-    PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
-    PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
-    PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
-    PetscCall(AdjParamsAddArray(params, "nu", "1", mpm->nlabels));
-    PetscCall(AdjParamsSetBounds(params, "nu", -0.99, 0.49));
+    if (!mpm->field_on[MPM_FIELD_E]) {
+      PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
+      PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
+      PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
+    }
+    if (!mpm->field_on[MPM_FIELD_NU]) {
+      PetscCall(AdjParamsAddArray(params, "nu", "1", mpm->nlabels));
+      PetscCall(AdjParamsSetBounds(params, "nu", -0.99, 0.49));
+    }
     PetscCall(AdjParamsAddArray(params, "rho", "kg/m^3", mpm->nlabels));
     PetscCall(AdjParamsSetScale(params, "rho", mpm->rho[0]));
     PetscCall(AdjParamsSetBounds(params, "rho", 0.0, PETSC_INFINITY));
@@ -703,6 +1114,18 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
     PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
     PetscCall(AdjParamsAddArray(params, "velocity", "m/s", MPM_DIM * mpm->nbodies));
     PetscCall(AdjParamsSetScale(params, "velocity", vscale > 0 ? vscale : 1.0));
+    /* translations of order a cell */
+    PetscCall(AdjParamsAddArray(params, "position", "m", MPM_DIM * mpm->nbodies));
+    PetscCall(AdjParamsSetScale(params, "position", PetscMin(mpm->grid.h[0], mpm->grid.h[1])));
+    if (mpm->field_on[MPM_FIELD_E]) {
+      PetscCall(AdjParamsAddVector(params, "E_field", "Pa", mpm->field[MPM_FIELD_E]));
+      PetscCall(AdjParamsSetScale(params, "E_field", mpm->E[0]));
+      PetscCall(AdjParamsSetBounds(params, "E_field", 0.0, PETSC_INFINITY));
+    }
+    if (mpm->field_on[MPM_FIELD_NU]) {
+      PetscCall(AdjParamsAddVector(params, "nu_field", "1", mpm->field[MPM_FIELD_NU]));
+      PetscCall(AdjParamsSetBounds(params, "nu_field", -0.99, 0.49));
+    }
     if (mpm->has_friction) {
       PetscCall(AdjParamsAddArray(params, "friction", "1", 1));
       PetscCall(AdjParamsSetBounds(params, "friction", 0.0, PETSC_INFINITY));

@@ -16,7 +16,7 @@
 
 typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION } MPMWallType;
 typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN } MPMModel;
-typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK } MPMShape;
+typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK, MPM_SHAPE_FILE } MPMShape;
 typedef enum { MPM_OBSTACLE_PLANE, MPM_OBSTACLE_CIRCLE } MPMObstacleShape;
 extern const char *const MPMWallTypes[];
 extern const char *const MPMModels[];
@@ -76,15 +76,32 @@ typedef struct {
   PetscReal   obstacle_width; /* contact acts on nodes with phi < obstacle_width, blended smoothly [m] */
 } MPMGrid;
 
-/* A body of the initial condition: a shape filled with particles of one label and one velocity. */
+/* Particles of a body read from an HDF5 particle file (bodyfile.c); optional arrays are NULL when absent. */
 typedef struct {
-  MPMShape  shape;
-  PetscReal geom[4]; /* box: x0, y0, x1, y1; disk: cx, cy, r */
-  PetscInt  label;
-  PetscReal velocity[MPM_DIM];
-  char      spec[256]; /* the option value, for messages */
-  char      option[32];
+  PetscInt   n;
+  PetscReal *x, *volume;     /* (n, 2) positions [m], (n) initial volumes [m^2] */
+  PetscReal *v, *F;          /* (n, 2) velocities [m/s], (n, 4) deformation gradients */
+  PetscReal *label, *E, *nu; /* (n) labels, Young's moduli [Pa], Poisson ratios */
+} MPMFileParticles;
+
+/* A body of the initial condition: a shape filled with particles of one label and one velocity, or the
+ * particles of a file (their own velocities plus the body velocity). */
+typedef struct {
+  MPMShape          shape;
+  MPMFileParticles *file;                     /* shape file */
+  char              path[PETSC_MAX_PATH_LEN]; /* shape file */
+  PetscBool         label_set;
+  PetscReal         geom[4]; /* box: x0, y0, x1, y1; disk: cx, cy, r */
+  PetscInt          label;
+  PetscReal         velocity[MPM_DIM];
+  PetscReal         position[MPM_DIM]; /* translation of the seeded particles [m] (parameter block "position") */
+  char              spec[256];         /* the option value, for messages */
+  char              option[32];
 } MPMBody;
+
+/* Per-particle material fields (parameter blocks "E_field", "nu_field"). */
+typedef enum { MPM_FIELD_E, MPM_FIELD_NU, MPM_NFIELDS } MPMFieldKind;
+extern const char *const MPMFieldNames[MPM_NFIELDS];
 
 typedef struct _n_MPM *MPM;
 struct _n_MPM {
@@ -130,9 +147,17 @@ struct _n_MPM {
   MPMMaterialPoint *pmatb;
   Vec               gnodesb, lnodesb;
   PetscInt         *body_of;
+  PetscReal        *seed_x; /* seeded positions of the home particles before the body translations */
+  PetscReal        *seed_v; /* seeded velocities before the body velocities (file bodies; else 0) */
+  /* per-particle material fields: values, Tikhonov reference and weight, gradient work Vec (home layout) */
+  PetscBool field_on[MPM_NFIELDS];
+  Vec       field[MPM_NFIELDS], field_ref[MPM_NFIELDS], field_grad[MPM_NFIELDS];
+  PetscReal reg_alpha[MPM_NFIELDS];
+  Vec       gmat;    /* dJ/d(material) per home particle (MPMMaterialPoint layout), summed over the steps */
+  Vec       lambda0; /* dJ/dx0 of the last gradient (state layout): the sensitivity maps x0, v0 */
   /* parameter gradients: this rank's partial sums (summed over ranks by getgradient/writegradient) */
   PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM], gfriction;
-  PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES];
+  PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES], gposition[MPM_DIM * MPM_MAX_BODIES];
   /* objectives (objective.c) */
   PetscInt      nobs;       /* observed output steps */
   AdjStepIndex *obs_step;   /* their step numbers */
@@ -141,6 +166,11 @@ struct _n_MPM {
   PetscReal     obs_weight;
   PetscReal     com_target[MPM_DIM], com_weight, com_linear[MPM_DIM];
   PetscBool     com_on, com_linear_on;
+  /* grid-mass target at the final step: J += w/2 |m - m*|^2 / |m*|^2 (node masses on da1) */
+  PetscBool mass_on;
+  Vec       mass_target, mass_work;
+  PetscReal mass_weight, mass_norm2;
+  MPMBody   mass_shape[MPM_MAX_BODIES];
 };
 
 /* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
@@ -199,6 +229,7 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x);
 PetscErrorCode MPMExchangeDestroy(MPM mpm);
 PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb);
 PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb);
+PetscErrorCode MPMExchangeMaterialToOwnersAdjoint(MPM mpm, Vec matb);
 
 /* Vec-level operations (step.c) */
 PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout);
@@ -212,6 +243,8 @@ PetscErrorCode MPMObjectiveDestroy(MPM mpm);
 PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J);
 PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
+PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass);
+PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec lambda);
 
 /* Set-up from options (setup.c, bodies.c) */
 PetscErrorCode MPMSetUpGrid(MPM mpm);
@@ -222,6 +255,10 @@ PetscBool      MPMParseReals(const char *s, PetscInt n, PetscReal v[]);
 PetscErrorCode MPMSetUpBodies(MPM mpm);
 PetscErrorCode MPMSeedParticles(MPM mpm);
 PetscErrorCode MPMSetUpTime(MPM mpm);
+PetscErrorCode MPMBodyFileLoad(MPM mpm, MPMBody *b);
+PetscErrorCode MPMBodyParse(MPM mpm, MPMBody *b);
+PetscBool      MPMBodyContains(const MPMBody *b, const PetscReal x[]);
+PetscErrorCode MPMBodyFileDestroy(MPMBody *b);
 
 extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 PetscErrorCode       MPMRegisterEvents(void);

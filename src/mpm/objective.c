@@ -8,10 +8,22 @@
  *
  * Observations d_p(k) are the particle positions /particles/position of an earlier run file at its output
  * steps k in 1..n (same particles in the same global order, same time step); the markers are all particles,
- * a list (-mpm_obs_markers) or every N-th particle (-mpm_obs_every). */
+ * a list (-mpm_obs_markers) or every N-th particle (-mpm_obs_every).
+ *
+ * Grid-mass target at the final step (node masses m_i = sum_p w_ip m_p, the P2G mass transfer):
+ *
+ *   J += w_m/2 sum_i (m_i - m*_i)^2 / sum_i (m*_i)^2                          relative L2 misfit squared [1]
+ *
+ * The normalisation by the target's own square norm makes w_m dimensionless and independent of the grid
+ * and the density.  The target m* is /fields/grid_mass of an earlier run (-mpm_output_grid) at this run's
+ * final step, or the node masses of a union of shapes (-mpm_objective_mass_shape0, 1, ...) filled with the
+ * particle lattice (-mpm_ppc) of density rho of the shape's label: exactly the grid mass a body of that shape
+ * would have, so J = 0 is reachable. */
 #include "mpmimpl.h"
 #include <adjsim/io.h>
 #include <hdf5.h>
+
+static PetscErrorCode MPMMassTargetSetFromOptions(MPM mpm);
 
 /* Reads rows [hstart, hstart + nhome) of slice s of /particles/position (nt, N, 2) with serial HDF5 on
  * every rank (read-only).  Returns a nonzero status instead of failing, so that the caller can stop
@@ -145,12 +157,134 @@ PetscErrorCode MPMObjectiveSetFromOptions(MPM mpm)
         mpm->obs_marker[markers[m] - mpm->hstart] = 1.0;
     }
   if (path[0]) PetscCall(MPMLoadObservations(mpm, path));
+  PetscCall(MPMMassTargetSetFromOptions(mpm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Adds the node masses of the lattice points inside the union of the target shapes (density rho of each
+ * point's first shape's label) to the owned nodes of mass. Every rank walks the whole lattice (cheap, like
+ * the seeding) and keeps its own nodes, so the target does not depend on the rank count. Collective. */
+static PetscErrorCode MPMMassTargetFromShapes(MPM mpm, PetscInt nshapes, Vec mass)
+{
+  const MPMGrid  *g  = &mpm->grid;
+  const PetscReal V0 = g->h[0] * g->h[1] / (mpm->ppc * mpm->ppc);
+  PetscScalar   **m;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecZeroEntries(mass));
+  PetscCall(DMDAVecGetArray(mpm->da1, mass, &m));
+  for (PetscInt jy = 0; jy < g->M[1] * mpm->ppc; jy++)
+    for (PetscInt ix = 0; ix < g->M[0] * mpm->ppc; ix++) {
+      const PetscReal x[MPM_DIM] = {(ix + 0.5) / mpm->ppc * g->h[0], (jy + 0.5) / mpm->ppc * g->h[1]};
+      PetscInt        k          = 0, base[MPM_DIM];
+      PetscReal       w[MPM_DIM][MPM_STENCIL], f;
+
+      while (k < nshapes && !MPMBodyContains(&mpm->mass_shape[k], x)) k++;
+      if (k == nshapes) continue;
+      for (PetscInt d = 0; d < MPM_DIM; d++) {
+        MPMBSpline(x[d] / g->h[d], &base[d], w[d], &f);
+        PetscCheck(base[d] >= 0 && base[d] + 2 <= g->M[d], mpm->comm, PETSC_ERR_USER_INPUT,
+                   "%s %s: the point (%g, %g) m is within half a cell of the domain boundary; keep target shapes at "
+                   "least h/2 inside",
+                   mpm->mass_shape[k].option, mpm->mass_shape[k].spec, (double)x[0], (double)x[1]);
+      }
+      for (PetscInt j = 0; j < MPM_STENCIL; j++)
+        for (PetscInt i = 0; i < MPM_STENCIL; i++) {
+          const PetscInt ni = base[0] + i, nj = base[1] + j;
+
+          if (ni < g->s[0] || ni >= g->s[0] + g->m[0] || nj < g->s[1] || nj >= g->s[1] + g->m[1]) continue;
+          m[nj][ni] += w[0][i] * w[1][j] * mpm->rho[mpm->mass_shape[k].label] * V0;
+        }
+    }
+  PetscCall(DMDAVecRestoreArray(mpm->da1, mass, &m));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* /fields/grid_mass of a run file at this run's final step (same time step: checked). Collective. */
+static PetscErrorCode MPMMassTargetFromFile(MPM mpm, const char path[], Vec mass)
+{
+  PetscInt      nt, s = -1;
+  AdjStepIndex *steps;
+  PetscReal    *times;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputGetFieldTimes(mpm->comm, path, "grid_mass", &nt, &steps, &times));
+  for (PetscInt i = 0; i < nt; i++)
+    if (steps[i] == mpm->nsteps) s = i;
+  PetscCheck(s >= 0, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_objective_mass_file %s: /fields/grid_mass has no slice at step %" PetscInt64_FMT
+             ", the final step of this run (write it with -mpm_output_grid and the same -mpm_dt, -mpm_final_time)",
+             path, (PetscInt64)mpm->nsteps);
+  PetscCheck(PetscAbsReal(times[s] - mpm->nsteps * mpm->dt) <= 1e-9 * mpm->final_time, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_objective_mass_file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s here (the "
+             "time steps differ; give -mpm_dt)",
+             path, (PetscInt64)mpm->nsteps, (double)times[s], (double)(mpm->nsteps * mpm->dt));
+  PetscCall(PetscFree(steps));
+  PetscCall(PetscFree(times));
+  PetscCall(AdjInputReadFieldSlice(mpm->comm, path, "grid_mass", s, mpm->da1, mass));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mpm_objective_mass_file, -mpm_objective_mass_shape<k>, -mpm_objective_mass_weight. Collective. */
+static PetscErrorCode MPMMassTargetSetFromOptions(MPM mpm)
+{
+  char      path[PETSC_MAX_PATH_LEN] = "";
+  PetscInt  nshapes                  = 0;
+  PetscBool fileset;
+
+  PetscFunctionBeginUser;
+  mpm->mass_weight = 1.0;
+  PetscOptionsBegin(mpm->comm, NULL, "MPM: grid-mass objective", "MPM");
+  PetscCall(PetscOptionsString("-mpm_objective_mass_file",
+                               "Run file (HDF5, written with -mpm_output_grid) whose /fields/grid_mass at this run's "
+                               "final step is the target m*: J += w/2 |m - m*|^2 / |m*|^2 (node masses)",
+                               "", path, path, sizeof(path), &fileset));
+  for (PetscInt k = 0; k < MPM_MAX_BODIES; k++) {
+    MPMBody  *b = &mpm->mass_shape[k];
+    PetscBool set;
+
+    PetscCall(PetscSNPrintf(b->option, sizeof(b->option), "-mpm_objective_mass_shape%" PetscInt_FMT, k));
+    PetscCall(PetscOptionsString(b->option,
+                                 "Target shape k of the grid-mass objective: box:x0,y0,x1,y1[:label] or "
+                                 "disk:cx,cy,r[:label]; the union, filled like a body with density rho of the label, "
+                                 "gives the target node masses m*",
+                                 "", b->spec, b->spec, sizeof(b->spec), &set));
+    if (!set) break;
+    nshapes++;
+  }
+  PetscCall(PetscOptionsReal("-mpm_objective_mass_weight", "Weight w of the grid-mass objective [1]", "",
+                             mpm->mass_weight, &mpm->mass_weight, NULL));
+  PetscOptionsEnd();
+  mpm->mass_on = (PetscBool)(fileset || nshapes > 0);
+  if (!mpm->mass_on) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!(fileset && nshapes), mpm->comm, PETSC_ERR_USER_INPUT,
+             "Give -mpm_objective_mass_file or -mpm_objective_mass_shape0, ..., not both");
+  for (PetscInt k = 0; k < nshapes; k++) {
+    PetscBool isfile;
+
+    PetscCall(PetscStrbeginswith(mpm->mass_shape[k].spec, "file:", &isfile));
+    PetscCheck(!isfile, mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: a target shape is a box or a disk",
+               mpm->mass_shape[k].option, mpm->mass_shape[k].spec);
+    PetscCall(MPMBodyParse(mpm, &mpm->mass_shape[k]));
+  }
+  PetscCall(DMCreateGlobalVector(mpm->da1, &mpm->mass_target));
+  PetscCall(VecDuplicate(mpm->mass_target, &mpm->mass_work));
+  if (fileset)
+    PetscCall(MPMMassTargetFromFile(mpm, path, mpm->mass_target));
+  else
+    PetscCall(MPMMassTargetFromShapes(mpm, nshapes, mpm->mass_target));
+  PetscCall(VecDot(mpm->mass_target, mpm->mass_target, &mpm->mass_norm2));
+  PetscCheck(mpm->mass_norm2 > 0, mpm->comm, PETSC_ERR_USER_INPUT,
+             "The grid-mass target (%s) has no mass: it cannot normalise the misfit",
+             fileset ? "-mpm_objective_mass_file" : "-mpm_objective_mass_shape0, ...");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MPMObjectiveDestroy(MPM mpm)
 {
   PetscFunctionBeginUser;
+  PetscCall(VecDestroy(&mpm->mass_target));
+  PetscCall(VecDestroy(&mpm->mass_work));
   for (PetscInt s = 0; s < mpm->nobs; s++) PetscCall(PetscFree(mpm->obs_x[s]));
   PetscCall(PetscFree2(mpm->obs_step, mpm->obs_x));
   PetscCall(PetscFree(mpm->obs_marker));
@@ -214,11 +348,19 @@ PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J
   }
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  if (k == mpm->nsteps && mpm->mass_on) {
+    PetscReal r;
+
+    PetscCall(MPMGridMass(mpm, k, x, mpm->mass_work));
+    PetscCall(VecAXPY(mpm->mass_work, -1.0, mpm->mass_target));
+    PetscCall(VecNorm(mpm->mass_work, NORM_2, &r));
+    *J += 0.5 * mpm->mass_weight * r * r / mpm->mass_norm2;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ MPMObjectiveAdjoint - lambda += dJ_k/dx_k, and the density gradient += dJ_k/drho (through the
-    particle masses in the centre of mass):
+    particle masses in the centre of mass and the grid mass):
       misfit:  xb_p += w (x_p - d_p) on markers;
       c:       cb = w_c (c - c*) + a,  xb_p += cb m_p / M,  mb_p += cb . (x_p - c) / M. Collective. @*/
 PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda)
@@ -256,5 +398,12 @@ PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda)
   PetscCall(VecRestoreArray(lambda, (PetscScalar **)&lb));
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  if (k == mpm->nsteps && mpm->mass_on) {
+    /* mb_i = w (m_i - m*_i) / |m*|^2, then through the P2G mass transfer */
+    PetscCall(MPMGridMass(mpm, k, x, mpm->mass_work));
+    PetscCall(VecAXPY(mpm->mass_work, -1.0, mpm->mass_target));
+    PetscCall(VecScale(mpm->mass_work, mpm->mass_weight / mpm->mass_norm2));
+    PetscCall(MPMGridMassAdjoint(mpm, k, x, mpm->mass_work, lambda));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -208,19 +208,32 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Largest P-wave speed sqrt((lambda + 2 mu) / rho) over the labels used by a body, and the largest
- * initial body speed. */
-static void MPMSpeeds(MPM mpm, PetscReal *wave, PetscReal *speed)
+/* Largest P-wave speed sqrt((lambda + 2 mu) / rho) over the particles, with their label's material and with
+ * their own E, nu (file bodies), and the largest initial particle speed. Collective. */
+static PetscErrorCode MPMSpeeds(MPM mpm, PetscReal *wave, PetscReal *speed)
 {
-  *wave = 0, *speed = 0;
-  for (PetscInt b = 0; b < mpm->nbodies; b++) {
-    const PetscInt l = mpm->body[b].label;
+  const MPMMaterialPoint *mat;
+  const MPMParticle      *p;
+  PetscReal               local[2] = {0, 0}, global[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCall(VecGetArrayRead(mpm->x0, (const PetscScalar **)&p));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const PetscInt l = (PetscInt)mat[i].label;
     PetscReal      mu, lambda;
 
     MPMLameParameters(mpm->E[l], mpm->nu[l], &mu, &lambda);
-    *wave  = PetscMax(*wave, PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
-    *speed = PetscMax(*speed, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
+    local[0] = PetscMax(local[0], PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
+    MPMLameParameters(mat[i].E, mat[i].nu, &mu, &lambda);
+    local[0] = PetscMax(local[0], PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
+    local[1] = PetscMax(local[1], PetscSqrtReal(PetscSqr(p[i].v[0]) + PetscSqr(p[i].v[1])));
   }
+  PetscCall(VecRestoreArrayRead(mpm->x0, (const PetscScalar **)&p));
+  PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_REAL, MPIU_MAX, mpm->comm));
+  *wave = global[0], *speed = global[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ MPMSetUpTime - final time, time step and its CFL limit
@@ -228,7 +241,7 @@ static void MPMSpeeds(MPM mpm, PetscReal *wave, PetscReal *speed)
     (a bound on the speed reached by free fall during the run). Collective. @*/
 PetscErrorCode MPMSetUpTime(MPM mpm)
 {
-  PetscReal dt = 0, v0;
+  PetscReal dt = 0, v0 = 0;
   PetscBool dtset;
 
   PetscFunctionBeginUser;
@@ -247,7 +260,7 @@ PetscErrorCode MPMSetUpTime(MPM mpm)
              "-mpm_final_time %g must be positive", (double)mpm->final_time);
   PetscCheck(mpm->cfl > 0 && mpm->cfl <= 1, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_cfl %g must lie in (0, 1]",
              (double)mpm->cfl);
-  MPMSpeeds(mpm, &mpm->wave_speed, &v0);
+  PetscCall(MPMSpeeds(mpm, &mpm->wave_speed, &v0));
   mpm->speed_bound = v0 + PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1])) * mpm->final_time;
   mpm->dt_limit    = mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (mpm->wave_speed + mpm->speed_bound);
   if (dtset) {

@@ -129,6 +129,8 @@ PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec li
                                      (const MPMNode *const *)nodesb, mpm->pinb, mpm->pmatb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
+  /* per-particle material gradients (E_field, nu_field) in the home layout */
+  if (mpm->gmat) PetscCall(MPMExchangeMaterialToOwnersAdjoint(mpm, mpm->gmat));
   PetscCall(MPMExchangeToOwnersAdjoint(mpm, lin));
   PetscCall(PetscLogEventEnd(MPM_StepAdjoint, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -158,5 +160,73 @@ PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[M
   for (PetscInt d = 0; d < MPM_DIM; d++) PetscCall(DMDAVecRestoreArray(mpm->da1, vel[d], &v[d]));
   PetscCall(DMDAVecRestoreArray(mpm->da1, mass, &m));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->gnodes, &nodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMGridMass - the node masses m_i = sum_p w_ip(x_p) m_p of the state x, on the dof-1 node DMDA (the
+    mass part of the P2G transfer, summed over ranks). Overwrites the step's intermediates. Collective. @*/
+PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass)
+{
+  const MPMNode **nodes;
+  PetscScalar   **m;
+  const MPMGrid  *g = &mpm->grid;
+
+  PetscFunctionBeginUser;
+  mpm->fwd_step = -1;
+  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeToOwners(mpm, x));
+  PetscCall(MPMScatterToGrid(mpm, 0.0));
+  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
+  PetscCall(DMDAVecGetArray(mpm->da1, mass, &m));
+  for (PetscInt j = g->s[1]; j < g->s[1] + g->m[1]; j++)
+    for (PetscInt i = g->s[0]; i < g->s[0] + g->m[0]; i++) m[j][i] = nodes[j][i].m;
+  PetscCall(DMDAVecRestoreArray(mpm->da1, mass, &m));
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->gnodes, &nodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMGridMassAdjoint - adjoint of MPMGridMass: lambda += (dm/dx)^T massb (the positions through the
+    B-spline weights) and the density gradient grho += (dm/drho)^T massb (m_p = rho V0_p), i.e. the P2G
+    adjoint with dt = 0 and only node-mass adjoints: xb_p = sum_i mb_i dw_ip/dx_p, mb_p = sum_i w_ip mb_i.
+    Ghost nodes receive their owners' adjoints (the transpose of the ghost sum). Collective. @*/
+PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec lambda)
+{
+  MPMNode           **nodesb;
+  const PetscScalar **mb;
+  const MPMGrid      *g = &mpm->grid;
+  Vec                 home;
+
+  PetscFunctionBeginUser;
+  mpm->fwd_step = -1;
+  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeToOwners(mpm, x));
+  if (!mpm->gnodesb) {
+    PetscCall(VecDuplicate(mpm->gnodes, &mpm->gnodesb));
+    PetscCall(VecDuplicate(mpm->lnodes, &mpm->lnodesb));
+  }
+  if (mpm->capacity_adj < mpm->capacity) {
+    PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+    PetscCall(PetscMalloc3(mpm->capacity, &mpm->pinb, mpm->capacity, &mpm->poutb, mpm->capacity, &mpm->pmatb));
+    mpm->capacity_adj = mpm->capacity;
+  }
+  PetscCall(VecZeroEntries(mpm->gnodesb));
+  PetscCall(DMDAVecGetArray(mpm->da, mpm->gnodesb, &nodesb));
+  PetscCall(DMDAVecGetArrayRead(mpm->da1, massb, &mb));
+  for (PetscInt j = g->s[1]; j < g->s[1] + g->m[1]; j++)
+    for (PetscInt i = g->s[0]; i < g->s[0] + g->m[0]; i++) nodesb[j][i].m = mb[j][i];
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da1, massb, &mb));
+  PetscCall(DMDAVecRestoreArray(mpm->da, mpm->gnodesb, &nodesb));
+  PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
+  PetscCall(PetscArrayzero(mpm->pinb, mpm->nowned));
+  PetscCall(PetscArrayzero(mpm->pmatb, mpm->nowned));
+  PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(MPMParticleToGridAdjoint(g, 0.0, mpm->nowned, mpm->pin, mpm->pmat, (const MPMNode *const *)nodesb,
+                                     mpm->pinb, mpm->pmatb));
+  PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
+  PetscCall(VecDuplicate(lambda, &home));
+  PetscCall(MPMExchangeToOwnersAdjoint(mpm, home));
+  PetscCall(VecAXPY(lambda, 1.0, home));
+  PetscCall(VecDestroy(&home));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -673,6 +673,96 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(AdjTestReportScaled("exchange owner -> home (Bcast vs Reduce)", lhs, rhs, nb * ny, 1e-12, fail));
     PetscCall(PetscFree(y));
   }
+  /* the material part of home -> owner (a copy per particle) against MPMExchangeMaterialToOwnersAdjoint, which
+   * adds the owners' material adjoints to the home slots (the per-particle E and nu gradients) */
+  {
+    Vec        mat0 = mpm->mat, dmat, matb;
+    PetscReal *y;
+    PetscInt   n;
+
+    PetscCall(VecDuplicate(mat0, &dmat));
+    PetscCall(VecDuplicate(mat0, &matb));
+    PetscCall(AdjTestRandom(dmat, 5));
+    PetscCall(AdjTestRandom(matb, 6)); /* the adjoint adds: start from a nonzero matb */
+    PetscCall(VecDot(dmat, matb, &ny));
+    mpm->mat = dmat;
+    PetscCall(MPMExchangeToOwners(mpm, x)); /* pmat = (home -> owner) dmat */
+    mpm->mat = mat0;
+    n        = mpm->nowned * MPM_NMAT;
+    PetscCall(PetscMalloc1(n + 1, &y));
+    for (PetscInt i = 0; i < n; i++) y[i] = PetscCosReal(2.0 + 1.3 * i + 7.0 * mpm->rank);
+    PetscCall(PetscArraycpy((PetscReal *)mpm->pmatb, y, n));
+    lhs = GlobalSum(FlatDot(n, mpm->pmat, y));
+    PetscCall(MPMExchangeMaterialToOwnersAdjoint(mpm, matb));
+    PetscCall(VecDot(dmat, matb, &rhs));
+    rhs -= ny;
+    PetscCall(VecNorm(dmat, NORM_2, &nb));
+    PetscCall(AdjTestReportScaled("material exchange home -> owner (Reduce vs Bcast-add)", lhs, rhs,
+                                  nb * PetscSqrtReal(GlobalSum(FlatDot(n, y, y))), 1e-12, fail));
+    PetscCall(MPMExchangeToOwners(mpm, x)); /* the true materials back in pmat */
+    PetscCall(PetscFree(y));
+    PetscCall(VecDestroy(&dmat));
+    PetscCall(VecDestroy(&matb));
+  }
+
+  /* the grid mass of the grid-mass objective (P2G mass transfer, ghost sums) against MPMGridMassAdjoint, in
+   * the positions and the densities */
+  {
+    Vec                 mass, mb, lam, ldn, gdn;
+    MPMParticle        *pin0, *dpin;
+    MPMMaterialPoint   *dmat;
+    MPMNode           **b;
+    const MPMNode     **gd;
+    const PetscScalar **mbv;
+    PetscReal           G[MPM_MAX_LABELS], Gs[MPM_MAX_LABELS], local = 0, nm;
+    PetscInt            n;
+
+    PetscCall(DMCreateGlobalVector(mpm->da1, &mass));
+    PetscCall(VecDuplicate(mass, &mb));
+    PetscCall(VecDuplicate(x, &lam));
+    PetscCall(AdjTestRandom(mb, 7));
+    PetscCall(MPMGridMass(mpm, k, x, mass)); /* owner arrays of x */
+    n = mpm->nowned;
+    PetscCall(PetscMalloc3(n + 1, &pin0, n + 1, &dpin, n + 1, &dmat));
+    PetscCall(PetscArraycpy(pin0, mpm->pin, n));
+    PetscCall(MPMExchangeToOwners(mpm, dx));
+    PetscCall(PetscArraycpy(dpin, mpm->pin, n));
+    for (PetscInt q = 0; q < n; q++)
+      dmat[q] = (MPMMaterialPoint){drho[(PetscInt)mpm->pmat[q].label] * mpm->pmat[q].volume, 0, 0, 0, 0, 0};
+    PetscCall(DMGetLocalVector(mpm->da, &ldn));
+    PetscCall(DMGetGlobalVector(mpm->da, &gdn));
+    PetscCall(VecZeroEntries(ldn));
+    PetscCall(DMDAVecGetArray(mpm->da, ldn, &b));
+    P2GTangent(&mpm->grid, 0.0, n, pin0, mpm->pmat, dpin, dmat, b);
+    PetscCall(DMDAVecRestoreArray(mpm->da, ldn, &b));
+    PetscCall(VecZeroEntries(gdn));
+    PetscCall(DMLocalToGlobal(mpm->da, ldn, ADD_VALUES, gdn));
+    PetscCall(DMDAVecGetArrayRead(mpm->da, gdn, &gd));
+    PetscCall(DMDAVecGetArrayRead(mpm->da1, mb, &mbv));
+    for (PetscInt j = mpm->grid.s[1]; j < mpm->grid.s[1] + mpm->grid.m[1]; j++)
+      for (PetscInt i = mpm->grid.s[0]; i < mpm->grid.s[0] + mpm->grid.m[0]; i++) local += gd[j][i].m * mbv[j][i];
+    PetscCall(DMDAVecRestoreArrayRead(mpm->da1, mb, &mbv));
+    PetscCall(DMDAVecRestoreArrayRead(mpm->da, gdn, &gd));
+    lhs = GlobalSum(local);
+    PetscCall(ops->zerogradient(st));
+    PetscCall(VecZeroEntries(lam));
+    PetscCall(MPMGridMassAdjoint(mpm, k, x, mb, lam));
+    PetscCall(VecDot(dx, lam, &rhs));
+    PetscCall(PetscArraycpy(G, mpm->grho, MPM_MAX_LABELS));
+    PetscCallMPI(MPI_Allreduce(G, Gs, MPM_MAX_LABELS, MPIU_REAL, MPIU_SUM, mpm->comm));
+    for (PetscInt l = 0; l < mpm->nlabels; l++) rhs += drho[l] * Gs[l];
+    PetscCall(VecNorm(mb, NORM_2, &nm));
+    PetscCall(VecNorm(gdn, NORM_2, &nb)); /* |T du| (mass and momentum parts; the mass part is what counts) */
+    PetscCall(
+        AdjTestReportScaled("grid mass (positions, densities) vs MPMGridMassAdjoint", lhs, rhs, nb * nm, 1e-12, fail));
+    PetscCall(DMRestoreLocalVector(mpm->da, &ldn));
+    PetscCall(DMRestoreGlobalVector(mpm->da, &gdn));
+    PetscCall(PetscFree3(pin0, dpin, dmat));
+    PetscCall(VecDestroy(&mass));
+    PetscCall(VecDestroy(&mb));
+    PetscCall(VecDestroy(&lam));
+    PetscCall(ops->zerogradient(st));
+  }
 
   /* the whole step: state and parameters */
   PetscCall(StepTangent(mpm, k, x, dx, dE, dnu, drho, dg, dy));
