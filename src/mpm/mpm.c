@@ -506,6 +506,16 @@ static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MPMMonitor(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMEnergyMonitor(mpm, out, k, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
 {
   MPM       mpm;
@@ -606,6 +616,7 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMExchangeDestroy(mpm));
   PetscCall(MPMObjectiveDestroy(mpm));
+  PetscCall(MPMEnergyDestroy(mpm));
   PetscCall(PetscFree(mpm->body_of));
   PetscCall(VecDestroy(&mpm->gnodesb));
   PetscCall(VecDestroy(&mpm->lnodesb));
@@ -643,6 +654,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
                              .getgradient         = MPMGetGradient,
                              .checkstate          = MPMCheckState,
                              .writefields         = MPMWriteFields,
+                             .monitor             = MPMMonitor,
                              .writeparameters     = MPMWriteParameters,
                              .writegradient       = MPMWriteGradient,
                              .readparameters      = MPMReadParameters,

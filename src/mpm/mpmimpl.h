@@ -126,6 +126,9 @@ struct _n_MPM {
   PetscReal     obs_weight;
   PetscReal     com_target[MPM_DIM], com_weight, com_linear[MPM_DIM];
   PetscBool     com_on, com_linear_on;
+  /* energy history (energy.c): rows not yet written to /history/energy */
+  PetscReal *energy_rows;
+  PetscInt   energy_nrows;
 };
 
 /* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
@@ -191,6 +194,10 @@ PetscErrorCode MPMObjectiveDestroy(MPM mpm);
 PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J);
 PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
+
+/* Energy history (energy.c) */
+PetscErrorCode MPMEnergyMonitor(MPM mpm, AdjOutput out, AdjStepIndex k, Vec x);
+PetscErrorCode MPMEnergyDestroy(MPM mpm);
 
 /* Set-up from options (setup.c, bodies.c) */
 PetscErrorCode MPMSetUpGrid(MPM mpm);
