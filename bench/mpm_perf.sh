@@ -58,13 +58,16 @@ say "adjsim: commit $commit$([ "$dirty" -gt 0 ] && echo " (+ $dirty locally modi
 say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)$(awk -v n="$(nproc)" '$1 > n / 2 { print " (warning: other work on the machine; each run line shows the 1-minute load before it)" }' /proc/loadavg)"
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-# The cases.  Big: 256 x 256 cells on the unit square, the block [0.05, 0.95) x [0.05, 0.5) at 2 x 2
-# particles per cell (230 x 115 cells, 105800 particles), E 1e5 Pa, nu 0.3, rho 1000 kg/m^3, gravity,
-# slip floor, sticky sides; dt 1e-4 s fixed (the CFL limit is 1.6e-4 s), 50 steps.  Small (memory):
+# The cases.  Big: 256 x 256 cells on the unit square, the block [0.25, 0.7) x [0.05, 0.95) at 2 x 2
+# particles per cell (115 x 230 cells, 105800 particles), E 1e5 Pa, nu 0.3, rho 1000 kg/m^3, gravity,
+# slip floor, sticky sides; dt 1e-4 s fixed (the CFL limit is 1.6e-4 s), 50 steps.  A particle is
+# computed by the rank owning its nearest node, and on 2 ranks the node DMDA of a square grid is split
+# along y: the block spans the height so that both ranks hold half of it (a block in the lower half
+# would leave rank 1 idle).  Small (memory):
 # 64 x 64 cells, the block [0.25, 0.625) x [0.1, 0.475) (2304 particles), dt 2.5e-4 s, 2000 steps.
 common=(-problem mpm -mpm_wall_xlo sticky -mpm_wall_xhi sticky -mpm_wall_ylo slip -mpm_wall_yhi sticky
   -mpm_gravity 0,-9.81 -mpm_E 1e5 -mpm_nu 0.3 -mpm_rho 1000 -output_interval 1000000)
-big=("${common[@]}" -mpm_grid 256,256 -mpm_body0 box:0.05,0.05,0.95,0.5 -mpm_dt 1e-4 -mpm_final_time 5e-3)
+big=("${common[@]}" -mpm_grid 256,256 -mpm_body0 box:0.25,0.05,0.7,0.95 -mpm_dt 1e-4 -mpm_final_time 5e-3)
 small=("${common[@]}" -mpm_grid 64,64 -mpm_body0 box:0.25,0.1,0.625,0.475 -mpm_dt 2.5e-4 -mpm_final_time 0.5)
 grad=(-mode gradient -mpm_objective_com 0.5,0.2 -adjoint_params E)
 
@@ -130,7 +133,13 @@ for rep in $(seq 1 "$repeats"); do
     read -r n t < <(ev "c-np$np-$rep" MPMStep)
     [ "$n" -gt 0 ] || continue
     p=$(calc %.6g "$t / $n")
-    say "  np $np #$rep (load $(cat "$work/c-np$np-$rep/load.txt")): $n steps, $(calc %.2f "1000 * $p") ms/step"
+    parts=""
+    for e in MPMExchange MPMP2G MPMGrid MPMG2P; do
+      ratio=$(awk -v e="$e" '$1 == e { print $5 }' "$work/c-np$np-$rep/logview.txt")
+      read -r ne te < <(ev "c-np$np-$rep" $e)
+      parts+=" $e $(calc %.2f "1000 * $te / $n") (max/min $ratio)"
+    done
+    say "  np $np #$rep (load $(cat "$work/c-np$np-$rep/load.txt")): $n steps, $(calc %.2f "1000 * $p") ms/step; per step [ms]:$parts"
     if [ $np = 1 ]; then t1+=("$p"); else t2+=("$p"); fi
   done
 done
