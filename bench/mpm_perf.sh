@@ -86,6 +86,8 @@ run() {
 # ev <name> <event>: "<count> <max time over ranks [s]>" of a -log_view event
 ev() { awk -v e="$2" '$1 == e { print $2, $4; found = 1 } END { if (!found) print 0, 0 }' "$work/$1/logview.txt"; }
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$1/time.txt"; }
+# cpu <name>: user + system CPU time [s] of the run, summed over all its processes (mpiexec reaps the ranks)
+cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$work/$1/time.txt"; }
 wall() { sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/$1/time.txt"; }
 calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
 best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { print m }'; }
@@ -126,7 +128,7 @@ fi
 # --- (c) speedup 1 -> 2 ranks ---------------------------------------------------------------------
 say ""
 say "(c) forward step, 1 and 2 ranks (MPMStep time per call, max over ranks)"
-t1=() t2=()
+t1=() t2=() c1=() c2=()
 for rep in $(seq 1 "$repeats"); do
   for np in 1 2; do
     run "c-np$np-$rep" $np "${big[@]}" || continue
@@ -139,14 +141,19 @@ for rep in $(seq 1 "$repeats"); do
       read -r ne te < <(ev "c-np$np-$rep" $e)
       parts+=" $e $(calc %.2f "1000 * $te / $n") (max/min $ratio)"
     done
-    say "  np $np #$rep (load $(cat "$work/c-np$np-$rep/load.txt")): $n steps, $(calc %.2f "1000 * $p") ms/step; per step [ms]:$parts"
-    if [ $np = 1 ]; then t1+=("$p"); else t2+=("$p"); fi
+    say "  np $np #$rep (load $(cat "$work/c-np$np-$rep/load.txt")): $n steps, $(calc %.2f "1000 * $p") ms/step; per step [ms]:$parts;" \
+      "whole run: wall $(wall "c-np$np-$rep"), CPU (user + sys, all ranks) $(cpu "c-np$np-$rep") s"
+    if [ $np = 1 ]; then t1+=("$p") c1+=("$(cpu "c-np$np-$rep")"); else t2+=("$p") c2+=("$(cpu "c-np$np-$rep")"); fi
   done
 done
 if [ ${#t1[@]} -gt 0 ] && [ ${#t2[@]} -gt 0 ]; then
   b1=$(best "${t1[@]}") b2=$(best "${t2[@]}")
   say "  => best $(calc %.2f "1000 * $b1") ms/step on 1 rank, $(calc %.2f "1000 * $b2") ms/step on 2 ranks:" \
     "speedup $(calc %.2f "$b1 / $b2") (aim >= 1.8)"
+  b1=$(best "${c1[@]}") b2=$(best "${c2[@]}")
+  say "  => CPU time of the whole run (all ranks): $b1 s on 1 rank, $b2 s on 2 ranks: the work grows by" \
+    "$(calc %.2f "$b2 / $b1"); on two otherwise idle cores the speedup could reach about $(calc %.2f "2 * $b1 / $b2")" \
+    "(an estimate from work alone, ignoring waits; the wall-clock speedup above is what was measured)"
 fi
 
 # --- (d) memory of a 2000-step gradient ---------------------------------------------------------
