@@ -766,6 +766,16 @@ static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MPMMonitor(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(MPMEnergyMonitor(mpm, out, k, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
 {
   MPM       mpm;
@@ -936,6 +946,7 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMExchangeDestroy(mpm));
   PetscCall(MPMObjectiveDestroy(mpm));
+  PetscCall(MPMEnergyDestroy(mpm));
   PetscCall(PetscFree(mpm->body_of));
   PetscCall(PetscFree(mpm->seed_x));
   PetscCall(PetscFree(mpm->seed_v));
@@ -1049,6 +1060,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
                              .getgradient         = MPMGetGradient,
                              .checkstate          = MPMCheckState,
                              .writefields         = MPMWriteFields,
+                             .monitor             = MPMMonitor,
                              .writeparameters     = MPMWriteParameters,
                              .writegradient       = MPMWriteGradient,
                              .readparameters      = MPMReadParameters,

@@ -171,6 +171,9 @@ struct _n_MPM {
   Vec       mass_target, mass_work;
   PetscReal mass_weight, mass_norm2;
   MPMBody   mass_shape[MPM_MAX_BODIES];
+  /* energy history (energy.c): rows not yet written to /history/energy */
+  PetscReal *energy_rows;
+  PetscInt   energy_nrows;
 };
 
 /* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
@@ -245,6 +248,10 @@ PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
 PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass);
 PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec lambda);
+
+/* Energy history (energy.c) */
+PetscErrorCode MPMEnergyMonitor(MPM mpm, AdjOutput out, AdjStepIndex k, Vec x);
+PetscErrorCode MPMEnergyDestroy(MPM mpm);
 
 /* Set-up from options (setup.c, bodies.c) */
 PetscErrorCode MPMSetUpGrid(MPM mpm);
