@@ -119,7 +119,7 @@ adjsim_job_forward() {
   local out=$1
   shift
   local stem=${out%.h5}
-  local restart=$stem-restart.h5 resume=() rc n
+  local restart=$stem-restart.h5 resume=() n
   if [ -f "$restart" ]; then
     if [ -f "$out.partial" ]; then
       n=1
@@ -130,14 +130,7 @@ adjsim_job_forward() {
     resume=(-restart "$restart")
     adjsim_job_log "resuming $out from $restart"
   fi
-  rc=0
-  adjsim_job_launch "$@" -output "$out" -restart_file "$restart" "${resume[@]}" || rc=$?
-  case $rc in
-    0) rm -f "$restart" ;;
-    "$ADJSIM_EXIT_INTERRUPTED") adjsim_job_log "adjsim stopped gracefully; restart file $restart" ;;
-    *) adjsim_job_log "adjsim failed with status $rc${ADJSIM_JOB_SIGNAL:+ (after SIG$ADJSIM_JOB_SIGNAL)}" ;;
-  esac
-  return "$rc"
+  adjsim_job_run_resumable "$restart" "$@" -output "$out" "${resume[@]}"
 }
 
 # A gradient or optimize run writing <run.h5>.  An optimization stopped by a signal leaves
@@ -146,12 +139,20 @@ adjsim_job_forward() {
 adjsim_job_optimize() {
   local out=$1
   shift
-  local restart=${out%.h5}-restart.h5 resume=() rc=0
+  local restart=${out%.h5}-restart.h5 resume=()
   if [ -f "$restart" ]; then
     resume=(-restart "$restart")
     adjsim_job_log "resuming the optimization from $restart"
   fi
-  adjsim_job_launch "$@" -output "$out" -restart_file "$restart" "${resume[@]}" || rc=$?
+  adjsim_job_run_resumable "$restart" "$@" -output "$out" "${resume[@]}"
+}
+
+# adjsim <options> -restart_file <restart>; the restart file is removed after a complete run and kept
+# after a graceful stop (status 85).  Returns adjsim's status.
+adjsim_job_run_resumable() {
+  local restart=$1 rc=0
+  shift
+  adjsim_job_launch "$@" -restart_file "$restart" || rc=$?
   case $rc in
     0) rm -f "$restart" ;;
     "$ADJSIM_EXIT_INTERRUPTED") adjsim_job_log "adjsim stopped gracefully; restart file $restart" ;;

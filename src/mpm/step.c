@@ -70,6 +70,22 @@ PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMater
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The adjoint's work space: node adjoints and owner-side particle adjoints, as large as the forward's. */
+static PetscErrorCode MPMAdjointWorkSetUp(MPM mpm)
+{
+  PetscFunctionBeginUser;
+  if (!mpm->gnodesb) {
+    PetscCall(VecDuplicate(mpm->gnodes, &mpm->gnodesb));
+    PetscCall(VecDuplicate(mpm->lnodes, &mpm->lnodesb));
+  }
+  if (mpm->capacity_adj < mpm->capacity) {
+    PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+    PetscCall(PetscMalloc3(mpm->capacity, &mpm->pinb, mpm->capacity, &mpm->poutb, mpm->capacity, &mpm->pmatb));
+    mpm->capacity_adj = mpm->capacity;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ MPMStepAdjoint - lin = (dPhi_k/dx)^T lout for the step x_k = Phi_k(x_{k-1}) from xin = x_{k-1}, and
     the parameter gradients (E, nu, rho per label, gravity, wall friction) += (dPhi_k/dp)^T lout.  Reuses the
     forward step's exchange, owner arrays and grid (the AdjStepper contract: called right after
@@ -91,15 +107,7 @@ PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec li
     PetscCall(VecDestroy(&y));
   }
   PetscCall(PetscLogEventBegin(MPM_StepAdjoint, 0, 0, 0, 0));
-  if (!mpm->gnodesb) {
-    PetscCall(VecDuplicate(mpm->gnodes, &mpm->gnodesb));
-    PetscCall(VecDuplicate(mpm->lnodes, &mpm->lnodesb));
-  }
-  if (mpm->capacity_adj < mpm->capacity) {
-    PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
-    PetscCall(PetscMalloc3(mpm->capacity, &mpm->pinb, mpm->capacity, &mpm->poutb, mpm->capacity, &mpm->pmatb));
-    mpm->capacity_adj = mpm->capacity;
-  }
+  PetscCall(MPMAdjointWorkSetUp(mpm));
   PetscCall(MPMExchangeToHomeAdjoint(mpm, lout));
   PetscCall(PetscArrayzero(mpm->pinb, mpm->nowned));
   PetscCall(PetscArrayzero(mpm->pmatb, mpm->nowned));
@@ -200,15 +208,7 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
   mpm->fwd_step = -1;
   PetscCall(MPMExchangeSetUp(mpm, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
-  if (!mpm->gnodesb) {
-    PetscCall(VecDuplicate(mpm->gnodes, &mpm->gnodesb));
-    PetscCall(VecDuplicate(mpm->lnodes, &mpm->lnodesb));
-  }
-  if (mpm->capacity_adj < mpm->capacity) {
-    PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
-    PetscCall(PetscMalloc3(mpm->capacity, &mpm->pinb, mpm->capacity, &mpm->poutb, mpm->capacity, &mpm->pmatb));
-    mpm->capacity_adj = mpm->capacity;
-  }
+  PetscCall(MPMAdjointWorkSetUp(mpm));
   PetscCall(VecZeroEntries(mpm->gnodesb));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->gnodesb, &nodesb));
   PetscCall(DMDAVecGetArrayRead(mpm->da1, massb, &mb));
