@@ -37,48 +37,23 @@ tend=${1:-5}
 steps=${2:-3000}
 ranks=${3:-"1 2"}
 repeats=${4:-1}
-export ADJSIM_BUILD=${ADJSIM_BUILD:-$root/build-bench}
-# shellcheck source=../jobs/lib/adjsim-env.sh
-source "$root/jobs/lib/adjsim-env.sh"
+# shellcheck source=bench-lib.sh
+source "$root/bench/bench-lib.sh"
+bench_setup fluid_icofoam openfoam time
 py=$ADJSIM_PYTHON
 M=128
 cells=$((M * M))
 ghia=$root/tests/fluid/ghia1982_cavity.csv
 case_src=$root/bench/openfoam/cavity128
 
-# --- packages and build ---------------------------------------------------------------------
-adjsim_ensure_packages
-missing=$(adjsim_missing_packages openfoam time)
-if [ -z "$missing" ]; then :; elif [ "$(id -u)" -eq 0 ]; then
-  echo "fluid_icofoam: installing $missing"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
-else
-  echo "fluid_icofoam: needs the Debian packages $missing (apt-get install $missing, as root)" >&2; exit 1
-fi
-if ! adjsim_build; then
-  [ -x "$ADJSIM_BUILD/adjsim" ] || { echo "fluid_icofoam: adjsim build failed" >&2; exit 1; }
-  echo "fluid_icofoam: warning: rebuild failed, using the existing $ADJSIM_BUILD/adjsim" >&2
-fi
-adjsim_mpi_env
 # Debian's OpenFOAM binaries find their etc/ files through WM_PROJECT_DIR (no bashrc needed).
 export WM_PROJECT_DIR=${WM_PROJECT_DIR:-/usr/share/openfoam}
 
-mkdir -p "$root/bench/results"
-report=$root/bench/results/fluid_icofoam-$(date +%Y%m%d-%H%M%S).txt
-work=$(mktemp -d /tmp/fluid_icofoam.XXXXXX)
-[ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
-say() { echo "$*" | tee -a "$report"; }
-
 dt=$(awk -v t="$tend" -v n="$steps" 'BEGIN { printf "%.15g", t / n }')
-commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain --untracked-files=no -- src include CMakeLists.txt 2>/dev/null | wc -l)
-say "== adjsim vs OpenFOAM icoFoam: lid-driven cavity ${M}x${M}, Re 100, dt = $dt s, $steps steps, t_end = $tend s"
-say "date: $(date -Is)   host: $(hostname)   cores: $(nproc)   cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
-say "adjsim: commit $commit$([ "$dirty" -gt 0 ] && echo " (+ $dirty locally modified files in src/include)")," \
-  "build $ADJSIM_BUILD, PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?'), poisson: CG + GAMG (rtol 1e-10, defaults)"
+bench_header "adjsim vs OpenFOAM icoFoam: lid-driven cavity ${M}x${M}, Re 100, dt = $dt s, $steps steps, t_end = $tend s"
+say "adjsim: inputs/fluid_cavity_re100.yaml, its pressure solver ($(sed -n 's/^ *poisson: *\([a-z]*\).*/\1/p' "$root/inputs/fluid_cavity_re100.yaml" | head -1 || true)${ADJSIM_EXTRA_ARGS:+; extra options $ADJSIM_EXTRA_ARGS})"
 say "OpenFOAM: Debian package openfoam $(dpkg-query -W -f='${Version}' openfoam 2>/dev/null || echo '?')" \
   "(OpenFOAM $(sed -n 's/^export WM_PROJECT_VERSION=//p' "$WM_PROJECT_DIR/etc/bashrc" 2>/dev/null | head -1)), case bench/openfoam/cavity128 (PISO 2 correctors, p: PCG+DIC tol 1e-6)"
-say "MPI: $(mpiexec --version 2>&1 | head -1)   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- one adjsim run: prints "<cell-steps/s> <FlStep s> <steps> <error> <cell-steps per CPU s> <Poisson share>"
 run_adjsim() {

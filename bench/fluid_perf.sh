@@ -26,39 +26,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repeats=${1:-2}
-export ADJSIM_BUILD=${ADJSIM_BUILD:-$root/build-bench}
-# shellcheck source=../jobs/lib/adjsim-env.sh
-source "$root/jobs/lib/adjsim-env.sh"
-
-# --- packages and build ---------------------------------------------------------------------
-adjsim_ensure_packages
-if [ -n "$(adjsim_missing_packages time)" ]; then
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null
-  else
-    echo "fluid_perf: needs /usr/bin/time (apt-get install time, as root)" >&2; exit 1
-  fi
-fi
-if ! adjsim_build; then
-  [ -x "$ADJSIM_BUILD/adjsim" ] || { echo "fluid_perf: adjsim build failed" >&2; exit 1; }
-  echo "fluid_perf: warning: rebuild failed, using the existing $ADJSIM_BUILD/adjsim" >&2
-fi
-adjsim_mpi_env
-exe=$ADJSIM_BUILD/adjsim
-
-mkdir -p "$root/bench/results"
-report=$root/bench/results/fluid_perf-$(date +%Y%m%d-%H%M%S).txt
-work=$(mktemp -d /tmp/fluid_perf.XXXXXX)
-[ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
-say() { echo "$*" | tee -a "$report"; }
-commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain --untracked-files=no -- src include CMakeLists.txt 2>/dev/null | wc -l)
-say "== adjsim fluid performance (repeats: $repeats, best of them)"
-say "date: $(date -Is)   host: $(hostname)   cores: $(nproc)   cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
-say "adjsim: commit $commit$([ "$dirty" -gt 0 ] && echo " (+ $dirty locally modified files in src/include)"), build $ADJSIM_BUILD," \
-  "PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?'), $(mpiexec --version 2>&1 | head -1)"
-say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)$(awk -v n="$(nproc)" '$1 > n / 2 { print " (warning: other work on the machine; each run line shows the 1-minute load before it)" }' /proc/loadavg)"
-load() { cut -d' ' -f1 /proc/loadavg; }
+# shellcheck source=bench-lib.sh
+source "$root/bench/bench-lib.sh"
+bench_setup fluid_perf time
+bench_header "adjsim fluid performance (repeats: $repeats, best of them)"
 
 # The two cases (the final time sets the step count; dt = 0.8 x the stability limit, which on
 # these grids is the viscous one: 3.8e-4 s on 256^2, 9.6e-5 s on 512^2).

@@ -24,39 +24,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repeats=${1:-1}
-export ADJSIM_BUILD=${ADJSIM_BUILD:-$root/build-bench}
-# shellcheck source=../jobs/lib/adjsim-env.sh
-source "$root/jobs/lib/adjsim-env.sh"
-
-# --- packages and build ---------------------------------------------------------------------
-adjsim_ensure_packages
-if [ -n "$(adjsim_missing_packages time)" ]; then
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null
-  else
-    echo "mpm_perf: needs /usr/bin/time (apt-get install time, as root)" >&2; exit 1
-  fi
-fi
-if ! adjsim_build; then
-  [ -x "$ADJSIM_BUILD/adjsim" ] || { echo "mpm_perf: adjsim build failed" >&2; exit 1; }
-  echo "mpm_perf: warning: rebuild failed, using the existing $ADJSIM_BUILD/adjsim" >&2
-fi
-adjsim_mpi_env
-exe=$ADJSIM_BUILD/adjsim
-
-mkdir -p "$root/bench/results"
-report=$root/bench/results/mpm_perf-$(date +%Y%m%d-%H%M%S).txt
-work=$(mktemp -d /tmp/mpm_perf.XXXXXX)
-[ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
-say() { echo "$*" | tee -a "$report"; }
-commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain --untracked-files=no -- src include CMakeLists.txt 2>/dev/null | wc -l)
-say "== adjsim MPM performance (repeats: $repeats, best of them)"
-say "date: $(date -Is)   host: $(hostname)   cores: $(nproc)   cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
-say "adjsim: commit $commit$([ "$dirty" -gt 0 ] && echo " (+ $dirty locally modified files in src/include)"), build $ADJSIM_BUILD," \
-  "PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?'), $(mpiexec --version 2>&1 | head -1)"
-say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)$(awk -v n="$(nproc)" '$1 > n / 2 { print " (warning: other work on the machine; each run line shows the 1-minute load before it)" }' /proc/loadavg)"
-load() { cut -d' ' -f1 /proc/loadavg; }
+# shellcheck source=bench-lib.sh
+source "$root/bench/bench-lib.sh"
+bench_setup mpm_perf time
+bench_header "adjsim MPM performance (repeats: $repeats, best of them)"
 
 # The cases.  Big: 256 x 256 cells on the unit square, the block [0.25, 0.7) x [0.05, 0.95) at 2 x 2
 # particles per cell (115 x 230 cells, 105800 particles), E 1e5 Pa, nu 0.3, rho 1000 kg/m^3, gravity,

@@ -1,0 +1,51 @@
+# shellcheck shell=bash
+# Shared by the bench/ scripts (sourced, not run): packages, the bench build, the report file and its
+# header.  After `bench_setup <name> [extra Debian packages...]`:
+#   root, exe (the adjsim executable), report (bench/results/<name>-<date>.txt), work (a temporary
+#   directory, removed at exit unless BENCH_KEEP=1), say (echo to stdout and the report), load (the
+#   1-minute load average).  `bench_header <title>` writes the first lines of the report.
+# Environment: ADJSIM_BUILD (default <repo>/build-bench; built with jobs/lib/adjsim-env.sh), BENCH_KEEP.
+
+bench_setup() {
+  local name=$1 missing
+  shift
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  export ADJSIM_BUILD=${ADJSIM_BUILD:-$root/build-bench}
+  # shellcheck source=../jobs/lib/adjsim-env.sh
+  source "$root/jobs/lib/adjsim-env.sh"
+  adjsim_ensure_packages
+  missing=$(adjsim_missing_packages "$@")
+  if [ -z "$missing" ]; then :; elif [ "$(id -u)" -eq 0 ]; then
+    echo "$name: installing $missing"
+    # shellcheck disable=SC2086
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "$name: needs the Debian packages $missing (apt-get install $missing, as root)" >&2
+    exit 1
+  fi
+  if ! adjsim_build; then
+    [ -x "$ADJSIM_BUILD/adjsim" ] || { echo "$name: adjsim build failed" >&2; exit 1; }
+    echo "$name: warning: rebuild failed, using the existing $ADJSIM_BUILD/adjsim" >&2
+  fi
+  adjsim_mpi_env
+  exe=$ADJSIM_BUILD/adjsim
+  mkdir -p "$root/bench/results"
+  report=$root/bench/results/$name-$(date +%Y%m%d-%H%M%S).txt
+  work=$(mktemp -d "/tmp/$name.XXXXXX")
+  [ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+}
+
+say() { echo "$*" | tee -a "$report"; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+# The report's first lines: title, machine, adjsim commit and build, versions, load.
+bench_header() {
+  local commit dirty
+  commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+  dirty=$(git -C "$root" status --porcelain --untracked-files=no -- src include CMakeLists.txt 2>/dev/null | wc -l)
+  say "== $1"
+  say "date: $(date -Is)   host: $(hostname)   cores: $(nproc)   cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+  say "adjsim: commit $commit$([ "$dirty" -gt 0 ] && echo " (+ $dirty locally modified files in src/include)"), build $ADJSIM_BUILD," \
+    "PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?'), $(mpiexec --version 2>&1 | head -1)"
+  say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)$(awk -v n="$(nproc)" '$1 > n / 2 { print " (warning: other work on the machine; each run line shows the 1-minute load before it)" }' /proc/loadavg)"
+}
