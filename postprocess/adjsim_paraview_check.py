@@ -29,8 +29,34 @@ display, run it under xvfb-run (Debian packages xvfb and xauth), e.g.
   pvpython postprocess/adjsim_paraview_check.py run.h5 --all-steps      # checks only, no display
   pvpython postprocess/adjsim_paraview_check.py run.h5 --xmf edited.xmf --reader xdmf2
 
+With --particles the particle XDMF of an MPM run is checked instead (default <stem>-particles.xmf: a
+temporal collection of Polyvertex grids whose HyperSlabs select one output step of each /particles
+dataset; docs/mpm.md "Output"), at the first, middle and last output step (--all-steps: every step):
+
+  - the reader's time steps equal /fields/time (to --rtol relative);
+  - the point arrays the reader announces, and those of each step's dataset, are exactly the
+    /particles datasets other than position, each with its number of components (F, stress: 4;
+    velocity: 2; J, E, nu, rho, label, volume: 1);
+  - the dataset has N points (N = the particle count of /particles/position) and N vertex cells, cell
+    p holding point p (ParaView draws only the points of cells);
+  - the point coordinates equal /particles/position of that step (x, y; z exactly 0) and every array
+    the HDF5 slice, each to --rtol of the slice's largest magnitude; the largest difference found per
+    array is printed.
+
+Its --png draws the particles of the last output step (--time: the nearest one) as round dots about one
+particle wide (sqrt of the median /particles/volume), in the domain box of /grid, coloured by --field:
+von_mises (default; sqrt(sxx^2 - sxx syy + syy^2 + 3 sxy^2) of the Cauchy stress, plane stress, as
+adjsim_plot_particles.py), pressure (-(sxx + syy)/2, diverging map), a scalar /particles array, or
+<name>_magnitude of stress, F or velocity (the Euclidean norm of all components, ParaView's
+"Magnitude"). The XDMF3 readers (--reader xdmf3s, xdmf3t) of ParaView 5.11 crash (SIGSEGV) on the
+particle file's HyperSlab geometry; the default XDMFReader reads it.
+
+  xvfb-run -a -s "-screen 0 1280x1024x24" pvpython postprocess/adjsim_paraview_check.py run.h5 \\
+      --particles --all-steps --png particles.png --field stress_magnitude
+
 If h5py cannot be imported in ParaView's Python, the script fails unless --xmf-only is given: then the
-expected time steps and array names come from the .xmf itself and no values are compared.
+expected time steps and array names (and with --particles the particle count and components) come from
+the .xmf itself and no values are compared.
 
 Prints what it checked and exits 0; on any mismatch prints one line per problem (reader, time, array,
 expected and found) and exits 1; 2 for bad options.
@@ -59,7 +85,11 @@ class CheckError(Exception):
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", metavar="RUN.h5", help="the adjsim run file")
-    ap.add_argument("--xmf", help="the XDMF file to open (default: RUN's stem + .xmf)")
+    ap.add_argument("--xmf", help="the XDMF file to open (default: RUN's stem + .xmf, with --particles "
+                                  "RUN's stem + -particles.xmf)")
+    ap.add_argument("--particles", action="store_true",
+                    help="check the particle XDMF of an MPM run (<stem>-particles.xmf) against /particles "
+                         "instead of the grid XDMF against /fields")
     ap.add_argument("--reader", choices=("auto",) + AUTO_ORDER, default="auto",
                     help="ParaView reader: auto (XDMFReader, the one adjsim files are written for; else Xdmf3ReaderS, else Xdmf3ReaderT; default), "
                          "xdmf3s, xdmf3t or xdmf2")
@@ -71,8 +101,11 @@ def parse_args(argv):
     ap.add_argument("--png-size", default="900x600", metavar="WxH", help="PNG size in pixels (default 900x600)")
     ap.add_argument("--field", help="array to render: a /fields name (e.g. c) or gradient_<name>, "
                                     "parameter_<name> (default: the first field, else the first gradient or "
-                                    "parameter field)")
-    ap.add_argument("--time", type=float, help="time to render a /fields array at (default: the last)")
+                                    "parameter field); with --particles von_mises (default), pressure, a "
+                                    "scalar /particles name (J, E, nu, rho, label, volume) or <name>_magnitude "
+                                    "(stress, F, velocity; the bare name means the same)")
+    ap.add_argument("--time", type=float, help="time to render a /fields array or the particles at (the "
+                                               "nearest output step; default: the last)")
     ap.add_argument("--xmf-only", action="store_true",
                     help="without h5py: take the expected times and names from the .xmf, compare no values")
     args = ap.parse_args(argv)
@@ -470,6 +503,262 @@ def run_checks(args, xmf, exp):
 
 
 # ---------------------------------------------------------------------------------------------
+# Particles (--particles): <stem>-particles.xmf of an MPM run
+
+
+class ParticleExpected:
+    """What ParaView should show of the particle XDMF: times, N points at /particles/position, and the
+    other /particles datasets as point arrays."""
+
+    def __init__(self):
+        self.times = []        # /fields/time
+        self.n = 0             # particle count N
+        self.position = None   # (nt, N, 2) or None (--xmf-only)
+        self.arrays = {}       # name -> (data (nt, N, ncomp) or None, units, ncomp)
+        self.cells = [0, 0]    # /grid, for the camera of --png (the domain box)
+        self.lower = None
+        self.upper = None
+        self.length_units = "m"
+        self.values = True
+
+
+def expected_particles_from_h5(path):
+    import adjsim_h5 as ah
+    np = _np()
+    e = ParticleExpected()
+    try:
+        f = ah.open_run(path)
+    except ah.RunFileError as err:
+        raise CheckError(str(err)) from None
+    with f:
+        if "particles" not in f or "position" not in f["particles"]:
+            raise CheckError(f"{path}: no /particles/position: not the run file of an MPM run with output")
+        e.times = [float(t) for t in f["fields/time"][()]] if "fields" in f and "time" in f["fields"] else []
+        if "grid" in f:
+            g = f["grid"].attrs
+            e.cells = [int(c) for c in g["cells"]]
+            e.lower = [float(v) for v in g["lower"]]
+            e.upper = [float(v) for v in g["upper"]]
+            e.length_units = ah.text(g.get("units", "m"))
+        pos = f["particles/position"]
+        if pos.ndim != 3 or pos.shape[2] != 2:
+            raise CheckError(f"{path}: /particles/position has shape {pos.shape}, expected (nt, N, 2)")
+        e.n = int(pos.shape[1])
+        e.position = np.asarray(pos[()], dtype=float)
+        for name, ds in f["particles"].items():
+            if not isinstance(ds, ah.h5py.Dataset):
+                continue
+            if ds.shape[:2] != pos.shape[:2] or ds.ndim not in (2, 3):
+                raise CheckError(f"{path}: /particles/{name} has shape {ds.shape}, expected "
+                                 f"({pos.shape[0]}, {pos.shape[1]}[, ncomp]) like /particles/position")
+            if name == "position":
+                continue
+            data = np.asarray(ds[()], dtype=float)
+            e.arrays[name] = (data.reshape(data.shape[0], data.shape[1], -1), ah.text(ds.attrs.get("units", "1")),
+                              1 if ds.ndim == 2 else int(ds.shape[2]))
+        if len(e.times) != pos.shape[0]:
+            raise CheckError(f"{path}: /particles holds {pos.shape[0]} output steps, /fields/time {len(e.times)}")
+    return e
+
+
+def expected_particles_from_xmf(path):
+    """--particles --xmf-only: times, N, array names and components as the .xmf lists them."""
+    e = ParticleExpected()
+    e.values = False
+    try:
+        domain = ET.parse(path).getroot().find("Domain")
+        steps = [g for c in domain.findall("Grid") if c.get("CollectionType") == "Temporal"
+                 for g in c.findall("Grid")]
+        for step in steps:
+            e.times.append(float(step.find("Time").get("Value")))
+        first = steps[0]
+        e.n = int(first.find("Topology").get("NumberOfElements"))
+        for att in first.findall("Attribute"):
+            dims = att.find("DataItem").get("Dimensions").split()
+            e.arrays[att.get("Name")] = (None, "1", int(dims[1]) if len(dims) > 1 else 1)
+    except (OSError, ET.ParseError, AttributeError, IndexError, TypeError, ValueError) as err:
+        raise CheckError(f"{path}: cannot take the times, particle count and names from it ({err!r})") from None
+    return e
+
+
+def reader_point_arrays(reader):
+    for prop in ("PointArrays", "PointArrayStatus"):
+        if prop in reader.ListProperties():
+            return [str(n) for n in getattr(reader, prop)]
+    return []
+
+
+class ParticleChecker(Checker):
+    def __init__(self, args, exp, reader_name):
+        super().__init__(args, exp, reader_name)
+        self.orientation = [0, 1]   # ParaView's X, Y are the run's x, y (XY geometry, z = 0)
+        self.max_diff = {}          # array name -> largest |ParaView - HDF5| / max |HDF5 slice| seen
+
+    def compare(self, where, key, what, got, want):
+        """got, want: (N, ncomp); records the largest relative difference under key, fails above --rtol."""
+        np = _np()
+        scale = float(np.nanmax(np.abs(want))) if np.any(np.isfinite(want)) else 0.0
+        both_nan = np.isnan(got) & np.isnan(want)
+        diff = np.where(both_nan, 0.0, np.abs(got - want))
+        top = float(np.max(diff, initial=0.0))
+        rel = top / scale if scale > 0 else top
+        self.max_diff[key] = max(self.max_diff.get(key, 0.0), rel)
+        bad = ~(diff <= self.args.rtol * max(scale, 1e-300))
+        if np.any(bad):
+            p, c = (int(i) for i in np.unravel_index(int(np.argmax(bad)), bad.shape))
+            self.fail(where, f"{what}: {int(bad.any(axis=1).sum())} of {got.shape[0]} particles differ from the HDF5 "
+                             f"slice (first: particle {p}, component {c}: {got[p, c]!r} vs {want[p, c]!r}; "
+                             f"largest difference {rel:.3g} of max |HDF5| {scale:.6g}, --rtol {self.args.rtol:g})")
+            return False
+        return True
+
+    def check_step(self, datasets, k, where):
+        """The dataset of output step k: N points at /particles/position[k], one vertex cell per particle,
+        and exactly the expected point arrays with the HDF5 values.  Returns the dataset or None."""
+        np = _np()
+        exp = self.exp
+        if len(datasets) != 1:
+            self.fail(where, f"expected one dataset of particles, got {describe(datasets)}")
+            return None
+        ds = datasets[0]
+        if ds.GetNumberOfPoints() != exp.n:
+            self.fail(where, f"dataset has {ds.GetNumberOfPoints()} points, expected the particle count N = {exp.n}")
+            return None
+        # Every particle must be a vertex cell of its own: a point no cell references is not drawn.
+        ok = True
+        cells = ds.GetCells() if ds.IsA("vtkUnstructuredGrid") else None
+        if ds.GetNumberOfCells() != exp.n or cells is None:
+            self.fail(where, f"{ds.GetClassName()} has {ds.GetNumberOfCells()} cells, expected N = {exp.n} vertex "
+                             f"cells (Polyvertex, one particle each): ParaView draws only the points of cells")
+            ok = False
+        else:
+            conn = to_numpy(cells.GetConnectivityArray())
+            offsets = to_numpy(cells.GetOffsetsArray())
+            if not (np.array_equal(conn, np.arange(exp.n)) and np.array_equal(offsets, np.arange(exp.n + 1))):
+                self.fail(where, "the cells are not one vertex per particle in the order of the points")
+                ok = False
+        if exp.position is not None:
+            pts = to_numpy(ds.GetPoints().GetData()).reshape(-1, 3)
+            ok &= self.compare(where, "position", "point coordinates (x, y)", pts[:, :2], exp.position[k])
+            if np.any(pts[:, 2] != 0.0):
+                self.fail(where, f"point z is not 0 (max |z| = {float(np.max(np.abs(pts[:, 2])))!r})")
+                ok = False
+        pd = ds.GetPointData()
+        present = {pd.GetArrayName(i) for i in range(pd.GetNumberOfArrays())}
+        if present != set(exp.arrays):
+            self.fail(where, f"point arrays {sorted(present)}, expected the /particles datasets other than position "
+                             f"{sorted(exp.arrays)}: missing {sorted(set(exp.arrays) - present)}, "
+                             f"unexpected {sorted(present - set(exp.arrays))}")
+            ok = False
+        for name, (data, _, ncomp) in sorted(exp.arrays.items()):
+            arr = pd.GetArray(name)
+            if arr is None:
+                continue
+            if arr.GetNumberOfComponents() != ncomp or arr.GetNumberOfTuples() != exp.n:
+                self.fail(where, f"point array {name!r} has {arr.GetNumberOfTuples()} tuples x "
+                                 f"{arr.GetNumberOfComponents()} components, expected {exp.n} x {ncomp}")
+                ok = False
+                continue
+            self.checked += 1
+            if data is not None:
+                ok &= self.compare(where, name, f"point array {name!r}", to_numpy(arr).reshape(exp.n, ncomp), data[k])
+        return ds if ok else None
+
+
+def run_particle_checks(args, xmf, exp):
+    proxy, reader = open_reader(xmf, args.reader)
+    print(f"{os.path.basename(xmf)}: opened with ParaView's {proxy}")
+    chk = ParticleChecker(args, exp, proxy)
+
+    times = reader_times(reader)
+    if len(times) != len(exp.times) or not all(chk.close(a, b, max(map(abs, exp.times)))
+                                               for a, b in zip(times, exp.times)):
+        chk.fail("time steps", f"{len(times)} steps {times}, expected /fields/time ({len(exp.times)} steps) "
+                               f"{exp.times}")
+    else:
+        print(f"  time steps: {len(times)}, equal to /fields/time")
+
+    announced = set(reader_point_arrays(reader))
+    if announced != set(exp.arrays):
+        chk.fail("point arrays listed by the reader",
+                 f"{sorted(announced)}; missing {sorted(set(exp.arrays) - announced)}, "
+                 f"unexpected {sorted(announced - set(exp.arrays))}")
+    else:
+        print(f"  point arrays listed: {', '.join(f'{n} ({exp.arrays[n][2]})' for n in sorted(announced))}")
+
+    sources = {}
+    steps = steps_to_check(len(exp.times), args.all_steps)
+    for k in steps:
+        where = f"t = {exp.times[k]!r} (output step {k})"
+        ds = chk.check_step(leaves(output_at(reader, exp.times[k])), k, where)
+        if ds is not None:
+            sources[k] = ds.NewInstance()
+            sources[k].DeepCopy(ds)
+    print(f"  {exp.n} particles (points and vertex cells), positions and {len(exp.arrays)} point arrays checked "
+          f"at output steps {steps}")
+    if chk.max_diff:
+        worst = max(chk.max_diff, key=chk.max_diff.get)
+        print(f"  largest |ParaView - HDF5| / max |HDF5 slice| over the steps checked: {chk.max_diff[worst]:.3g} "
+              f"({worst}; --rtol {args.rtol:g}); per array: "
+              + ", ".join(f"{n} {v:.3g}" for n, v in sorted(chk.max_diff.items())))
+    return chk, sources
+
+
+# Colour fields of the particle PNG beyond the point arrays themselves: name -> (units, function of the
+# (N, 4) row-major Cauchy stress), as postprocess/adjsim_plot_particles.py defines them.
+def _von_mises(s):
+    sxx, sxy, syy = s[:, 0], 0.5 * (s[:, 1] + s[:, 2]), s[:, 3]
+    return _np().sqrt(sxx * sxx - sxx * syy + syy * syy + 3 * sxy * sxy)
+
+
+STRESS_FIELDS = {
+    "von_mises": _von_mises,                              # plane stress, sigma_zz = 0
+    "pressure": lambda s: -0.5 * (s[:, 0] + s[:, 3]),     # -(sxx + syy)/2
+}
+
+
+def particle_field_names(exp):
+    names = sorted(exp.arrays) + [f"{n}_magnitude" for n in sorted(exp.arrays) if exp.arrays[n][2] > 1]
+    return (sorted(STRESS_FIELDS) if "stress" in exp.arrays else []) + names
+
+
+def pick_particle_field(args, exp):
+    """--field for particles: von_mises (default), pressure, a scalar point array, <array>_magnitude for a
+    multi-component one (a bare multi-component name means its magnitude).  Returns (name, units, k)."""
+    name = args.field or ("von_mises" if "stress" in exp.arrays else sorted(exp.arrays)[0])
+    if name in exp.arrays and exp.arrays[name][2] > 1:
+        name += "_magnitude"
+    if name not in particle_field_names(exp):
+        raise CheckError(f"--field {name!r}: not a particle field; choose one of {particle_field_names(exp)}")
+    if name in STRESS_FIELDS:
+        units = exp.arrays["stress"][1]
+    else:
+        units = exp.arrays[name[:-len("_magnitude")] if name.endswith("_magnitude") else name][1]
+    if not exp.times:
+        raise CheckError("--png: the run has no output step")
+    k = len(exp.times) - 1 if args.time is None else \
+        min(range(len(exp.times)), key=lambda i: abs(exp.times[i] - args.time))
+    return name, units, k
+
+
+def add_particle_field(ds, name):
+    """Adds the scalar point array `name` (derived from the point arrays) to ds unless it has it."""
+    from vtkmodules.util.numpy_support import numpy_to_vtk
+    np = _np()
+    pd = ds.GetPointData()
+    if pd.GetArray(name) is not None and pd.GetArray(name).GetNumberOfComponents() == 1:
+        return
+    if name in STRESS_FIELDS:
+        values = STRESS_FIELDS[name](to_numpy(pd.GetArray("stress")).reshape(-1, 4))
+    else:
+        base = pd.GetArray(name[:-len("_magnitude")])
+        values = np.linalg.norm(to_numpy(base).reshape(-1, base.GetNumberOfComponents()), axis=1)
+    arr = numpy_to_vtk(np.ascontiguousarray(values, dtype=float), deep=1)
+    arr.SetName(name)
+    pd.AddArray(arr)
+
+
+# ---------------------------------------------------------------------------------------------
 # Rendering
 
 
@@ -506,7 +795,10 @@ def check_display():
                          "xvfb-run -a -s '-screen 0 1280x1024x24' (Debian packages xvfb, xauth)")
 
 
-def render(args, exp, name, k, units, ds, run_path):
+def render(args, exp, name, k, units, ds, run_path, association="CELLS", box=None, point_size=None):
+    """Renders the array `name` of ds (its cells, or with association "POINTS" its points drawn as
+    round dots of point_size pixels) in a 2-D view of ds's bounds, or of box (xmin, xmax, ymin, ymax,
+    zmin, zmax) when given."""
     import paraview.simple as pvs
     from paraview import servermanager as sm
     np = _np()
@@ -527,12 +819,19 @@ def render(args, exp, name, k, units, ds, run_path):
     black = [0.0, 0.0, 0.0]
 
     disp = pvs.Show(producer, view)
-    disp.Representation = "Surface"
-    pvs.ColorBy(disp, ("CELLS", name))
-    values = to_numpy(ds.GetCellData().GetArray(name))
+    if association == "POINTS":
+        disp.Representation = "Points"
+        disp.PointSize = point_size or 4.0
+        if "RenderPointsAsSpheres" in disp.ListProperties():
+            disp.RenderPointsAsSpheres = 1
+        values = to_numpy(ds.GetPointData().GetArray(name))
+    else:
+        disp.Representation = "Surface"
+        values = to_numpy(ds.GetCellData().GetArray(name))
+    pvs.ColorBy(disp, (association, name))
     lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
     lut = pvs.GetColorTransferFunction(name)
-    signed = bool(ah.SIGNED_NAMES.search(name))  # as adjsim_plot_fields.py: gradients etc.
+    signed = bool(ah.SIGNED_NAMES.search(name)) or name == "pressure"  # as adjsim_plot_fields.py
     if signed:
         lut.ApplyPreset("Cool to Warm", True)
         m = max(abs(lo), abs(hi)) or 1.0
@@ -567,7 +866,7 @@ def render(args, exp, name, k, units, ds, run_path):
 
     # Camera: parallel projection looking along the axis the 2-D data does not span, the run's x to the
     # right and y up, the whole domain in view, left of the colour bar.
-    b = ds.GetBounds()
+    b = box or ds.GetBounds()
     centre = [(b[2 * a] + b[2 * a + 1]) / 2 for a in range(3)]
     axes = args.orientation or [0, 1, 2][:len(exp.cells)]
     if len(axes) >= 2 and len(exp.cells) <= 2:
@@ -596,6 +895,9 @@ def render(args, exp, name, k, units, ds, run_path):
         grid = view.AxesGrid
         grid.Visibility = 1
         grid.ShowGrid = 0
+        if box is not None and "UseCustomBounds" in grid.ListProperties():  # axes around the whole box
+            grid.UseCustomBounds = 1
+            grid.CustomBounds = list(box)
         # (trailing blanks keep the left-hand title clear of its tick labels)
         titles = {xa: ah.with_units("x", exp.length_units), ya: ah.with_units("y", exp.length_units) + "      ",
                   normal: " "}
@@ -627,9 +929,68 @@ def render(args, exp, name, k, units, ds, run_path):
 # ---------------------------------------------------------------------------------------------
 
 
+def report_problems(xmf, chk):
+    me = os.path.basename(sys.argv[0])
+    for p in chk.problems:
+        print(f"{me}: FAIL: {xmf}: {p}", file=sys.stderr)
+    for hint in hints(xmf, chk.reader_name, chk.problems):
+        print(f"{me}: hint: {hint}", file=sys.stderr)
+    print(f"{me}: {len(chk.problems)} problem(s) reading {xmf} in ParaView", file=sys.stderr)
+
+
+def check_particles(args, xmf, have_h5py):
+    """--particles: check <stem>-particles.xmf against /particles, then render one particle field."""
+    if have_h5py and not args.xmf_only:
+        exp = expected_particles_from_h5(args.run)
+    elif args.xmf_only:
+        exp = expected_particles_from_xmf(xmf)
+        print(f"{xmf}: --xmf-only: times, particle count and names from the .xmf, no values compared")
+    else:
+        raise CheckError(f"h5py cannot be imported in this Python ({sys.executable}): install python3-h5py, "
+                         f"or pass --xmf-only to check names and times without values")
+    if args.png:  # a bad --field fails before the checks run
+        name, units, k = pick_particle_field(args, exp)
+    chk, sources = run_particle_checks(args, xmf, exp)
+    if chk.problems:
+        report_problems(xmf, chk)
+        return 1
+    print(f"  OK: {chk.checked} point arrays checked")
+    if not args.png:
+        return 0
+    ds = sources.get(k)
+    if ds is None:  # a step the checks skipped
+        ds = chk.check_step(leaves(output_at(open_reader(xmf, args.reader)[1], exp.times[k])), k,
+                            f"t = {exp.times[k]!r} (output step {k})")
+        if ds is None:
+            report_problems(xmf, chk)
+            return 1
+    add_particle_field(ds, name)
+    args.orientation = chk.orientation
+    box = None
+    if exp.lower is not None:  # the whole domain (the node grid's box), z = 0
+        box = (exp.lower[0], exp.upper[0], exp.lower[1], exp.upper[1], 0.0, 0.0)
+    render(args, exp, name, k, units, ds, args.run, association="POINTS", box=box,
+           point_size=particle_point_size(args, exp, ds, box))
+    return 0
+
+
+def particle_point_size(args, exp, ds, box):
+    """Dots about as wide as a particle: sqrt of the median initial volume (area per particle) in pixels
+    of the domain as render() fits it (76 % of the height or 72 % of the width), at least 3 pixels."""
+    np = _np()
+    vol = ds.GetPointData().GetArray("volume")
+    b = box or ds.GetBounds()
+    width, height = b[1] - b[0], b[3] - b[2]
+    w, h = args.png_size
+    if vol is None or width <= 0 or height <= 0:
+        return 4.0
+    pixels_per_length = min(0.76 * h / height, 0.72 * w / width)
+    return float(max(3.0, min(30.0, np.sqrt(np.median(to_numpy(vol))) * pixels_per_length)))
+
+
 def main(argv):
     args = parse_args(argv)
-    xmf = args.xmf or os.path.splitext(args.run)[0] + ".xmf"
+    xmf = args.xmf or os.path.splitext(args.run)[0] + ("-particles.xmf" if args.particles else ".xmf")
     try:
         import paraview.simple  # noqa: F401
     except ImportError:
@@ -644,6 +1005,8 @@ def main(argv):
             have_h5py = True
         except ImportError:
             have_h5py = False
+        if args.particles:
+            return check_particles(args, xmf, have_h5py)
         if have_h5py and not args.xmf_only:
             exp = expected_from_h5(args.run)
         elif args.xmf_only:
