@@ -76,6 +76,8 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
                                      AdjStepIndex **steps, PetscReal **times);
 PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const char name[], PetscInt index, DM da,
                                       Vec v);
+PetscErrorCode AdjInputReadFieldSlices(MPI_Comm comm, const char path[], const char name[], PetscInt first,
+                                       PetscInt count, DM da, Vec v[]);
 PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v);
 PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n,
                                  PetscReal **values);

@@ -456,7 +456,8 @@ static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
           (double)fl->blowup_cfl);
 }
 
-/* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid. */
+/* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid; with
+ * -fluid_output_faces also the face velocities u_face (left x-face of each cell), v_face (bottom y-face). */
 static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
 {
   Fluid             fl;
@@ -474,6 +475,12 @@ static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
   for (PetscInt c = 0; c < 4; c++) PetscCall(AdjOutputWriteField(out, names[c], units[c], fl->out[c]));
   if (fl->body.on) PetscCall(AdjOutputWriteField(out, "mask", "1", fl->body.maskc));
+  if (fl->output_faces) { /* the face velocities themselves: what a transport run in this flow needs */
+    PetscCall(VecStrideGather(x, 0, fl->out[0], INSERT_VALUES));
+    PetscCall(VecStrideGather(x, 1, fl->out[1], INSERT_VALUES));
+    PetscCall(AdjOutputWriteField(out, "u_face", "m/s", fl->out[0]));
+    PetscCall(AdjOutputWriteField(out, "v_face", "m/s", fl->out[1]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

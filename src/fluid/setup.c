@@ -157,6 +157,10 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                                fl->initial_dset[0], fl->initial_dset[0], sizeof(fl->initial_dset[0]), NULL));
   PetscCall(PetscOptionsString("-fluid_initial_v_dataset", "Dataset of the y-face velocity v [m/s] in that file", "",
                                fl->initial_dset[1], fl->initial_dset[1], sizeof(fl->initial_dset[1]), NULL));
+  PetscCall(PetscOptionsBool("-fluid_output_faces",
+                             "Also write the face velocities u_face, v_face (the state itself, as /restart/u, v) at "
+                             "every output step, for -transport_velocity fluid -transport_velocity_unsteady",
+                             "", fl->output_faces, &fl->output_faces, NULL));
   PetscCall(PetscOptionsBool("-fluid_fftw_measure",
                              "FFTW plans chosen by timing (faster, but the last bits of results may differ from run to "
                              "run, so restarts are no longer bit for bit)",

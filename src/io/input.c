@@ -313,6 +313,16 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
  *  vector v; the file's grid must match da. Collective. */
 PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const char name[], PetscInt index, DM da, Vec v)
 {
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputReadFieldSlices(comm, path, name, index, 1, da, &v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Read time slices first, ..., first + count - 1 of /fields/<name> into the DMDA global vectors v[0..count),
+ *  opening the file once. Collective. */
+PetscErrorCode AdjInputReadFieldSlices(MPI_Comm comm, const char path[], const char name[], PetscInt first,
+                                       PetscInt count, DM da, Vec v[])
+{
   char     dset[2 * ADJ_IO_NAME_MAX];
   hid_t    file, d;
   hsize_t  nt;
@@ -323,12 +333,12 @@ PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const ch
   PetscCall(PetscSNPrintf(dset, sizeof(dset), "/fields/%s", name));
   PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
   PetscCall(AdjInputOpenDataset(comm, file, path, dset, &d));
-  PetscCall(AdjInputVecBox(da, v, &box));
+  PetscCall(AdjInputVecBox(da, v[0], &box));
   PetscCall(AdjInputCheckShape(comm, path, dset, d, PETSC_TRUE, &box, &nt));
-  PetscCheck(index >= 0 && (hsize_t)index < nt, comm, PETSC_ERR_USER_INPUT,
-             "Cannot read %s: slice %" PetscInt_FMT " of %s does not exist (it has %llu slices)", path, index, dset,
-             (unsigned long long)nt);
-  PetscCall(AdjInputReadVec(d, index, &box, v));
+  PetscCheck(first >= 0 && count >= 0 && (hsize_t)(first + count) <= nt, comm, PETSC_ERR_USER_INPUT,
+             "Cannot read %s: slices %" PetscInt_FMT " to %" PetscInt_FMT " of %s do not exist (it has %llu slices)",
+             path, first, first + count - 1, dset, (unsigned long long)nt);
+  for (PetscInt k = 0; k < count; k++) PetscCall(AdjInputReadVec(d, first + k, &box, v[k]));
   AdjCallH5(H5Dclose(d));
   AdjCallH5(H5Fclose(file));
   PetscFunctionReturn(PETSC_SUCCESS);

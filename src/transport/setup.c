@@ -132,38 +132,19 @@ static const char *const TransportVelocityTypes[] = {"uniform",   "rotation", "f
 
 /* Face velocities of a fluid run: its restart state /restart/u (the left x-face of each cell) and
  * /restart/v (the bottom y-face), used as they are, so the transport sees exactly the discretely
- * divergence-free flow the fluid solver computed.  The faces on the high side come from the halo
- * exchange: the wrapped face in a periodic direction, zero (a wall: no flow through it) in the
- * others. */
+ * divergence-free flow the fluid solver computed. */
 static PetscErrorCode TransportFacesFromFluid(Transport tr, const char file[])
 {
-  TransportGrid      *g = &tr->grid;
-  Vec                 uf, vf, ul, vl;
-  const PetscScalar **u, **v;
+  Vec uf, vf;
 
   PetscFunctionBeginUser;
-  PetscCall(DMCreateGlobalVector(tr->da, &uf));
-  PetscCall(VecDuplicate(uf, &vf));
-  PetscCall(DMCreateLocalVector(tr->da, &ul));
-  PetscCall(VecDuplicate(ul, &vl));
+  PetscCall(DMGetGlobalVector(tr->da, &uf));
+  PetscCall(DMGetGlobalVector(tr->da, &vf));
   PetscCall(AdjInputReadField(tr->comm, file, "/restart/u", tr->da, uf));
   PetscCall(AdjInputReadField(tr->comm, file, "/restart/v", tr->da, vf));
-  PetscCall(VecSet(ul, 0.0));
-  PetscCall(VecSet(vl, 0.0));
-  PetscCall(DMGlobalToLocal(tr->da, uf, INSERT_VALUES, ul));
-  PetscCall(DMGlobalToLocal(tr->da, vf, INSERT_VALUES, vl));
-  PetscCall(DMDAVecGetArrayRead(tr->da, ul, &u));
-  PetscCall(DMDAVecGetArrayRead(tr->da, vl, &v));
-  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
-    for (PetscInt i = g->xs; i <= g->xs + g->xm; i++) tr->vel.u[(j - g->ys) * (g->xm + 1) + i - g->xs] = u[j][i];
-  for (PetscInt j = g->ys; j <= g->ys + g->ym; j++)
-    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) tr->vel.v[(j - g->ys) * g->xm + i - g->xs] = v[j][i];
-  PetscCall(DMDAVecRestoreArrayRead(tr->da, ul, &u));
-  PetscCall(DMDAVecRestoreArrayRead(tr->da, vl, &v));
-  PetscCall(VecDestroy(&uf));
-  PetscCall(VecDestroy(&vf));
-  PetscCall(VecDestroy(&ul));
-  PetscCall(VecDestroy(&vl));
+  PetscCall(TransportFacesFromFluidVecs(tr, uf, vf, tr->vel.u, tr->vel.v));
+  PetscCall(DMRestoreGlobalVector(tr->da, &uf));
+  PetscCall(DMRestoreGlobalVector(tr->da, &vf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -188,11 +169,13 @@ static PetscErrorCode TransportAnalyticFaces(Transport tr, PetscInt type, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ TransportSetUpVelocity - the prescribed, steady velocity on the cell faces. @*/
+/*@ TransportSetUpVelocity - the prescribed velocity on the cell faces: steady, or (a fluid run's
+    output steps) unsteady. @*/
 PetscErrorCode TransportSetUpVelocity(Transport tr)
 {
   TransportGrid *g    = &tr->grid;
   PetscInt       type = VELOCITY_UNIFORM, n = 2;
+  PetscBool      unsteady = PETSC_FALSE;
   PetscReal      uni[2] = {1.0, 0.0}, omega = 2 * PETSC_PI, ctr[2] = {0.5 * g->Lx, 0.5 * g->Ly}, lmax[2] = {0, 0};
   char           file[PETSC_MAX_PATH_LEN] = "", dset[2][256] = {"/parameters/velocity_u", "/parameters/velocity_v"};
 
@@ -216,12 +199,21 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
                                dset[0], sizeof(dset[0]), NULL));
   PetscCall(PetscOptionsString("-transport_velocity_v_dataset", "Dataset of the y velocity in that file", "", dset[1],
                                dset[1], sizeof(dset[1]), NULL));
+  PetscCall(PetscOptionsBool("-transport_velocity_unsteady",
+                             "With -transport_velocity fluid: the flow of every output step of the fluid run (written "
+                             "with -fluid_output_faces), linear in time between them, instead of its final state",
+                             "", unsteady, &unsteady, NULL));
   PetscOptionsEnd();
+  PetscCheck(!unsteady || type == VELOCITY_FLUID, tr->comm, PETSC_ERR_USER_INPUT,
+             "-transport_velocity_unsteady needs -transport_velocity fluid, not %s", TransportVelocityTypes[type]);
   PetscCall(PetscMalloc2((g->xm + 1) * g->ym, &tr->vel.u, g->xm * (g->ym + 1), &tr->vel.v));
   if (type == VELOCITY_FLUID) {
     PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT,
                "-transport_velocity fluid needs -transport_velocity_file <fluid run or restart file>");
-    PetscCall(TransportFacesFromFluid(tr, file));
+    if (unsteady)
+      PetscCall(TransportSetUpUnsteadyVelocity(tr, file));
+    else
+      PetscCall(TransportFacesFromFluid(tr, file));
   } else if (type == VELOCITY_FILE) {
     Vec ucell, vcell;
     PetscCheck(file[0], tr->comm, PETSC_ERR_USER_INPUT,
@@ -237,6 +229,7 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
     PetscCall(TransportAnalyticFaces(tr, type, uni, omega, ctr));
   for (PetscInt f = 0; f < (g->xm + 1) * g->ym; f++) lmax[0] = PetscMax(lmax[0], PetscAbsReal(tr->vel.u[f]));
   for (PetscInt f = 0; f < g->xm * (g->ym + 1); f++) lmax[1] = PetscMax(lmax[1], PetscAbsReal(tr->vel.v[f]));
+  PetscCall(TransportUnsteadyLocalMax(tr, lmax));
   PetscCall(TransportCellsFromFaces(tr));
   PetscCallMPI(MPI_Allreduce(lmax, &tr->vel.umax, 1, MPIU_REAL, MPIU_MAX, tr->comm));
   PetscCallMPI(MPI_Allreduce(&lmax[1], &tr->vel.vmax, 1, MPIU_REAL, MPIU_MAX, tr->comm));
@@ -430,5 +423,6 @@ PetscErrorCode TransportSetUpTime(Transport tr)
   if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(tr->final_time / dt * (1 - 1e-12));
   tr->nsteps = PetscMax(nsteps, 1);
   tr->dt     = tr->final_time / (PetscReal)tr->nsteps;
+  PetscCall(TransportCheckUnsteadyTime(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -135,6 +135,7 @@ static PetscErrorCode TransportStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec 
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportVelocityAtStep(tr, k));
   PetscCall(TransportStepAdvance(tr, xin, xout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -145,6 +146,7 @@ static PetscErrorCode TransportStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xi
 
   PetscFunctionBeginUser;
   PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(TransportVelocityAtStep(tr, k));
   PetscCall(TransportStepAdvanceAdjoint(tr, xin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -386,6 +388,8 @@ static PetscErrorCode TransportDestroy(AdjStepper st)
   PetscCall(TransportObjectiveDestroy(tr));
   PetscCall(TransportImplicitDestroy(tr));
   PetscCall(PetscFree2(tr->vel.u, tr->vel.v));
+  PetscCall(PetscFree2(tr->unsteady.u, tr->unsteady.v));
+  PetscCall(PetscFree(tr->unsteady.times));
   PetscCall(VecDestroy(&tr->c0));
   PetscCall(VecDestroy(&tr->kappa));
   PetscCall(VecDestroy(&tr->source));

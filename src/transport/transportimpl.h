@@ -31,6 +31,14 @@ typedef struct {
   PetscReal  umax, vmax; /* global maxima of |u| and |v| (stability limit) */
 } TransportVelocity;
 
+/* An unsteady velocity: the face velocities at the output steps of a fluid run (velocity.c). */
+typedef struct {
+  PetscInt   n;      /* snapshots (0: the velocity is steady) */
+  PetscInt   nu, nv; /* local faces per snapshot */
+  PetscReal *times;  /* output times [s] */
+  PetscReal *u, *v;  /* n x nu, n x nv, layout of TransportVelocity */
+} TransportUnsteadyVelocity;
+
 typedef struct {
   PetscInt      nobs;
   AdjStepIndex *step; /* step of each observation */
@@ -58,7 +66,7 @@ typedef struct {
   TransportCNSolverType  solver;         /* resolved: TRANSPORT_CN_FFTW or TRANSPORT_CN_KSP */
   Mat                    A;              /* I - tau/2 D_lin, assembled (ksp) */
   KSP                    ksp;            /* CG + algebraic multigrid, prefix -transport_ */
-  AdjFFTSolver      fft;            /* (fftw) (I + tau kappa/2 K)^{-1}, K = -Laplacian */
+  AdjFFTSolver           fft;            /* (fftw) (I + tau kappa/2 K)^{-1}, K = -Laplacian */
   PetscReal              tau;            /* substep the operators are set up for (0: none yet) */
   Vec                    kappa_setup;    /* the diffusivity they were set up with */
   PetscReal              kappa_const;    /* (fftw) the constant diffusivity [m^2/s] */
@@ -86,32 +94,40 @@ extern PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
 /* ---- end of implicit diffusion -------------------------------------------------------------- */
 
 struct _n_Transport {
-  MPI_Comm               comm;
-  DM                     da;
-  TransportGrid          grid;
-  TransportBCType        bctype[2];
-  TransportGhostRule     crule, krule; /* ghost rules for the scalar and for the diffusivity */
-  TransportVelocity      vel;
-  PetscReal              final_time, dt, cfl, dt_limit;
-  AdjStepIndex           nsteps;
-  PetscBool              kappa_is_field;
-  Vec                    c0, kappa, source;       /* parameter values (global vectors) */
-  Vec                    gc0, gkappa, gsource;    /* their gradients dJ/dvalue */
-  Vec                    cloc, kloc, lloc, klloc; /* ghosted work vectors */
-  Vec                    rhs, stage[2], rbar, lstage[2];
-  Vec                    sloc[3];       /* ghosted RK3 stage states of the last step, for its adjoint */
-  PetscBool              kappa_uniform; /* kappa has one value everywhere: kappa_value */
-  PetscReal              kappa_value;
-  PetscBool              need_gkappa, need_gsource; /* gradients the active parameters need */
-  PetscScalar            gkappa_uniform;            /* this rank's part of dJ/dkappa accumulated on the uniform path */
-  Vec                    vel_u, vel_v; /* cell-centred velocity (mean of faces), written with the parameters */
-  TransportObjectiveData obj;
-  PetscBool              quiet;
+  MPI_Comm                  comm;
+  DM                        da;
+  TransportGrid             grid;
+  TransportBCType           bctype[2];
+  TransportGhostRule        crule, krule; /* ghost rules for the scalar and for the diffusivity */
+  TransportVelocity         vel;          /* the velocity of the current step */
+  TransportUnsteadyVelocity unsteady;     /* its history, for an unsteady velocity */
+  PetscReal                 final_time, dt, cfl, dt_limit;
+  AdjStepIndex              nsteps;
+  PetscBool                 kappa_is_field;
+  Vec                       c0, kappa, source;       /* parameter values (global vectors) */
+  Vec                       gc0, gkappa, gsource;    /* their gradients dJ/dvalue */
+  Vec                       cloc, kloc, lloc, klloc; /* ghosted work vectors */
+  Vec                       rhs, stage[2], rbar, lstage[2];
+  Vec                       sloc[3];       /* ghosted RK3 stage states of the last step, for its adjoint */
+  PetscBool                 kappa_uniform; /* kappa has one value everywhere: kappa_value */
+  PetscReal                 kappa_value;
+  PetscBool                 need_gkappa, need_gsource; /* gradients the active parameters need */
+  PetscScalar               gkappa_uniform; /* this rank's part of dJ/dkappa accumulated on the uniform path */
+  Vec                       vel_u, vel_v;   /* cell-centred velocity (mean of faces), written with the parameters */
+  TransportObjectiveData    obj;
+  PetscBool                 quiet;
   /* implicit diffusion (block above): rhs_without_diffusion makes TransportRHS(Adjoint) skip
    * the diffusion term, which the Crank-Nicolson substeps then carry */
   TransportImplicit impl;
   PetscBool         rhs_without_diffusion;
 };
+
+/* Velocity from a fluid run (velocity.c). */
+PetscErrorCode TransportFacesFromFluidVecs(Transport tr, Vec uf, Vec vf, PetscReal *ufaces, PetscReal *vfaces);
+PetscErrorCode TransportSetUpUnsteadyVelocity(Transport tr, const char file[]);
+PetscErrorCode TransportUnsteadyLocalMax(Transport tr, PetscReal lmax[2]);
+PetscErrorCode TransportCheckUnsteadyTime(Transport tr);
+PetscErrorCode TransportVelocityAtStep(Transport tr, AdjStepIndex k);
 
 /* Kernels (kernels.c): pure functions on DMDA arrays, each followed by its adjoint. */
 PetscErrorCode TransportFillGhosts(const TransportGrid *g, const TransportGhostRule *rule, PetscBool homogeneous,
