@@ -4,11 +4,13 @@
 #   root, exe (the adjsim executable), report (bench/results/<name>-<date>.txt), work (a temporary
 #   directory, removed at exit unless BENCH_KEEP=1), say (echo to stdout and the report), load (the
 #   1-minute load average).  `bench_header <title>` writes the first lines of the report.
+# Helpers for timed runs: run, ev (a -log_view event), rss (peak memory), calc, best.
 # Environment: ADJSIM_BUILD (default <repo>/build-bench; built with jobs/lib/adjsim-env.sh), BENCH_KEEP.
 
 bench_setup() {
   local name=$1 missing
   shift
+  bench_name=$name
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   export ADJSIM_BUILD=${ADJSIM_BUILD:-$root/build-bench}
   # shellcheck source=../jobs/lib/adjsim-env.sh
@@ -49,3 +51,24 @@ bench_header() {
     "PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?'), $(mpiexec --version 2>&1 | head -1)"
   say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)$(awk -v n="$(nproc)" '$1 > n / 2 { print " (warning: other work on the machine; each run line shows the 1-minute load before it)" }' /proc/loadavg)"
 }
+
+# run <name> <np> <adjsim options...>: one run under /usr/bin/time -v with -log_view into $work/<name>/
+# (bench_setup's $exe; the caller's name for messages is $bench_name)
+run() {
+  local name=$1 np=$2 d=$work/$1
+  shift 2
+  mkdir -p "$d"
+  load >"$d/load.txt"
+  if ! (cd "$d" && /usr/bin/time -v -o "$d/time.txt" mpiexec -n "$np" --bind-to none "$exe" "$@" -quiet \
+    -output "$d/run.h5" -log_view ":$d/logview.txt" >"$d/out.txt" 2>&1); then
+    echo "$bench_name: run $name failed: $(tail -3 "$d/out.txt")" >&2
+    return 1
+  fi
+}
+# ev <name> <event>: "<count> <max time over ranks [s]>" of a -log_view event
+ev() { awk -v e="$2" '$1 == e { print $2, $4; found = 1 } END { if (!found) print 0, 0 }' "$work/$1/logview.txt"; }
+# rss <name>: peak resident set size [kB] (the largest process: the adjsim rank for one rank)
+rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$1/time.txt"; }
+calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
+# best <values...>: the minimum, ignoring empty arguments
+best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { print m }'; }

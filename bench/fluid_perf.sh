@@ -38,25 +38,6 @@ cavity_fftw=(-options_file "$root/inputs/fluid_cavity_re100.yaml" -fluid_cfl 0.8
 tgv=(-problem fluid -fluid_initial taylor-green -fluid_nu 0.01 -fluid_cfl 0.8)
 grad=(-mode gradient -fluid_objective_kinetic_energy 1 -adjoint_params nu -checkpoint_type all)
 
-# run <name> <np> <adjsim options...>: one run under /usr/bin/time -v with -log_view into $work/<name>/
-run() {
-  local name=$1 np=$2 d=$work/$1
-  shift 2
-  mkdir -p "$d"
-  load >"$d/load.txt"
-  if ! (cd "$d" && /usr/bin/time -v -o "$d/time.txt" mpiexec -n "$np" --bind-to none "$exe" "$@" -quiet \
-    -output "$d/run.h5" -log_view ":$d/logview.txt" >"$d/out.txt" 2>&1); then
-    echo "fluid_perf: run $name failed: $(tail -3 "$d/out.txt")" >&2
-    return 1
-  fi
-}
-# ev <name> <event>: "<count> <max time over ranks [s]>" of a -log_view event
-ev() { awk -v e="$2" '$1 == e { print $2, $4; found = 1 } END { if (!found) print 0, 0 }' "$work/$1/logview.txt"; }
-# rss <name>: peak resident set size [kB] (the largest process: the adjsim rank for one rank)
-rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$1/time.txt"; }
-calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
-# min over the arguments (ignoring empty)
-best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { print m }'; }
 
 # --- (a) adjoint step / forward step ----------------------------------------------------------
 say ""

@@ -42,26 +42,9 @@ big=("${common[@]}" -mpm_grid 256,256 -mpm_body0 box:0.25,0.05,0.7,0.95 -mpm_dt 
 small=("${common[@]}" -mpm_grid 64,64 -mpm_body0 box:0.25,0.1,0.625,0.475 -mpm_dt 2.5e-4 -mpm_final_time 0.5)
 grad=(-mode gradient -mpm_objective_com 0.5,0.2 -adjoint_params E)
 
-# run <name> <np> <adjsim options...>: one run under /usr/bin/time -v with -log_view into $work/<name>/
-run() {
-  local name=$1 np=$2 d=$work/$1
-  shift 2
-  mkdir -p "$d"
-  load >"$d/load.txt"
-  if ! (cd "$d" && /usr/bin/time -v -o "$d/time.txt" mpiexec -n "$np" --bind-to none "$exe" "$@" -quiet \
-    -output "$d/run.h5" -log_view ":$d/logview.txt" >"$d/out.txt" 2>&1); then
-    echo "mpm_perf: run $name failed: $(tail -3 "$d/out.txt")" >&2
-    return 1
-  fi
-}
-# ev <name> <event>: "<count> <max time over ranks [s]>" of a -log_view event
-ev() { awk -v e="$2" '$1 == e { print $2, $4; found = 1 } END { if (!found) print 0, 0 }' "$work/$1/logview.txt"; }
-rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$1/time.txt"; }
 # cpu <name>: user + system CPU time [s] of the run, summed over all its processes (mpiexec reaps the ranks)
 cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$work/$1/time.txt"; }
 wall() { sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/$1/time.txt"; }
-calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
-best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { print m }'; }
 # npart <name>: the particle count of a run (from its /particles/position)
 npart() { /usr/bin/python3 -c "import h5py; print(h5py.File('$work/$1/run.h5', 'r')['/particles/position'].shape[1])"; }
 

@@ -449,11 +449,11 @@ def steps_to_check(nt, all_steps):
     return sorted({0, nt // 2, nt - 1}) if nt else []
 
 
-def run_checks(args, xmf, exp):
+def open_and_check_times(args, xmf, exp, checker_class):
+    """Open the .xmf, make the checker, and compare the reader's time steps with /fields/time."""
     proxy, reader = open_reader(xmf, args.reader)
     print(f"{os.path.basename(xmf)}: opened with ParaView's {proxy}")
-    chk = Checker(args, exp, proxy)
-
+    chk = checker_class(args, exp, proxy)
     times = reader_times(reader)
     if len(times) != len(exp.times) or not all(chk.close(a, b, max(map(abs, exp.times)))
                                                for a, b in zip(times, exp.times)):
@@ -461,6 +461,11 @@ def run_checks(args, xmf, exp):
                                f"{exp.times}")
     else:
         print(f"  time steps: {len(times)}, equal to /fields/time")
+    return reader, chk
+
+
+def run_checks(args, xmf, exp):
+    reader, chk = open_and_check_times(args, xmf, exp, Checker)
 
     announced = set(reader_cell_arrays(reader))
     expected_names = {n for n in exp.fields if any(exp.field_written(n, k) for k in range(len(exp.times)))}
@@ -666,17 +671,7 @@ class ParticleChecker(Checker):
 
 
 def run_particle_checks(args, xmf, exp):
-    proxy, reader = open_reader(xmf, args.reader)
-    print(f"{os.path.basename(xmf)}: opened with ParaView's {proxy}")
-    chk = ParticleChecker(args, exp, proxy)
-
-    times = reader_times(reader)
-    if len(times) != len(exp.times) or not all(chk.close(a, b, max(map(abs, exp.times)))
-                                               for a, b in zip(times, exp.times)):
-        chk.fail("time steps", f"{len(times)} steps {times}, expected /fields/time ({len(exp.times)} steps) "
-                               f"{exp.times}")
-    else:
-        print(f"  time steps: {len(times)}, equal to /fields/time")
+    reader, chk = open_and_check_times(args, xmf, exp, ParticleChecker)
 
     announced = set(reader_point_arrays(reader))
     if announced != set(exp.arrays):
