@@ -47,5 +47,5 @@ mpiexec -n "$np" --oversubscribe --bind-to none "$run" -options_file "$here/inpu
   "${box_opts[@]}" -fluid_body_position "$x0,$y1" -fluid_final_time "$t100" -output "$out/re100.h5" -quiet
 echo "wall time $(( $(date +%s) - start )) s"
 $forces "$out/re100.h5" --from "$(awk "BEGIN{print $t100 * 0.6}")" --expect-st 0.16,0.17 --expect-cd 1.30,1.42 \
-  --expect-cl -0.02,0.02 --plot "$out/re100_forces.png" || true
+  --expect-cl=-0.02,0.02 --plot "$out/re100_forces.png" || true
 echo "run files in $out"

@@ -39,7 +39,7 @@ for a in $angles; do
     -fluid_body_alpha "$a" -fluid_final_time "$tend" -output "$out/naca_a$a.h5" -quiet
   echo "wall time $(( $(date +%s) - start )) s"
   case $a in
-    0) expect=(--expect-cd 0.107,0.131 --expect-cl -0.01,0.01) ;;
+    0) expect=(--expect-cd 0.107,0.131 --expect-cl=-0.01,0.01) ;;
     5) expect=(--expect-cd 0.117,0.143 --expect-cl 0.210,0.284) ;;
     10) expect=(--expect-cd 0.149,0.182 --expect-cl 0.352,0.476) ;;
     *) expect=() ;;
