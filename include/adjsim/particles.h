@@ -29,11 +29,11 @@ PetscErrorCode AdjOutputWriteParticleField(AdjOutput out, const char name[], con
 PetscErrorCode AdjOutputWriteParticleGradient(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
                                               PetscInt n, const PetscReal values[]);
 
-/*@ AdjOutputWriteParticleXdmf - (re)writes the description of the particle fields written so far:
-    positions `position` (ncomp 2 or 3) as Polyvertex geometry and the other fields as point
-    attributes. Collective (rank 0 writes). It goes to <stem>-particles.xmf.partial, which
-    AdjOutputClose() renames to <stem>-particles.xmf once the run file has its final name, so the
-    description of an earlier run is not replaced before this run is complete. @*/
+/*@ AdjOutputWriteParticleXdmf - records what <stem>-particles.xmf describes: positions `position`
+    (ncomp 2 or 3) as Polyvertex geometry and the other fields as point attributes, for every output
+    step. Collective. AdjOutputClose() writes the file once the run file has its final name (as
+    <stem>-particles.xmf.partial, then renamed), so the description of an earlier run is not replaced
+    before this run is complete, and a long run does not rewrite it at every output step. @*/
 PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], PetscInt nfields,
                                           const char *const names[], const PetscInt ncomp[]);
 

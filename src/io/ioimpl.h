@@ -51,6 +51,17 @@ typedef struct {
   PetscInt       nalloc;
 } AdjIOEntry;
 
+/* The particle fields of the run file, recorded by AdjOutputWriteParticleXdmf() for the XDMF file that
+ * AdjOutputClose() writes. */
+#define ADJ_IO_PXDMF_MAX 32
+typedef struct {
+  PetscBool on;
+  char      position[ADJ_IO_NAME_MAX];
+  PetscInt  pcomp, nfields, ncomp[ADJ_IO_PXDMF_MAX];
+  char      names[ADJ_IO_PXDMF_MAX][ADJ_IO_NAME_MAX];
+  long long N; /* particles */
+} AdjIOParticleXdmf;
+
 struct _p_AdjOutput {
   MPI_Comm    comm; /* PETSc inner communicator, duplicated from the user's */
   PetscMPIInt rank, size;
@@ -70,15 +81,15 @@ struct _p_AdjOutput {
   char      units[64];
 
   /* state of the open file */
-  hid_t         file;
-  PetscBool     isopen, closed;
-  char          partial[PETSC_MAX_PATH_LEN + 16];
-  PetscInt      nt; /* output steps begun */
-  AdjStepIndex *steps;
-  PetscReal    *times;
-  PetscInt      nt_alloc;
-  PetscInt      nopt, ndesign; /* optimization rows; design columns (-1: not yet known, 0: none or large) */
-  PetscBool     particle_xdmf; /* <stem>-particles.xmf.partial is written; AdjOutputClose() gives it its name */
+  hid_t             file;
+  PetscBool         isopen, closed;
+  char              partial[PETSC_MAX_PATH_LEN + 16];
+  PetscInt          nt; /* output steps begun */
+  AdjStepIndex     *steps;
+  PetscReal        *times;
+  PetscInt          nt_alloc;
+  PetscInt          nopt, ndesign; /* optimization rows; design columns (-1: not yet known, 0: none or large) */
+  AdjIOParticleXdmf pxdmf;         /* what <stem>-particles.xmf describes; AdjOutputClose() writes it */
 
   AdjIOEntry *entries;
   PetscInt    nentries, entries_alloc;
@@ -136,3 +147,4 @@ PetscErrorCode AdjOutputGetEntry(AdjOutput out, AdjIOEntryKind kind, const char 
 PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5name[]);
 PetscErrorCode AdjOutputGetXdmfPath(AdjOutput out, char xmf[], size_t len);
 PetscErrorCode AdjOutputGetParticleXdmfPath(AdjOutput out, char xmf[], size_t len);
+PetscErrorCode AdjOutputCommitParticleXdmf(AdjOutput out);

@@ -402,18 +402,6 @@ static PetscErrorCode AdjOutputRemoveOldXdmf(AdjOutput out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Rank 0 only: <stem>-particles.xmf.partial, written at the output steps, gets its final name. */
-static PetscErrorCode AdjOutputCommitParticleXdmf(AdjOutput out)
-{
-  char xmf[PETSC_MAX_PATH_LEN + 32], tmp[PETSC_MAX_PATH_LEN + 48];
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputGetParticleXdmfPath(out, xmf, sizeof(xmf)));
-  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.partial", xmf));
-  PetscCheck(!rename(tmp, xmf), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, xmf);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Rank 0 only: write the XDMF file under a temporary name and rename it, so a reader never sees half of it. */
 static PetscErrorCode AdjOutputCommitXdmf(AdjOutput out)
 {
@@ -454,7 +442,7 @@ PetscErrorCode AdjOutputClose(AdjOutput out)
   PetscCall(AdjIOCommitFile(out->comm, out->partial, out->path));
   /* Only rank 0 writes the XDMF; its error code is shared so no rank waits for a rank that gave up. */
   if (out->xdmf && !out->rank) xerr = AdjOutputCommitXdmf(out);
-  if (out->particle_xdmf && !out->rank && !xerr) xerr = AdjOutputCommitParticleXdmf(out);
+  if (out->pxdmf.on && !out->rank && !xerr) xerr = AdjOutputCommitParticleXdmf(out);
   xcode = (int)xerr;
   PetscCallMPI(MPI_Bcast(&xcode, 1, MPI_INT, 0, out->comm));
   PetscCheck(!xcode, out->comm, PETSC_ERR_FILE_WRITE, "Writing the XDMF file for %s failed on rank 0", out->path);

@@ -155,30 +155,51 @@ static int AdjParticleXdmfWrite(AdjOutput out, const char tmp[], const char h5na
 PetscErrorCode AdjOutputWriteParticleXdmf(AdjOutput out, const char position[], PetscInt nfields,
                                           const char *const names[], const PetscInt ncomp[])
 {
-  char        tmp[PETSC_MAX_PATH_LEN + 48], path[300];
-  const char *base = strrchr(out->path, '/');
-  hid_t       dset;
-  hsize_t     dims[8];
-  PetscInt    nd;
-  int         err = 0;
+  AdjIOParticleXdmf *px = &out->pxdmf;
+  char               path[300];
+  hid_t              dset;
+  hsize_t            dims[8];
+  PetscInt           nd;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleXdmf"));
   if (!out->xdmf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(nfields <= ADJ_IO_PXDMF_MAX, out->comm, PETSC_ERR_SUP,
+             "AdjOutputWriteParticleXdmf: at most %d particle fields", ADJ_IO_PXDMF_MAX);
   PetscCall(PetscSNPrintf(path, sizeof(path), "/particles/%s", position));
   dset = H5Dopen2(out->file, path, H5P_DEFAULT);
   AdjCallH5(dset);
   PetscCall(AdjH5DatasetDims(dset, &nd, dims));
   AdjCallH5(H5Dclose(dset));
-  PetscCall(AdjOutputGetParticleXdmfPath(out, tmp, sizeof(tmp)));
-  PetscCall(PetscStrlcat(tmp, ".partial", sizeof(tmp)));
-  if (!out->rank) {
-    err = AdjParticleXdmfWrite(out, tmp, base ? base + 1 : out->path, position, nd == 3 ? (PetscInt)dims[2] : 1,
-                               nfields, names, ncomp, (long long)dims[1]);
+  PetscCall(PetscStrncpy(px->position, position, sizeof(px->position)));
+  px->pcomp   = nd == 3 ? (PetscInt)dims[2] : 1;
+  px->N       = (long long)dims[1];
+  px->nfields = nfields;
+  for (PetscInt f = 0; f < nfields; f++) {
+    PetscCall(PetscStrncpy(px->names[f], names[f], sizeof(px->names[f])));
+    px->ncomp[f] = ncomp[f];
   }
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
-  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "Cannot write the particle XDMF file %s", tmp);
-  out->particle_xdmf = PETSC_TRUE;
+  px->on = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0 only, from AdjOutputClose() once the run file has its name: <stem>-particles.xmf for every
+ * output step, written as <stem>-particles.xmf.partial and renamed. */
+PetscErrorCode AdjOutputCommitParticleXdmf(AdjOutput out)
+{
+  const AdjIOParticleXdmf *px   = &out->pxdmf;
+  const char              *base = strrchr(out->path, '/');
+  const char              *names[ADJ_IO_PXDMF_MAX];
+  char                     xmf[PETSC_MAX_PATH_LEN + 32], tmp[PETSC_MAX_PATH_LEN + 48];
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < px->nfields; f++) names[f] = px->names[f];
+  PetscCall(AdjOutputGetParticleXdmfPath(out, xmf, sizeof(xmf)));
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.partial", xmf));
+  PetscCheck(!AdjParticleXdmfWrite(out, tmp, base ? base + 1 : out->path, px->position, px->pcomp, px->nfields, names,
+                                   px->ncomp, px->N),
+             PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write the particle XDMF file %s", tmp);
+  PetscCheck(!rename(tmp, xmf), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, xmf);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

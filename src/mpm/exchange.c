@@ -2,13 +2,13 @@
  *
  * The state Vec holds every particle at a fixed "home" slot: global particle order, split evenly
  * over the ranks.  A particle is computed by its "owner", the rank owning its nearest grid node (so
- * its 3x3 B-spline stencil lies within the owner's ghosted node box of width 1).  Every step builds a
- * PetscSF from the positions at the start of the step: leaves are the home slots, roots the owner's
- * slots.  Home -> owner is PetscSFReduce (MPI_REPLACE, each root has exactly one leaf), owner -> home
- * is PetscSFBcast.  Owners store their particles in increasing global order (sources in rank order,
- * each source's home slots in order), so the work arrays do not depend on the path of a particle.
- * The adjoint runs the same SF the other way: particle adjoints go back exactly as particles came
- * (the owner assignment is piecewise constant in the positions, so it has no derivative). */
+ * its 3x3 B-spline stencil lies within the owner's ghosted node box of width 1).  Every step finds the
+ * owners from the positions at the start of the step and, when a particle has changed owner since the
+ * last one (on any rank), builds a new PetscSF: leaves are the home slots, roots the owner's slots.  Home -> owner is
+ * PetscSFReduce (MPI_REPLACE, each root has exactly one leaf), owner -> home is PetscSFBcast.  Owners store their
+ * particles in increasing global order (sources in rank order, each source's home slots in order), so the work arrays
+ * do not depend on the path of a particle. The adjoint runs the same SF the other way: particle adjoints go back
+ * exactly as particles came (the owner assignment is piecewise constant in the positions, so it has no derivative). */
 #include "mpmimpl.h"
 
 /* Owner rank of a particle at x: the rank owning node base + 1 in every direction.  Returns -1 when
@@ -77,12 +77,13 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
   PetscMPIInt       *dest;
   PetscInt          *sendcount, *recvcount, *recvdispl, *offset, *next;
   PetscSFNode       *remote;
-  PetscInt64         lost = -1;
+  PetscInt64         lost  = -1;
+  PetscBool          moved = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
-  PetscCall(PetscSFDestroy(&mpm->sf));
   PetscCall(VecGetArrayRead(x, (const PetscScalar **)&home));
+  if (!mpm->owner) PetscCall(PetscMalloc1(mpm->nhome, &mpm->owner));
   PetscCall(PetscMalloc1(mpm->nhome, &dest));
   PetscCall(PetscCalloc5(mpm->size, &sendcount, mpm->size, &recvcount, mpm->size, &recvdispl, mpm->size, &offset,
                          mpm->size, &next));
@@ -93,8 +94,21 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
       dest[i] = mpm->rank;
     }
     sendcount[dest[i]]++;
+    moved = moved || dest[i] != mpm->owner[i];
   }
   PetscCall(MPMReportLost(mpm, k, lost, home));
+  /* No particle changed owner since the SF was built: the same SF (it depends on the owners only). */
+  moved = moved || !mpm->sf;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPIU_BOOL, MPI_LOR, mpm->comm));
+  if (!moved) {
+    PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
+    PetscCall(PetscFree(dest));
+    PetscCall(PetscFree5(sendcount, recvcount, recvdispl, offset, next));
+    PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscSFDestroy(&mpm->sf));
+  for (PetscInt i = 0; i < mpm->nhome; i++) mpm->owner[i] = dest[i];
   PetscCallMPI(MPI_Alltoall(sendcount, 1, MPIU_INT, recvcount, 1, MPIU_INT, mpm->comm));
   mpm->nowned = 0;
   for (PetscMPIInt r = 0; r < mpm->size; r++) {
@@ -215,6 +229,7 @@ PetscErrorCode MPMExchangeDestroy(MPM mpm)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscSFDestroy(&mpm->sf));
+  PetscCall(PetscFree(mpm->owner));
   PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
   PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
   mpm->capacity     = 0;

@@ -130,6 +130,7 @@ struct _n_MPM {
   PetscBool    output_grid;
   /* exchange home -> owner (rebuilt every step from the positions) and owner-side work arrays */
   PetscSF           sf;
+  PetscMPIInt      *owner; /* owner rank of each home particle when sf was built (NULL: none yet) */
   MPI_Datatype      state_type, mat_type;
   PetscInt          nowned, capacity;
   MPMParticle      *pin, *pout;
