@@ -8,7 +8,8 @@ For each run file: the root, /provenance, /grid, /fields, /gradients, /parameter
 with the declared dimensions, every HyperSlab selects inside its dataset and yields one value per cell,
 the time values are those of /fields/time, and every field-shaped dataset of /fields, /gradients and
 /parameters (and every /gradients or /parameters array) is referenced. MPM run files: /particles holds
-one slice per output step for every particle, and <stem>-particles.xmf shows every /particles dataset
+one slice per output step for every particle; per-particle gradient and parameter maps ((N) or (N, ncomp)
+in /gradients, /parameters) need not be in the grid XDMF; and <stem>-particles.xmf shows every /particles dataset
 at each output step. Exits 1 with a message on the first problem.
 """
 import os
@@ -71,7 +72,8 @@ def check_layout(f):
     for group in ("gradients", "parameters"):
         for name, ds in f[group].items():
             need("units" in ds.attrs, f"/{group}/{name} lacks units")
-            need(ds.shape == cshape or ds.ndim == 1, f"/{group}/{name} is neither a field nor an array")
+            need(ds.shape == cshape or ds.ndim == 1 or is_particle_map(f, ds),
+                 f"/{group}/{name} is neither a field, an array nor a per-particle map")
 
     opt = f["optimization"]
     n = opt["iteration"].shape[0]
@@ -104,6 +106,18 @@ def check_layout(f):
     if "particles" in f:
         check_particles(f)
     return cshape
+
+
+def particle_count(f):
+    """Particles of an MPM run file (0 for grid solvers)."""
+    return f["particles/position"].shape[1] if "particles/position" in f else 0
+
+
+def is_particle_map(f, ds):
+    """A per-particle gradient or parameter (MPM): (N) or (N, ncomp), rows in the order of /particles.
+    These belong to the particles, not to the grid, so the grid XDMF does not show them."""
+    n = particle_count(f)
+    return n > 0 and ds.ndim in (1, 2) and ds.shape[0] == n and ds.name.split("/")[1] in ("gradients", "parameters")
 
 
 def check_particles(f):
@@ -229,6 +243,8 @@ def check_xdmf(h5path, cshape):
     for group in ("fields", "gradients", "parameters"):
         for name, ds in run[group].items():
             if group == "fields" and name in ("step", "time"):
+                continue
+            if ds.name not in used and is_particle_map(run, ds):
                 continue
             need(ds.name in used, f"{ds.name} is not referenced by {xmf}")
     for f in files.values():
