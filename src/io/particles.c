@@ -254,14 +254,24 @@ static PetscErrorCode AdjParticleRestartData(AdjOutput out, hid_t file, const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A per-particle map in group (/gradients or /parameters): (N) or (N, ncomp), global particle order. */
+static PetscErrorCode AdjOutputWriteParticleMap(AdjOutput out, const char group[], const char name[],
+                                                const char units[], PetscInt ncomp, PetscInt n,
+                                                const PetscReal values[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleMap"));
+  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle map %s/%s: ncomp must be >= 1", group, name);
+  PetscCall(
+      AdjParticleTableWrite(out, out->file, group, name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n, values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjOutputWriteParticleGradient(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
                                               PetscInt n, const PetscReal values[])
 {
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleGradient"));
-  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle gradient %s: ncomp must be >= 1", name);
-  PetscCall(AdjParticleTableWrite(out, out->file, "/gradients", name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n,
-                                  values));
+  PetscCall(AdjOutputWriteParticleMap(out, "/gradients", name, units, ncomp, n, values));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -339,10 +349,7 @@ PetscErrorCode AdjOutputWriteParticleParameter(AdjOutput out, const char name[],
                                                PetscInt n, const PetscReal values[])
 {
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleParameter"));
-  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle parameter %s: ncomp must be >= 1", name);
-  PetscCall(AdjParticleTableWrite(out, out->file, "/parameters", name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n,
-                                  values));
+  PetscCall(AdjOutputWriteParticleMap(out, "/parameters", name, units, ncomp, n, values));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
