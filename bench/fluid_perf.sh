@@ -14,18 +14,21 @@
 #      difference; and per stored state: two gradient runs with different step counts on one grid,
 #      RSS difference / (step difference x cells);
 #  (c) speedup from 1 to 2 ranks of the forward step (FlStep time per call) on 512 x 512: cavity
-#      (KSP) and periodic Taylor-Green (FFTW) (aim >= 1.8).
+#      with KSP, with FFTW (the default: x transforms and tridiagonal solves along y) and with the 2D
+#      FFTW transforms (-fluid_fftw_y transform), and the periodic Taylor-Green vortex (FFTW; 2D
+#      transforms, as y is periodic) (aim >= 1.8).
 # Every timed configuration runs REPEATS times (interleaved) and the best (smallest) time per call is
 # used; all ratios come from the same invocation of this script.  The machine may be shared: the
 # load average is recorded at the start and the end.
 #
-# usage: bash bench/fluid_perf.sh [repeats, default 2]
+# usage: bash bench/fluid_perf.sh [repeats, default 2] [sections, default "a b c"]
 # Environment: ADJSIM_BUILD (default <repo>/build-bench; built with jobs/lib/adjsim-env.sh),
 #   BENCH_KEEP=1 keeps the work directory.
 # Report: stdout and bench/results/fluid_perf-<date>.txt.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repeats=${1:-2}
+sections=${2:-"a b c"}
 # shellcheck source=bench-lib.sh
 source "$root/bench/bench-lib.sh"
 bench_setup fluid_perf time
@@ -39,7 +42,10 @@ tgv=(-problem fluid -fluid_initial taylor-green -fluid_nu 0.01 -fluid_cfl 0.8)
 grad=(-mode gradient -fluid_objective_kinetic_energy 1 -adjoint_params nu -checkpoint_type all)
 
 
+section() { [[ " $sections " == *" $1 "* ]]; }
+
 # --- (a) adjoint step / forward step ----------------------------------------------------------
+if section a; then
 say ""
 say "(a) one adjoint step / one forward step: gradient runs, -checkpoint_type all, 1 rank"
 for c in cavity cavityfftw tgv; do
@@ -48,7 +54,7 @@ for c in cavity cavityfftw tgv; do
     label="cavity 256x256 (KSP CG+GAMG, rtol 1e-10)"
   elif [ $c = cavityfftw ]; then
     args=("${cavity_fftw[@]}" -fluid_grid 256,256 -fluid_final_time 0.006)
-    label="cavity 256x256 (FFTW DCT)"
+    label="cavity 256x256 (FFTW: DCT in x, tridiagonal in y)"
   else
     args=("${tgv[@]}" -fluid_grid 256,256 -fluid_final_time 0.02)
     label="Taylor-Green 256x256 periodic (FFTW)"
@@ -77,7 +83,10 @@ for c in cavity cavityfftw tgv; do
   fi
 done
 
+fi
+
 # --- (b) memory per cell ------------------------------------------------------------------------
+if section b; then
 say ""
 say "(b) memory: peak RSS (/usr/bin/time -v, 1 rank, cavity with KSP), forward and gradient (-checkpoint_type all)"
 # The same number of steps on both grids (-fluid_steps), so that the gradient runs store as many states.
@@ -106,16 +115,22 @@ if [ -n "${R[grad-256]:-}" ] && [ -n "${R[grad-256-n2]:-}" ]; then
     "(256^2, $n2 vs $n1 steps; u, v, p = 24 bytes/cell)"
 fi
 
+fi
+
 # --- (c) speedup 1 -> 2 ranks ---------------------------------------------------------------------
+if section c; then
 say ""
 say "(c) forward step on 512x512, 1 and 2 ranks (FlStep time per call, max over ranks)"
-for c in cavity cavityfftw tgv; do
+for c in cavity cavityfftw cavityfftw2d tgv; do
   if [ $c = cavity ]; then
     args=("${cavity[@]}" -fluid_grid 512,512 -fluid_final_time 0.001)
     label="cavity 512x512 (KSP CG+GAMG)"
   elif [ $c = cavityfftw ]; then
-    args=("${cavity_fftw[@]}" -fluid_grid 512,512 -fluid_final_time 0.001)
-    label="cavity 512x512 (FFTW DCT)"
+    args=("${cavity_fftw[@]}" -fluid_grid 512,512 -fluid_final_time 0.003)
+    label="cavity 512x512 (FFTW: DCT in x, tridiagonal in y)"
+  elif [ $c = cavityfftw2d ]; then
+    args=("${cavity_fftw[@]}" -fluid_grid 512,512 -fluid_final_time 0.003 -fluid_fftw_y transform)
+    label="cavity 512x512 (FFTW: 2D DCT)"
   else
     args=("${tgv[@]}" -fluid_grid 512,512 -fluid_final_time 0.003)
     label="Taylor-Green 512x512 (FFTW)"
@@ -137,6 +152,7 @@ for c in cavity cavityfftw tgv; do
       "speedup $(calc %.2f "$b1 / $b2") (aim >= 1.8)"
   fi
 done
+fi
 say ""
 say "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores, possibly shared: timings are upper bounds)"
 say "report: $report"

@@ -19,7 +19,22 @@
  * DMDA global vector to a Vec owned in those slabs and back.  The forward transform leaves its output
  * transposed (FFTW_MPI_TRANSPOSED_OUT) and the inverse takes it so, saving two global transposes
  * per solve: the division is pointwise.  Plans use FFTW_ESTIMATE, so every solve rounds the same
- * from run to run. */
+ * from run to run.
+ *
+ * The y direction by tridiagonal solves (ADJ_FFT_Y_TRIDIAGONAL, the default when y is not
+ * periodic; src/numerics/fftlines.c).  After the x transforms of its rows, each x mode m leaves
+ * the 1D problem (a + b kx_m + b Ky) phi_m = r_m along y, Ky the tridiagonal second difference
+ * with its Neumann or Dirichlet end rows: the same discrete operator, so the same answer to
+ * round-off, with half the transforms (about 3x fewer flops than a DCT pair along y).  Rows are
+ * split into slabs of whole rows; every rank eliminates its own rows (Thomas, vectorized across
+ * modes) but for one separator row per rank boundary; the separators' tridiagonal Schur-complement
+ * systems (P - 1 unknowns per mode) are solved by the rank owning the mode, reached by two
+ * all-to-alls of 3 and 2 numbers per mode, so no rank ever sends its slab: communication per rank
+ * is O(Mx), not O(Mx My / P) as for a transpose.  A mode whose column is singular (a + b kx = 0
+ * with Neumann ends: the mean when a = 0) is solved exactly from the running sum of its
+ * right-hand side, zero mean, as in the transform method.  When the DMDA owns whole rows (a 1 x P
+ * process grid, PETSc's choice for a square grid on 2 or 3 ranks), no redistribution is needed at
+ * all.  Needs at least 2 rows per rank. */
 #pragma once
 
 #include <adjsim/sys.h>
@@ -29,16 +44,26 @@ typedef struct _p_AdjFFTSolver *AdjFFTSolver;
 
 typedef enum { ADJ_FFT_PERIODIC, ADJ_FFT_NEUMANN, ADJ_FFT_DIRICHLET } AdjFFTBoundary;
 
+/* How the y direction is solved: auto (tridiagonal where possible, else transform), by transforms
+ * (the 2D FFTW-MPI plan), or by tridiagonal solves (y must not be periodic). */
+typedef enum { ADJ_FFT_Y_AUTO, ADJ_FFT_Y_TRANSFORM, ADJ_FFT_Y_TRIDIAGONAL } AdjFFTYMethod;
+extern const char *const AdjFFTYMethods[];
+
 /*@ AdjFFTSolverCreate - plans the transforms and the redistribution for da (cell sizes hx, hy) with
     the condition bc[d][s] on side s (0 low, 1 high) of direction d (0 x, 1 y); bc NULL: periodic
     box.  Periodic must be on both sides of a direction or on neither. Collective. @*/
 PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs);
 
-/*@ AdjFFTSolverCreateMeasured - the same with plans chosen by timing (FFTW_MEASURE): faster solves,
-    but the plan, and so the last bits of every result, may differ from run to run (restarts are then
-    not bit for bit). Collective. @*/
-PetscErrorCode AdjFFTSolverCreateMeasured(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
-                                          AdjFFTSolver *fs);
+/*@ AdjFFTSolverCreateWith - the same with a choice of y method and, with measure, plans chosen by
+    timing (FFTW_MEASURE): faster solves, but the plan, and so the last bits of every result, may
+    differ from run to run (restarts are then not bit for bit).  Asking for the tridiagonal method
+    where it cannot run (periodic y, fewer than 2 rows per rank) is an error that says why.
+    Collective. @*/
+PetscErrorCode AdjFFTSolverCreateWith(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
+                                      AdjFFTYMethod ymethod, PetscBool measure, AdjFFTSolver *fs);
+
+/*@ AdjFFTSolverGetYMethod - the y method in use (TRANSFORM or TRIDIAGONAL). Not collective. @*/
+PetscErrorCode AdjFFTSolverGetYMethod(AdjFFTSolver fs, AdjFFTYMethod *ymethod);
 
 /*@ AdjFFTSolverSolve - x = (a I + b K)^{-1} r; r and x are global vectors of da and may be the
     same. Collective. @*/

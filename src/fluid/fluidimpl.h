@@ -94,6 +94,7 @@ struct _n_Fluid {
   /* pressure projection */
   FluidPoissonType poisson;      /* resolved: KSP or FFTW */
   PetscBool        fftw_measure; /* FFTW_MEASURE plans */
+  AdjFFTYMethod    fftw_y;       /* y by transforms or tridiagonal solves */
   PetscBool        output_faces; /* also write u_face, v_face at the output steps */
   PetscBool        singular;     /* no Dirichlet pressure anywhere: constant null space */
   Mat              A;            /* -D G, SPD (semi-definite when singular) */

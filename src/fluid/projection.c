@@ -184,10 +184,8 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
         bc[d][side] = g->bc[d][side].type == FLUID_BC_PERIODIC  ? ADJ_FFT_PERIODIC
                       : g->bc[d][side].type == FLUID_BC_OUTFLOW ? ADJ_FFT_DIRICHLET
                                                                 : ADJ_FFT_NEUMANN;
-    if (fl->fftw_measure)
-      PetscCall(AdjFFTSolverCreateMeasured(fl->pda, fl->grid.h[0], fl->grid.h[1], bc, &fl->fft));
-    else
-      PetscCall(AdjFFTSolverCreate(fl->pda, fl->grid.h[0], fl->grid.h[1], bc, &fl->fft));
+    PetscCall(
+        AdjFFTSolverCreateWith(fl->pda, fl->grid.h[0], fl->grid.h[1], bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FluidAssembleLaplacian(fl));

@@ -165,6 +165,12 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                              "FFTW plans chosen by timing (faster, but the last bits of results may differ from run to "
                              "run, so restarts are no longer bit for bit)",
                              "", fl->fftw_measure, &fl->fftw_measure, NULL));
+  PetscCall(
+      PetscOptionsEnum("-fluid_fftw_y",
+                       "How the fftw pressure solver treats y: auto (tridiagonal unless y is periodic), transform "
+                       "(2D FFTW-MPI transforms), tridiagonal (x transforms, then one tridiagonal solve per x mode "
+                       "along y: the same answer to round-off, faster, and no transposes across ranks)",
+                       "", AdjFFTYMethods, (PetscEnum)fl->fftw_y, (PetscEnum *)&fl->fftw_y, NULL));
   PetscCall(PetscOptionsEList(
       "-fluid_poisson", "Pressure solver: auto (= fftw), fftw (exact: DFT/DCT/DST per direction), ksp (CG + GAMG)", "",
       FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));

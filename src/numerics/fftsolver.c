@@ -1,32 +1,8 @@
 /* Exact solves with the 5-point Laplacian by FFTW-MPI real-to-real transforms (see
  * include/adjsim/fftsolver.h). */
-#include <adjsim/fftsolver.h>
-#include <fftw3-mpi.h>
+#include "fftsolverimpl.h"
 
-#if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)
-#  error "The FFTW solver needs real double-precision PETSc (it calls fftw3 double)"
-#endif
-
-struct _p_AdjFFTSolver {
-  MPI_Comm   comm;
-  ptrdiff_t  n0, n1;                  /* grid n0 x n1 = My x Mx */
-  ptrdiff_t  local_n0, local_0_start; /* real space: rows [local_0_start, + local_n0) on this rank */
-  ptrdiff_t  local_n1, local_1_start; /* transform space (transposed): x-modes [local_1_start, + local_n1) */
-  double    *data;                    /* in place: local_n0 x n1 / local_n1 x n0 */
-  fftw_plan  forward, backward;
-  PetscReal *symbol; /* K of each local mode, in the transposed order */
-  PetscReal  scale;  /* 1 / (normalization of forward then backward) */
-  Vec        slab;   /* natural ordering, owned in FFTW's row slabs */
-  VecScatter toslab; /* DMDA global vector -> slab */
-};
-
-/* The transforms of one direction with N cells, its normalization and the angle theta of mode q
- * (in FFTW's output order: halfcomplex for the DFT). */
-typedef struct {
-  fftw_r2r_kind forward, backward;
-  PetscReal     norm;
-  PetscInt      type; /* 0 DFT, 1 DCT/DST-II, 2 DST-II, 3 DCT/DST-IV */
-} AdjFFTDirection;
+const char *const AdjFFTYMethods[] = {"auto", "transform", "tridiagonal", "AdjFFTYMethod", "ADJ_FFT_Y_", NULL};
 
 static PetscErrorCode AdjFFTDirectionFromBoundary(MPI_Comm comm, const AdjFFTBoundary bc[2], PetscInt N,
                                                   AdjFFTDirection *dir)
@@ -50,7 +26,7 @@ static PetscErrorCode AdjFFTDirectionFromBoundary(MPI_Comm comm, const AdjFFTBou
 }
 
 /* 4 sin^2(theta_q / 2) / h^2 for mode q of a direction with N cells (see the header's table). */
-static PetscReal AdjFFTEigenvalue(const AdjFFTDirection *dir, PetscInt N, PetscInt q, PetscReal h)
+PetscReal AdjFFTEigenvalue(const AdjFFTDirection *dir, PetscInt N, PetscInt q, PetscReal h)
 {
   PetscReal theta = 0, s;
 
@@ -71,11 +47,11 @@ static PetscReal AdjFFTEigenvalue(const AdjFFTDirection *dir, PetscInt N, PetscI
   return 4 * s * s / (h * h);
 }
 
-/* The scatter from the DMDA's ordering to the slab Vec: the natural indices of this rank's slab,
- * mapped to the DMDA's (PETSc) ordering through its AO. */
-static PetscErrorCode AdjFFTSolverCreateScatter(DM da, AdjFFTSolver fs)
+/* The scatter from the DMDA's ordering to the slab Vec (rows [row0, row0 + nrows) here): the
+ * natural indices of this rank's slab, mapped to the DMDA's (PETSc) ordering through its AO. */
+PetscErrorCode AdjFFTSolverCreateScatter(DM da, PetscInt nrows, PetscInt row0, AdjFFTSolver fs)
 {
-  const PetscInt nlocal = (PetscInt)(fs->local_n0 * fs->n1), first = (PetscInt)(fs->local_0_start * fs->n1);
+  const PetscInt nlocal = nrows * (PetscInt)fs->n1, first = row0 * (PetscInt)fs->n1;
   IS             is;
   AO             ao;
   Vec            g;
@@ -92,15 +68,42 @@ static PetscErrorCode AdjFFTSolverCreateScatter(DM da, AdjFFTSolver fs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjFFTSolverCreateWithFlags(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc_in[2][2],
-                                                  unsigned flags, AdjFFTSolver *fs_out)
+/* The 2D FFTW-MPI plans: y by transforms too. */
+static PetscErrorCode AdjFFTTransformSetUp(AdjFFTSolver fs, DM da, PetscReal hx, PetscReal hy, unsigned flags)
+{
+  ptrdiff_t alloc_local;
+
+  PetscFunctionBeginUser;
+  alloc_local = fftw_mpi_local_size_2d_transposed(fs->n0, fs->n1, fs->comm, &fs->local_n0, &fs->local_0_start,
+                                                  &fs->local_n1, &fs->local_1_start);
+  fs->data    = fftw_alloc_real((size_t)PetscMax(alloc_local, 1));
+  PetscCheck(fs->data, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %td doubles", alloc_local);
+  fs->forward = fftw_mpi_plan_r2r_2d(fs->n0, fs->n1, fs->data, fs->data, fs->comm, fs->dy.forward, fs->dx.forward,
+                                     flags | FFTW_MPI_TRANSPOSED_OUT);
+  AdjCheckFFTWPlan(fs->forward);
+  fs->backward = fftw_mpi_plan_r2r_2d(fs->n0, fs->n1, fs->data, fs->data, fs->comm, fs->dy.backward, fs->dx.backward,
+                                      flags | FFTW_MPI_TRANSPOSED_IN);
+  AdjCheckFFTWPlan(fs->backward);
+  PetscCall(PetscMalloc1(PetscMax(fs->local_n1 * fs->n0, 1), &fs->symbol));
+  for (ptrdiff_t m = 0; m < fs->local_n1; m++) {
+    const PetscReal kx = AdjFFTEigenvalue(&fs->dx, (PetscInt)fs->n1, (PetscInt)(fs->local_1_start + m), hx);
+    for (ptrdiff_t n = 0; n < fs->n0; n++)
+      fs->symbol[m * fs->n0 + n] = kx + AdjFFTEigenvalue(&fs->dy, (PetscInt)fs->n0, (PetscInt)n, hy);
+  }
+  PetscCall(AdjFFTSolverCreateScatter(da, (PetscInt)fs->local_n0, (PetscInt)fs->local_0_start, fs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjFFTSolverCreateWith(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc_in[2][2],
+                                      AdjFFTYMethod ymethod, PetscBool measure, AdjFFTSolver *fs_out)
 {
   const AdjFFTBoundary periodic[2][2] = {{ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}, {ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}};
   const AdjFFTBoundary(*bc)[2]        = bc_in ? bc_in : periodic;
-  AdjFFTSolver    fs;
-  AdjFFTDirection dx, dy;
-  PetscInt        Mx, My, dof;
-  ptrdiff_t       alloc_local;
+  const unsigned flags                = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  AdjFFTSolver   fs;
+  PetscInt       Mx, My, dof;
+  PetscBool      lines;
+  const char    *why;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetInfo(da, NULL, &Mx, &My, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
@@ -109,27 +112,19 @@ static PetscErrorCode AdjFFTSolverCreateWithFlags(DM da, PetscReal hx, PetscReal
   fftw_mpi_init(); /* after MPI_Init; later calls are no-ops */
   PetscCall(PetscNew(&fs));
   fs->comm = PetscObjectComm((PetscObject)da);
-  PetscCall(AdjFFTDirectionFromBoundary(fs->comm, bc[0], Mx, &dx));
-  PetscCall(AdjFFTDirectionFromBoundary(fs->comm, bc[1], My, &dy));
-  fs->n0      = My;
-  fs->n1      = Mx;
-  fs->scale   = 1.0 / (dx.norm * dy.norm);
-  alloc_local = fftw_mpi_local_size_2d_transposed(fs->n0, fs->n1, fs->comm, &fs->local_n0, &fs->local_0_start,
-                                                  &fs->local_n1, &fs->local_1_start);
-  fs->data    = fftw_alloc_real((size_t)PetscMax(alloc_local, 1));
-  PetscCheck(fs->data, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %td doubles", alloc_local);
-  fs->forward = fftw_mpi_plan_r2r_2d(fs->n0, fs->n1, fs->data, fs->data, fs->comm, dy.forward, dx.forward,
-                                     flags | FFTW_MPI_TRANSPOSED_OUT);
-  AdjCheckFFTWPlan(fs->forward);
-  fs->backward = fftw_mpi_plan_r2r_2d(fs->n0, fs->n1, fs->data, fs->data, fs->comm, dy.backward, dx.backward,
-                                      flags | FFTW_MPI_TRANSPOSED_IN);
-  AdjCheckFFTWPlan(fs->backward);
-  PetscCall(PetscMalloc1(PetscMax(fs->local_n1 * fs->n0, 1), &fs->symbol));
-  for (ptrdiff_t m = 0; m < fs->local_n1; m++) {
-    const PetscReal kx = AdjFFTEigenvalue(&dx, Mx, (PetscInt)(fs->local_1_start + m), hx);
-    for (ptrdiff_t n = 0; n < fs->n0; n++) fs->symbol[m * fs->n0 + n] = kx + AdjFFTEigenvalue(&dy, My, (PetscInt)n, hy);
-  }
-  PetscCall(AdjFFTSolverCreateScatter(da, fs));
+  PetscCall(AdjFFTDirectionFromBoundary(fs->comm, bc[0], Mx, &fs->dx));
+  PetscCall(AdjFFTDirectionFromBoundary(fs->comm, bc[1], My, &fs->dy));
+  fs->n0    = My;
+  fs->n1    = Mx;
+  fs->scale = 1.0 / (fs->dx.norm * fs->dy.norm);
+  PetscCall(AdjFFTLinesPossible(da, bc, &lines, &why));
+  PetscCheck(lines || ymethod != ADJ_FFT_Y_TRIDIAGONAL, fs->comm, PETSC_ERR_USER_INPUT,
+             "The tridiagonal y solve of the FFTW solver cannot run here: %s; use the transform method", why);
+  fs->ymethod = (ymethod == ADJ_FFT_Y_TRANSFORM || !lines) ? ADJ_FFT_Y_TRANSFORM : ADJ_FFT_Y_TRIDIAGONAL;
+  if (fs->ymethod == ADJ_FFT_Y_TRANSFORM)
+    PetscCall(AdjFFTTransformSetUp(fs, da, hx, hy, flags));
+  else
+    PetscCall(AdjFFTLinesSetUp(fs, da, hx, hy, bc, flags));
   *fs_out = fs;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -137,15 +132,14 @@ static PetscErrorCode AdjFFTSolverCreateWithFlags(DM da, PetscReal hx, PetscReal
 PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs)
 {
   PetscFunctionBeginUser;
-  PetscCall(AdjFFTSolverCreateWithFlags(da, hx, hy, bc, FFTW_ESTIMATE, fs));
+  PetscCall(AdjFFTSolverCreateWith(da, hx, hy, bc, ADJ_FFT_Y_AUTO, PETSC_FALSE, fs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjFFTSolverCreateMeasured(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
-                                          AdjFFTSolver *fs)
+PetscErrorCode AdjFFTSolverGetYMethod(AdjFFTSolver fs, AdjFFTYMethod *ymethod)
 {
   PetscFunctionBeginUser;
-  PetscCall(AdjFFTSolverCreateWithFlags(da, hx, hy, bc, FFTW_MEASURE, fs));
+  *ymethod = fs->ymethod;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -155,6 +149,10 @@ PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec 
   PetscScalar       *out;
 
   PetscFunctionBeginUser;
+  if (fs->ymethod == ADJ_FFT_Y_TRIDIAGONAL) {
+    PetscCall(AdjFFTLinesSolve(fs, a, b, r, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecScatterBegin(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(fs->slab, &in));
@@ -181,9 +179,10 @@ PetscErrorCode AdjFFTSolverDestroy(AdjFFTSolver *fs)
 {
   PetscFunctionBeginUser;
   if (!*fs) PetscFunctionReturn(PETSC_SUCCESS);
-  fftw_destroy_plan((*fs)->forward);
-  fftw_destroy_plan((*fs)->backward);
+  if ((*fs)->forward) fftw_destroy_plan((*fs)->forward);
+  if ((*fs)->backward) fftw_destroy_plan((*fs)->backward);
   fftw_free((*fs)->data);
+  PetscCall(AdjFFTLinesDestroy(&(*fs)->lines));
   PetscCall(PetscFree((*fs)->symbol));
   PetscCall(VecScatterDestroy(&(*fs)->toslab));
   PetscCall(VecDestroy(&(*fs)->slab));
