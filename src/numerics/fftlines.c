@@ -16,7 +16,7 @@
  *   D_r = d - c^2 (gR_r[last] + gL_{r+1}[first]),   E_r = -c^2 gR_{r+1}[first] (= -c^2 gL_{r+1}[last]).
  * D and E depend only on (a, b, m): they are factored once per (a, b) by the rank owning mode m.  A
  * solve then sends (y_r[first], y_r[last], rhs_sigma_r) per mode to the mode's owner and gets back
- * (x_{r-1}, x_r), and the block is solved again with those couplings moved to its right-hand side.
+ * (x_{r-1}, x_r), and phi follows from the formula above (gL, gR are kept with the factors).
  * Every tridiagonal system here is symmetric positive definite (blocks and Schur complements of
  * a + b K, which is positive definite without its singular column), so elimination without
  * pivoting is stable.
@@ -26,7 +26,14 @@
  * permuted to v_n = x_{2n}, v_{Mx-1-n} = x_{2n+1} (while it is loaded), transformed by a real DFT
  * V = R2HC(v), and X_k = 2 Re(exp(-i theta_k) V_k), theta_k = pi k / (2 Mx), is FFTW's REDFT10 of
  * x; the inverse runs the steps backwards, V_k = exp(i theta_k) (X_k - i X_{Mx-k}), and matches
- * REDFT01.  FFTW's own REDFT10 plans take about twice as long on rows of 128 (measured). */
+ * REDFT01.  FFTW's own REDFT10 plans take about twice as long on rows of 128 (measured).
+ *
+ * Memory traffic: a solve streams the rows twice, a chunk of about 64 kB of rows at a time.  The
+ * forward pass loads a chunk, transforms it and takes its steps of the Thomas forward elimination
+ * while it is in cache; the backward pass takes the back-substitution steps of a chunk, transforms
+ * it back and stores it.  (Separate passes for the load, transforms, twiddles and sweeps made the
+ * 512^2 solve memory-bound; single-row plans lose FFTW's SIMD across rows.)  Rows are padded to a
+ * multiple of 8 doubles so that the chunk plans fit every chunk (same alignment). */
 #include "fftsolverimpl.h"
 
 /* The row slab of this rank: the DMDA's own rows when every rank owns whole rows (no scatter),
@@ -72,26 +79,35 @@ PetscErrorCode AdjFFTLinesPossible(DM da, const AdjFFTBoundary bc[2][2], PetscBo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x = T^{-1} x for nb rows of Mx independent columns (row-major, the column index fastest, so the
- * inner loops vectorize): T has diagonal d_j and off-diagonals c, w_j = 1/(d_j - c^2 w_{j-1}) its
- * inverse pivots (a zero column of w gives a zero solution). */
-static void AdjFFTLinesThomas(PetscInt nb, PetscInt Mx, PetscReal c, const PetscReal *w, PetscReal *x)
+/* One row of the Thomas elimination (columns independent; the column index is fastest, so the
+ * loops vectorize): T has diagonal d_j and off-diagonals c, w_j = 1/(d_j - c^2 w_{j-1}) its inverse
+ * pivots (a zero column of w gives a zero solution).  Forward: v = (v - c prev) w (prev NULL in
+ * the first row); backward: v -= c w next. */
+static inline void AdjFFTLinesSweepForward(PetscInt Mx, PetscReal c, const PetscReal *w, const PetscReal *prev,
+                                           PetscReal *v)
 {
-  for (PetscInt m = 0; m < Mx; m++) x[m] *= w[m];
-  for (PetscInt j = 1; j < nb; j++) {
-    PetscReal       *xj = x + j * Mx, *xp = xj - Mx;
-    const PetscReal *wj = w + j * Mx;
-    for (PetscInt m = 0; m < Mx; m++) xj[m] = (xj[m] - c * xp[m]) * wj[m];
-  }
-  for (PetscInt j = nb - 2; j >= 0; j--) {
-    PetscReal       *xj = x + j * Mx, *xn = xj + Mx;
-    const PetscReal *wj = w + j * Mx;
-    for (PetscInt m = 0; m < Mx; m++) xj[m] -= c * wj[m] * xn[m];
-  }
+  if (!prev)
+    for (PetscInt m = 0; m < Mx; m++) v[m] *= w[m];
+  else
+    for (PetscInt m = 0; m < Mx; m++) v[m] = (v[m] - c * prev[m]) * w[m];
 }
 
-/* The separators' systems of the modes this rank owns: gL, gR of every block, sent to the owners,
- * who assemble D and E and factor them (sw: inverse pivots, se: off-diagonals). Collective. */
+static inline void AdjFFTLinesSweepBackward(PetscInt Mx, PetscReal c, const PetscReal *w, const PetscReal *next,
+                                            PetscReal *v)
+{
+  for (PetscInt m = 0; m < Mx; m++) v[m] -= c * w[m] * next[m];
+}
+
+/* x = T^{-1} x for nb rows of Mx columns (rows ld apart). */
+static void AdjFFTLinesThomas(PetscInt nb, PetscInt Mx, PetscInt ld, PetscReal c, const PetscReal *w, PetscReal *x)
+{
+  for (PetscInt j = 0; j < nb; j++) AdjFFTLinesSweepForward(Mx, c, w + j * Mx, j ? x + (j - 1) * ld : NULL, x + j * ld);
+  for (PetscInt j = nb - 2; j >= 0; j--) AdjFFTLinesSweepBackward(Mx, c, w + j * Mx, x + (j + 1) * ld, x + j * ld);
+}
+
+/* The separators' systems of the modes this rank owns: gL = T^{-1} e_first, gR = T^{-1} e_last of
+ * every block (kept for the solves), their ends sent to the owners, who assemble D and E and factor
+ * them (sw: inverse pivots, se: off-diagonals). Collective. */
 static PetscErrorCode AdjFFTLinesFactorSeparators(AdjFFTSolver fs, PetscReal a, PetscReal b)
 {
   AdjFFTLines    *L  = &fs->lines;
@@ -100,22 +116,15 @@ static PetscErrorCode AdjFFTLinesFactorSeparators(AdjFFTSolver fs, PetscReal a, 
   const PetscReal cy = b / (L->hy * L->hy), c = -cy;
 
   PetscFunctionBeginUser;
-  /* gL and gR for all modes at once: two block solves with unit right-hand sides */
-  PetscCall(PetscArrayzero(L->work, nb * Mx));
-  for (PetscInt m = 0; m < Mx; m++) L->work[m] = 1;
-  AdjFFTLinesThomas(nb, Mx, c, L->w, L->work);
+  PetscCall(PetscArrayzero(L->gL, nb * Mx));
+  PetscCall(PetscArrayzero(L->gR, nb * Mx));
+  for (PetscInt m = 0; m < Mx; m++) L->gL[m] = 1, L->gR[(nb - 1) * Mx + m] = 1;
+  AdjFFTLinesThomas(nb, Mx, Mx, c, L->w, L->gL);
+  AdjFFTLinesThomas(nb, Mx, Mx, c, L->w, L->gR);
   for (PetscInt q = 0; q < L->size; q++)
     for (PetscInt m = L->mstart[q]; m < L->mstart[q + 1]; m++) {
       PetscReal *p = L->sendbuf + L->dsp3[q] + 3 * (m - L->mstart[q]);
-      p[0]         = L->work[m]; /* gL[first] */
-    }
-  PetscCall(PetscArrayzero(L->work, nb * Mx));
-  for (PetscInt m = 0; m < Mx; m++) L->work[(nb - 1) * Mx + m] = 1;
-  AdjFFTLinesThomas(nb, Mx, c, L->w, L->work);
-  for (PetscInt q = 0; q < L->size; q++)
-    for (PetscInt m = L->mstart[q]; m < L->mstart[q + 1]; m++) {
-      PetscReal *p = L->sendbuf + L->dsp3[q] + 3 * (m - L->mstart[q]);
-      p[1] = L->work[(nb - 1) * Mx + m], p[2] = L->work[m]; /* gR[last], gR[first] */
+      p[0] = L->gL[m], p[1] = L->gR[(nb - 1) * Mx + m], p[2] = L->gR[m]; /* gL[first], gR[last], gR[first] */
     }
   PetscCallMPI(
       MPI_Alltoallv(L->sendbuf, L->cnt3, L->dsp3, MPIU_REAL, L->recvbuf, L->cnt3own, L->dsp3own, MPIU_REAL, fs->comm));
@@ -165,20 +174,20 @@ static PetscErrorCode AdjFFTLinesFactor(AdjFFTSolver fs, PetscReal a, PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The singular column (the mean mode of a Neumann-Neumann y direction with a + b kx = 0), gathered
- * to every rank and solved exactly: with G_J = (b/hy^2)(phi_{J+1} - phi_J), row J of b Ky phi = r
- * reads G_{J-1} - G_J = r_J, G_{-1} = 0; r loses its mean (the transform method drops that mode),
- * phi is returned with zero mean.  L->column gets phi. Collective. */
+/* The singular column (the mean mode of a Neumann-Neumann y direction with a + b kx = 0; this
+ * rank's part in colpart), gathered to every rank and solved exactly: with
+ * G_J = (b/hy^2)(phi_{J+1} - phi_J), row J of b Ky phi = r reads G_{J-1} - G_J = r_J, G_{-1} = 0;
+ * r loses its mean (the transform method drops that mode), phi is returned with zero mean.
+ * L->column gets phi. Collective. */
 static PetscErrorCode AdjFFTLinesSolveSingularColumn(AdjFFTSolver fs, PetscReal b)
 {
-  AdjFFTLines    *L  = &fs->lines;
-  const PetscInt  My = L->My, s = L->singular;
+  AdjFFTLines    *L    = &fs->lines;
+  const PetscInt  My   = L->My;
   const PetscReal h2b  = L->hy * L->hy / b;
   PetscReal       mean = 0, phi = 0, G = 0, next, phimean = 0;
 
   PetscFunctionBeginUser;
-  for (PetscInt j = 0; j < L->nrows; j++) L->work[j] = L->data[j * L->Mx + s];
-  PetscCallMPI(MPI_Allgatherv(L->work, (PetscMPIInt)L->nrows, MPIU_REAL, L->column, L->rowcounts, L->rowdispls,
+  PetscCallMPI(MPI_Allgatherv(L->colpart, (PetscMPIInt)L->nrows, MPIU_REAL, L->column, L->rowcounts, L->rowdispls,
                               MPIU_REAL, fs->comm));
   for (PetscInt J = 0; J < My; J++) mean += L->column[J];
   mean /= My;
@@ -196,23 +205,121 @@ static PetscErrorCode AdjFFTLinesSolveSingularColumn(AdjFFTSolver fs, PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The slabs of P > 1 ranks: block solves, the separators' systems at the modes' owners, block
- * solves again with the separators' couplings. Collective. */
-static PetscErrorCode AdjFFTLinesSolveSlabs(AdjFFTSolver fs, PetscReal b)
+/* The plan of a chunk of n rows (n = chunk, or the remainder). */
+static fftw_plan AdjFFTLinesPlanOf(const AdjFFTLines *L, PetscInt n, PetscBool forward)
 {
-  AdjFFTLines    *L  = &fs->lines;
-  const PetscInt  Mx = L->Mx, nb = L->nblock, ns = L->size - 1, m0 = L->mstart[L->rank];
-  const PetscInt  nown = L->mstart[L->rank + 1] - m0;
-  const PetscBool last = (PetscBool)(L->rank == L->size - 1);
-  const PetscReal c    = -b / (L->hy * L->hy);
+  if (forward) return n == L->chunk ? L->xforward : L->xforward_rem;
+  return n == L->chunk ? L->xbackward : L->xbackward_rem;
+}
+
+/* Rows [j0, j0 + n) of data = the x transforms of xscale * those rows of in: Makhoul's permutation
+ * while loading, the real DFTs, then X_k = 2 Re(exp(-i theta_k) V_k), X_{Mx-k} = -2 Im(exp(-i
+ * theta_k) V_k); or FFTW's r2r kind of the direction. */
+static void AdjFFTLinesChunkForward(AdjFFTLines *L, PetscInt j0, PetscInt n, const PetscScalar *in)
+{
+  const PetscInt  N = L->Mx, S = L->stride;
+  const PetscReal sc = L->xscale, *c = L->twc, *s = L->tws;
+  PetscReal      *rows = L->data + j0 * S;
+
+  for (PetscInt j = 0; j < n; j++) {
+    const PetscScalar *x = in + (j0 + j) * N;
+    PetscReal         *v = rows + j * S;
+    if (L->makhoul)
+      for (PetscInt q = 0; q < N / 2; q++) v[q] = sc * x[2 * q], v[N - 1 - q] = sc * x[2 * q + 1];
+    else
+      for (PetscInt q = 0; q < N; q++) v[q] = sc * x[q];
+  }
+  fftw_execute_r2r(AdjFFTLinesPlanOf(L, n, PETSC_TRUE), rows, rows);
+  if (!L->makhoul) return;
+  for (PetscInt j = 0; j < n; j++) {
+    PetscReal *v = rows + j * S;
+    for (PetscInt k = 1; k < N / 2; k++) {
+      const PetscReal re = v[k], im = v[N - k];
+      v[k] = c[k] * re + s[k] * im, v[N - k] = s[k] * re - c[k] * im;
+    }
+    v[0] *= c[0], v[N / 2] *= c[N / 2];
+  }
+}
+
+/* Rows [j0, j0 + n) of out = the inverse x transforms of those rows of data (FFTW's backward kind,
+ * or Makhoul's steps backwards: V_k = exp(i theta_k) (X_k - i X_{Mx-k}) in halfcomplex order, the
+ * real DFTs, the permutation undone), through the scratch rows: data is left as it is. */
+static void AdjFFTLinesChunkBackward(AdjFFTLines *L, PetscInt j0, PetscInt n, PetscScalar *out)
+{
+  const PetscInt   N = L->Mx, S = L->stride;
+  const PetscReal *c = L->twc, *s = L->tws;
+
+  for (PetscInt j = 0; j < n; j++) {
+    const PetscReal *v = L->data + (j0 + j) * S;
+    PetscReal       *t = L->scratch + j * S;
+    if (!L->makhoul) {
+      for (PetscInt q = 0; q < N; q++) t[q] = v[q];
+      continue;
+    }
+    t[0] = v[0], t[N / 2] = c[N / 2] * v[N / 2]; /* sqrt(2) */
+    for (PetscInt k = 1; k < N / 2; k++) {
+      const PetscReal a = v[k], b = v[N - k];
+      t[k] = 0.5 * (c[k] * a + s[k] * b), t[N - k] = 0.5 * (s[k] * a - c[k] * b);
+    }
+  }
+  fftw_execute_r2r(AdjFFTLinesPlanOf(L, n, PETSC_FALSE), L->scratch, L->scratch);
+  for (PetscInt j = 0; j < n; j++) {
+    const PetscReal *t = L->scratch + j * S;
+    PetscScalar     *y = out + (j0 + j) * N;
+    if (L->makhoul)
+      for (PetscInt q = 0; q < N / 2; q++) y[2 * q] = t[q], y[2 * q + 1] = t[N - 1 - q];
+    else
+      for (PetscInt q = 0; q < N; q++) y[q] = t[q];
+  }
+}
+
+/* The forward pass, a chunk of rows at a time: rows of r loaded and transformed, then (block rows)
+ * eliminated forward while in cache; the singular column's right-hand side kept in colpart.
+ * Collective (the scatter). */
+static PetscErrorCode AdjFFTLinesForwardPass(AdjFFTSolver fs, PetscReal c, Vec r)
+{
+  AdjFFTLines       *L  = &fs->lines;
+  const PetscInt     Mx = L->Mx, S = L->stride;
+  const PetscScalar *in;
+  Vec                src = r;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArraycpy(L->work, L->data, nb * Mx));
-  AdjFFTLinesThomas(nb, Mx, c, L->w, L->work); /* y = T^{-1} rhs of the block */
+  if (!L->aligned) {
+    PetscCall(VecScatterBegin(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
+    src = fs->slab;
+  }
+  PetscCall(VecGetArrayRead(src, &in));
+  for (PetscInt j0 = 0; j0 < L->nrows; j0 += L->chunk) {
+    const PetscInt n = PetscMin(L->chunk, L->nrows - j0);
+    AdjFFTLinesChunkForward(L, j0, n, in);
+    for (PetscInt j = j0; j < j0 + n; j++) {
+      PetscReal *v = L->data + j * S;
+      if (L->singular >= 0) L->colpart[j] = v[L->singular];
+      if (j < L->nblock) AdjFFTLinesSweepForward(Mx, c, L->w + j * Mx, j ? v - S : NULL, v);
+    }
+  }
+  PetscCall(VecRestoreArrayRead(src, &in));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The separators of P > 1 ranks: the block's back substitution gives y; (y[first], y[last],
+ * rhs_sigma) per mode go to the mode's owner, who solves the separators' system and returns
+ * (x_{r-1}, x_r) into xlo, xhi. Collective. */
+static PetscErrorCode AdjFFTLinesSolveSeparators(AdjFFTSolver fs, PetscReal c)
+{
+  AdjFFTLines    *L  = &fs->lines;
+  const PetscInt  Mx = L->Mx, S = L->stride, nb = L->nblock, ns = L->size - 1, m0 = L->mstart[L->rank];
+  const PetscInt  nown = L->mstart[L->rank + 1] - m0;
+  const PetscBool last = (PetscBool)(L->rank == L->size - 1);
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = nb - 2; j >= 0; j--)
+    AdjFFTLinesSweepBackward(Mx, c, L->w + j * Mx, L->data + (j + 1) * S, L->data + j * S);
   for (PetscInt q = 0; q < L->size; q++)
     for (PetscInt m = L->mstart[q]; m < L->mstart[q + 1]; m++) {
       PetscReal *p = L->sendbuf + L->dsp3[q] + 3 * (m - L->mstart[q]);
-      p[0] = L->work[m], p[1] = L->work[(nb - 1) * Mx + m], p[2] = last ? 0 : L->data[nb * Mx + m];
+      p[0] = L->data[m], p[1] = L->data[(nb - 1) * S + m], p[2] = last ? 0 : L->data[nb * S + m];
     }
   PetscCallMPI(
       MPI_Alltoallv(L->sendbuf, L->cnt3, L->dsp3, MPIU_REAL, L->recvbuf, L->cnt3own, L->dsp3own, MPIU_REAL, fs->comm));
@@ -233,93 +340,45 @@ static PetscErrorCode AdjFFTLinesSolveSlabs(AdjFFTSolver fs, PetscReal b)
       MPI_Alltoallv(L->sendbuf, L->cnt2own, L->dsp2own, MPIU_REAL, L->recvbuf, L->cnt2, L->dsp2, MPIU_REAL, fs->comm));
   for (PetscInt q = 0; q < L->size; q++)
     for (PetscInt m = L->mstart[q]; m < L->mstart[q + 1]; m++) {
-      const PetscReal *x = L->recvbuf + L->dsp2[q] + 2 * (m - L->mstart[q]); /* x_{r-1}, x_r */
-      L->data[m] -= c * x[0];
-      if (!last) L->data[(nb - 1) * Mx + m] -= c * x[1], L->data[nb * Mx + m] = x[1];
+      const PetscReal *x = L->recvbuf + L->dsp2[q] + 2 * (m - L->mstart[q]);
+      L->xlo[m] = x[0], L->xhi[m] = x[1];
     }
-  AdjFFTLinesThomas(nb, Mx, c, L->w, L->data);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The real DFT's halfcomplex output of each row (Makhoul's permuted rows) to the DCT-II,
- * X_k = 2 Re(exp(-i theta_k) V_k) and X_{Mx-k} = -2 Im(exp(-i theta_k) V_k), in place. */
-static void AdjFFTLinesMakhoulForward(AdjFFTLines *L)
+/* Row j finished: P = 1: its back-substitution step; P > 1: y minus the separators' couplings,
+ * phi = y - c x_{r-1} gL - c x_r gR, or the separator itself; then its singular entry. */
+static void AdjFFTLinesFinishRow(AdjFFTLines *L, PetscReal c, PetscInt j)
 {
-  const PetscInt   N = L->Mx;
-  const PetscReal *c = L->twc, *s = L->tws;
+  const PetscInt Mx = L->Mx, nb = L->nblock;
+  PetscReal     *v = L->data + j * L->stride;
 
-  for (PetscInt j = 0; j < L->nrows; j++) {
-    PetscReal *v = L->data + j * N;
-    for (PetscInt k = 1; k < N / 2; k++) {
-      const PetscReal re = v[k], im = v[N - k];
-      v[k] = c[k] * re + s[k] * im, v[N - k] = s[k] * re - c[k] * im;
-    }
-    v[0] *= c[0], v[N / 2] *= c[N / 2];
-  }
+  if (L->size == 1) {
+    if (j < nb - 1) AdjFFTLinesSweepBackward(Mx, c, L->w + j * Mx, v + L->stride, v);
+  } else if (j < nb) {
+    const PetscReal *gl = L->gL + j * Mx, *gr = L->gR + j * Mx;
+    for (PetscInt m = 0; m < Mx; m++) v[m] -= c * (L->xlo[m] * gl[m] + L->xhi[m] * gr[m]);
+  } else
+    for (PetscInt m = 0; m < Mx; m++) v[m] = L->xhi[m];
+  if (L->singular >= 0) v[L->singular] = L->column[L->row0 + j];
 }
 
-/* The inverse of AdjFFTLinesMakhoulForward up to FFTW's REDFT01 scaling (2 Mx):
- * V_k = exp(i theta_k) (X_k - i X_{Mx-k}) in halfcomplex order, in place. */
-static void AdjFFTLinesMakhoulBackward(AdjFFTLines *L)
+/* The backward pass, a chunk of rows at a time (from the top when P = 1, for the back
+ * substitution): rows finished, transformed back and stored in x. Collective (the scatter). */
+static PetscErrorCode AdjFFTLinesBackwardPass(AdjFFTSolver fs, PetscReal c, Vec x)
 {
-  const PetscInt   N = L->Mx;
-  const PetscReal *c = L->twc, *s = L->tws;
-
-  for (PetscInt j = 0; j < L->nrows; j++) {
-    PetscReal *v = L->data + j * N;
-    for (PetscInt k = 1; k < N / 2; k++) {
-      const PetscReal a = v[k], b = v[N - k];
-      v[k] = 0.5 * (c[k] * a + s[k] * b), v[N - k] = 0.5 * (s[k] * a - c[k] * b);
-    }
-    v[N / 2] *= c[N / 2]; /* sqrt(2) */
-  }
-}
-
-/* data = xscale * this rank's rows of r (Makhoul's permutation of each row when in use). Collective. */
-static PetscErrorCode AdjFFTLinesLoad(AdjFFTSolver fs, Vec r)
-{
-  AdjFFTLines       *L = &fs->lines;
-  const PetscInt     N = L->Mx;
-  const PetscScalar *in;
-  Vec                src = r;
-
-  PetscFunctionBeginUser;
-  if (!L->aligned) {
-    PetscCall(VecScatterBegin(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
-    src = fs->slab;
-  }
-  PetscCall(VecGetArrayRead(src, &in));
-  if (L->makhoul)
-    for (PetscInt j = 0; j < L->nrows; j++) {
-      const PetscScalar *x = in + j * N;
-      PetscReal         *v = L->data + j * N;
-      for (PetscInt n = 0; n < N / 2; n++) v[n] = L->xscale * x[2 * n], v[N - 1 - n] = L->xscale * x[2 * n + 1];
-    }
-  else
-    for (PetscInt q = 0; q < L->nrows * N; q++) L->data[q] = L->xscale * in[q];
-  PetscCall(VecRestoreArrayRead(src, &in));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* x = this rank's rows of data (undoing Makhoul's permutation). Collective. */
-static PetscErrorCode AdjFFTLinesStore(AdjFFTSolver fs, Vec x)
-{
-  AdjFFTLines   *L   = &fs->lines;
-  const PetscInt N   = L->Mx;
-  Vec            dst = L->aligned ? x : fs->slab;
+  AdjFFTLines   *L       = &fs->lines;
+  const PetscInt nchunks = (L->nrows + L->chunk - 1) / L->chunk;
+  Vec            dst     = L->aligned ? x : fs->slab;
   PetscScalar   *out;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayWrite(dst, &out));
-  if (L->makhoul)
-    for (PetscInt j = 0; j < L->nrows; j++) {
-      PetscScalar     *y = out + j * N;
-      const PetscReal *v = L->data + j * N;
-      for (PetscInt n = 0; n < N / 2; n++) y[2 * n] = v[n], y[2 * n + 1] = v[N - 1 - n];
-    }
-  else
-    PetscCall(PetscArraycpy(out, L->data, L->nrows * N));
+  for (PetscInt k = 0; k < nchunks; k++) {
+    const PetscInt j0 = (L->size == 1 ? nchunks - 1 - k : k) * L->chunk, n = PetscMin(L->chunk, L->nrows - j0);
+    for (PetscInt j = j0 + n - 1; j >= j0; j--) AdjFFTLinesFinishRow(L, c, j);
+    AdjFFTLinesChunkBackward(L, j0, n, out);
+  }
   PetscCall(VecRestoreArrayWrite(dst, &out));
   if (!L->aligned) {
     PetscCall(VecScatterBegin(fs->toslab, fs->slab, x, INSERT_VALUES, SCATTER_REVERSE));
@@ -330,30 +389,22 @@ static PetscErrorCode AdjFFTLinesStore(AdjFFTSolver fs, Vec x)
 
 PetscErrorCode AdjFFTLinesSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec r, Vec x)
 {
-  AdjFFTLines *L = &fs->lines;
+  AdjFFTLines    *L = &fs->lines;
+  const PetscReal c = -b / (L->hy * L->hy);
 
   PetscFunctionBeginUser;
   PetscCall(AdjFFTLinesFactor(fs, a, b));
-  PetscCall(AdjFFTLinesLoad(fs, r));
-  fftw_execute(L->xforward);
-  if (L->makhoul) AdjFFTLinesMakhoulForward(L);
+  PetscCall(AdjFFTLinesForwardPass(fs, c, r));
   if (L->singular >= 0) PetscCall(AdjFFTLinesSolveSingularColumn(fs, b));
-  if (L->size == 1)
-    AdjFFTLinesThomas(L->nblock, L->Mx, -b / (L->hy * L->hy), L->w, L->data);
-  else
-    PetscCall(AdjFFTLinesSolveSlabs(fs, b));
-  if (L->singular >= 0)
-    for (PetscInt j = 0; j < L->nrows; j++) L->data[j * L->Mx + L->singular] = L->column[L->row0 + j];
-  if (L->makhoul) AdjFFTLinesMakhoulBackward(L);
-  fftw_execute(L->xbackward);
-  PetscCall(AdjFFTLinesStore(fs, x));
-  /* two real transforms of about 2.5 N log2 N flops per row, and 5 flops per point per block solve */
-  PetscCall(PetscLogFlops(5.0 * L->nrows * L->Mx * PetscLog2Real((PetscReal)L->Mx) +
-                          5.0 * L->nblock * L->Mx * (L->size > 1 ? 2 : 1)));
+  if (L->size > 1) PetscCall(AdjFFTLinesSolveSeparators(fs, c));
+  PetscCall(AdjFFTLinesBackwardPass(fs, c, x));
+  /* two real transforms of about 2.5 N log2 N flops per row, and 5 flops per point of elimination */
+  PetscCall(PetscLogFlops(5.0 * L->nrows * L->Mx * PetscLog2Real((PetscReal)L->Mx) + 5.0 * L->nrows * L->Mx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Counts and displacements of the two all-to-alls: 3 numbers per mode to the mode's owner, 2 back. */
+/* Counts and displacements of the two all-to-alls (3 numbers per mode to the mode's owner, 2 back)
+ * and the arrays of the separators. */
 static PetscErrorCode AdjFFTLinesSetUpExchange(AdjFFTLines *L)
 {
   const PetscMPIInt P = L->size;
@@ -375,15 +426,17 @@ static PetscErrorCode AdjFFTLinesSetUpExchange(AdjFFTLines *L)
   PetscCall(
       PetscMalloc2(PetscMax(3 * L->Mx, 2 * nown * P), &L->sendbuf, PetscMax(3 * nown * P, 2 * L->Mx), &L->recvbuf));
   PetscCall(PetscMalloc3(PetscMax(nown * (P - 1), 1), &L->sw, PetscMax(nown * (P - 1), 1), &L->se, P, &L->xsep));
+  PetscCall(PetscMalloc4(L->nblock * L->Mx, &L->gL, L->nblock * L->Mx, &L->gR, L->Mx, &L->xlo, L->Mx, &L->xhi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The x transforms of all rows: FFTW's r2r kinds, or for the DCT-II/III of an even Mx real DFTs
- * and Makhoul's twiddles. Not collective. */
+/* The x transforms, a chunk of rows at a time (every padded row has the alignment of the first):
+ * FFTW's r2r kinds, or for the DCT-II/III of an even Mx real DFTs and Makhoul's twiddles.
+ * Not collective. */
 static PetscErrorCode AdjFFTLinesPlanX(AdjFFTSolver fs, unsigned flags)
 {
   AdjFFTLines  *L  = &fs->lines;
-  const int     nx = (int)L->Mx, rows = (int)L->nrows;
+  const int     nx = (int)L->Mx;
   fftw_r2r_kind fk = fs->dx.forward, bk = fs->dx.backward;
 
   PetscFunctionBeginUser;
@@ -395,12 +448,17 @@ static PetscErrorCode AdjFFTLinesPlanX(AdjFFTSolver fs, unsigned flags)
       const PetscReal theta = PETSC_PI * (PetscReal)k / (2 * L->Mx);
       L->twc[k] = 2 * PetscCosReal(theta), L->tws[k] = 2 * PetscSinReal(theta);
     }
-    L->twc[L->Mx / 2] = PetscSqrtReal(2.0); /* 2 cos(pi/4), exactly as the backward step uses it */
+    L->twc[L->Mx / 2] = PetscSqrtReal(2.0); /* 2 cos(pi/4) */
   }
-  L->xforward = fftw_plan_many_r2r(1, &nx, rows, L->data, NULL, 1, nx, L->data, NULL, 1, nx, &fk, flags);
-  AdjCheckFFTWPlan(L->xforward);
-  L->xbackward = fftw_plan_many_r2r(1, &nx, rows, L->data, NULL, 1, nx, L->data, NULL, 1, nx, &bk, flags);
-  AdjCheckFFTWPlan(L->xbackward);
+  for (PetscInt pass = 0; pass < 2; pass++) { /* full chunks, then the remainder */
+    const int  n = (int)(pass ? L->nrows % L->chunk : L->chunk), S = (int)L->stride;
+    fftw_plan *f = pass ? &L->xforward_rem : &L->xforward, *b = pass ? &L->xbackward_rem : &L->xbackward;
+    if (!n) continue;
+    *f = fftw_plan_many_r2r(1, &nx, n, L->data, NULL, 1, S, L->data, NULL, 1, S, &fk, flags);
+    AdjCheckFFTWPlan(*f);
+    *b = fftw_plan_many_r2r(1, &nx, n, L->scratch, NULL, 1, S, L->scratch, NULL, 1, S, &bk, flags);
+    AdjCheckFFTWPlan(*b);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,7 +466,7 @@ PetscErrorCode AdjFFTLinesSetUp(AdjFFTSolver fs, DM da, PetscReal hx, PetscReal 
                                 unsigned flags)
 {
   AdjFFTLines *L = &fs->lines;
-  PetscInt     n;
+  size_t       n;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(fs->comm, &L->rank));
@@ -416,18 +474,19 @@ PetscErrorCode AdjFFTLinesSetUp(AdjFFTSolver fs, DM da, PetscReal hx, PetscReal 
   L->Mx = (PetscInt)fs->n1, L->My = (PetscInt)fs->n0;
   PetscCall(AdjFFTLinesSlab(da, &L->aligned, &L->nrows, &L->row0));
   L->nblock = L->rank < L->size - 1 ? L->nrows - 1 : L->nrows;
+  L->stride = (L->Mx + 7) / 8 * 8;
+  L->chunk  = PetscMax(1, PetscMin(L->nrows, 8192 / L->stride)); /* 64 kB of rows */
   L->hy = hy, L->xscale = 1.0 / fs->dx.norm;
   for (PetscInt s = 0; s < 2; s++) L->dybc[s] = bc[1][s] == ADJ_FFT_DIRICHLET ? 3 : 1;
   PetscCall(PetscMalloc1(L->Mx, &L->kx));
   for (PetscInt m = 0; m < L->Mx; m++) L->kx[m] = AdjFFTEigenvalue(&fs->dx, L->Mx, m, hx);
-  n       = PetscMax(L->nrows * L->Mx, L->My);
-  L->data = fftw_alloc_real((size_t)n);
-  L->work = fftw_alloc_real((size_t)n);
-  PetscCheck(L->data && L->work, PETSC_COMM_SELF, PETSC_ERR_MEM,
-             "FFTW could not allocate 2 x %" PetscInt_FMT " doubles", n);
+  n          = (size_t)(L->nrows * L->stride);
+  L->data    = fftw_alloc_real(n);
+  L->scratch = fftw_alloc_real((size_t)(L->chunk * L->stride));
+  PetscCheck(L->data && L->scratch, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %zu doubles", n);
   PetscCall(AdjFFTLinesPlanX(fs, flags));
-  PetscCall(PetscMalloc1(PetscMax(L->nblock * L->Mx, 1), &L->w));
-  PetscCall(PetscMalloc3(L->My, &L->column, L->size, &L->rowcounts, L->size, &L->rowdispls));
+  PetscCall(PetscMalloc1(L->nblock * L->Mx, &L->w));
+  PetscCall(PetscMalloc4(L->My, &L->column, L->nrows, &L->colpart, L->size, &L->rowcounts, L->size, &L->rowdispls));
   {
     PetscMPIInt nr = (PetscMPIInt)L->nrows, r0 = (PetscMPIInt)L->row0;
     PetscCallMPI(MPI_Allgather(&nr, 1, MPI_INT, L->rowcounts, 1, MPI_INT, fs->comm));
@@ -443,16 +502,19 @@ PetscErrorCode AdjFFTLinesDestroy(AdjFFTLines *L)
   PetscFunctionBeginUser;
   if (L->xforward) fftw_destroy_plan(L->xforward);
   if (L->xbackward) fftw_destroy_plan(L->xbackward);
+  if (L->xforward_rem) fftw_destroy_plan(L->xforward_rem);
+  if (L->xbackward_rem) fftw_destroy_plan(L->xbackward_rem);
   fftw_free(L->data);
-  fftw_free(L->work);
+  fftw_free(L->scratch);
   PetscCall(PetscFree(L->kx));
   PetscCall(PetscFree2(L->twc, L->tws));
   PetscCall(PetscFree(L->w));
-  PetscCall(PetscFree3(L->column, L->rowcounts, L->rowdispls));
+  PetscCall(PetscFree4(L->column, L->colpart, L->rowcounts, L->rowdispls));
   PetscCall(PetscFree(L->mstart));
   PetscCall(PetscFree4(L->cnt3, L->dsp3, L->cnt3own, L->dsp3own));
   PetscCall(PetscFree4(L->cnt2, L->dsp2, L->cnt2own, L->dsp2own));
   PetscCall(PetscFree2(L->sendbuf, L->recvbuf));
   PetscCall(PetscFree3(L->sw, L->se, L->xsep));
+  PetscCall(PetscFree4(L->gL, L->gR, L->xlo, L->xhi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -22,27 +22,32 @@ typedef struct {
 typedef struct {
   PetscMPIInt  rank, size;
   PetscInt     Mx, My;
-  PetscInt     nrows, row0; /* this rank's slab: global rows [row0, row0 + nrows) */
-  PetscInt     nblock;      /* rows of the block: nrows - 1, or nrows on the last rank */
-  PetscBool    aligned;     /* the DMDA owns whole rows in the same slabs: no scatter */
-  PetscReal    dybc[2];     /* y boundary rows: diagonal 1 (Neumann) or 3 (Dirichlet) x b/hy^2 */
-  PetscReal    hy, xscale;  /* cell size; 1 / normalization of the x transform pair */
-  PetscReal   *kx;          /* eigenvalue of each x mode (position in FFTW's output) */
-  fftw_plan    xforward, xbackward;
-  PetscBool    makhoul;     /* DCT-II/III by real DFTs of permuted rows (Makhoul 1980) */
-  PetscReal   *twc, *tws;   /* 2 cos, 2 sin of pi k / (2 Mx) */
-  double      *data, *work; /* nrows x Mx, row-major */
-  PetscInt     singular;    /* the x mode whose column is singular (a + b kx = 0, Neumann-Neumann in y), or -1 */
-  PetscReal   *column;      /* My: that column, gathered */
+  PetscInt     nrows, row0;                 /* this rank's slab: global rows [row0, row0 + nrows) */
+  PetscInt     nblock;                      /* rows of the block: nrows - 1, or nrows on the last rank */
+  PetscInt     stride;                      /* of the rows of data: Mx padded to a multiple of 8 */
+  PetscBool    aligned;                     /* the DMDA owns whole rows in the same slabs: no scatter */
+  PetscReal    dybc[2];                     /* y boundary rows: diagonal 1 (Neumann) or 3 (Dirichlet) x b/hy^2 */
+  PetscReal    hy, xscale;                  /* cell size; 1 / normalization of the x transform pair */
+  PetscReal   *kx;                          /* eigenvalue of each x mode (position in FFTW's output) */
+  PetscInt     chunk;                       /* rows transformed together */
+  fftw_plan    xforward, xbackward;         /* a chunk of rows, in place: on data / on scratch */
+  fftw_plan    xforward_rem, xbackward_rem; /* the same for the last nrows % chunk rows */
+  PetscBool    makhoul;                     /* DCT-II/III by real DFTs of permuted rows (Makhoul 1980) */
+  PetscReal   *twc, *tws;                   /* 2 cos, 2 sin of pi k / (2 Mx) */
+  double      *data, *scratch;              /* nrows x stride; chunk x stride */
+  PetscInt     singular;         /* the x mode whose column is singular (a + b kx = 0, Neumann-Neumann in y), or -1 */
+  PetscReal   *column, *colpart; /* My: that column, gathered; nrows: this rank's part */
   PetscMPIInt *rowcounts, *rowdispls; /* per rank: rows, first row (for the column gather) */
   /* factors, for the a, b they were computed with */
   PetscBool  factored;
   PetscReal  fa, fb;
-  PetscReal *w; /* nblock x Mx: inverse pivots of the block's Thomas elimination */
+  PetscReal *w;       /* nblock x Mx: inverse pivots of the block's Thomas elimination */
+  PetscReal *gL, *gR; /* nblock x Mx: T^{-1} e_first, T^{-1} e_last (P > 1) */
   /* the separators' (Schur complement) systems, one per x mode, solved by the rank owning the mode */
-  PetscInt    *mstart;  /* size + 1: modes [mstart[q], mstart[q+1]) belong to rank q */
-  PetscReal   *sw, *se; /* own modes x (size - 1): inverse pivots and off-diagonals */
-  PetscReal   *xsep;    /* size: the separators of one mode */
+  PetscInt    *mstart;    /* size + 1: modes [mstart[q], mstart[q+1]) belong to rank q */
+  PetscReal   *sw, *se;   /* own modes x (size - 1): inverse pivots and off-diagonals */
+  PetscReal   *xsep;      /* size: the separators of one mode */
+  PetscReal   *xlo, *xhi; /* Mx: the separators below and above this rank's block */
   PetscReal   *sendbuf, *recvbuf;
   PetscMPIInt *cnt3, *dsp3, *cnt3own, *dsp3own, *cnt2, *dsp2, *cnt2own, *dsp2own;
 } AdjFFTLines;

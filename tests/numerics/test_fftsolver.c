@@ -2,7 +2,8 @@
  * transform method, for every combination of boundary conditions (x: periodic, Neumann and
  * Dirichlet on either side; y: Neumann and Dirichlet on either side), a = 0 (Poisson, singular
  * without Dirichlet sides) and a > 0, on DMDAs split in rows, in columns and the default way,
- * with an even Mx (Makhoul's DCT for Neumann-Neumann x) and an odd one (FFTW's REDFT plans).
+ * with an even Mx (Makhoul's DCT for Neumann-Neumann x), an odd one (FFTW's REDFT plans) and a long
+ * one (rows transformed in several chunks).
  * Checks, each relative and failing by exit code:
  *   - both methods agree (1e-12),
  *   - the residual of the assembled operator, A x - Pi r (Pi: removal of the mean when singular), and
@@ -220,8 +221,10 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  for (PetscInt split = 0; split < 4; split++) {
-    const PetscInt Mx = split == 3 ? 23 : 24; /* odd: FFTW's REDFT plans, not Makhoul's DCT */
+  for (PetscInt split = 0; split < 5; split++) {
+    /* 23: odd, FFTW's REDFT plans, not Makhoul's DCT; 1100: rows of 8.6 kB, so the 20 rows are
+       transformed in chunks of 7, 7 and 6 (the remainder plan) */
+    const PetscInt Mx = split == 3 ? 23 : split == 4 ? 1100 : 24;
     const PetscInt m  = split == 1 ? 1 : split == 2 ? size : PETSC_DECIDE;
     const PetscInt n  = split == 1 ? size : split == 2 ? 1 : PETSC_DECIDE;
     if (split == 2 && size > 4) continue; /* columns of 24 / size cells */
