@@ -28,7 +28,11 @@ const char *const FluidBodyTypes[] = {"none", "circle", "ellipse", "naca4", "cst
  * [0, 1] (0 below, 1 above).  The mask is exactly zero outside the body and one deeper than w
  * inside: with the stiff penalization (a chi/eta >> 1 wherever chi is not tiny) the velocity
  * vanishes from just inside the surface, so the effective wall sits at the geometric surface
- * (a mask with tails outside the body, such as a tanh profile, moves it outwards by a few w). */
+ * (a mask with tails outside the body, such as a tanh profile, moves it outwards by a few w).
+ * Where the body is thinner than 2w (a sharp trailing edge) chi stays below 1; a transition centred
+ * on the surface instead, chi = S(1/2 - d/w), was measured on NACA 0012 at Re 1000, alpha 5, 40
+ * cells per chord: C_L 0.176 and C_D 0.146 against 0.189 and 0.135 with this one (references 0.247,
+ * 0.130): the thicker body costs more than the solid trailing edge gains. */
 static inline void FluidMaskProfile(PetscReal d, PetscReal w, PetscReal *chi, PetscReal *dchi)
 {
   const PetscReal s = -d / w;

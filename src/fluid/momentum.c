@@ -65,48 +65,48 @@ PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, const F
                                        const FluidCell *const *rb, FluidCell **xb, PetscScalar *nub)
 {
   const PetscReal ihx = 1 / g->h[0], ihy = 1 / g->h[1], cxx = ihx * ihx, cyy = ihy * ihy;
+  const PetscInt  iu0 = FluidIsBoundaryFace(g, 0, g->xs) ? g->xs + 1 : g->xs, ie = g->xs + g->xm; /* as forward */
   PetscScalar     lapdot = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_MomentumAdj, 0, 0, 0, 0));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
-    const FluidCell *xs = x[j - 1], *xc = x[j], *xn = x[j + 1];
+    const FluidCell *xs = x[j - 1], *xc = x[j], *xn = x[j + 1], *rj = rb[j];
     FluidCell       *bs = xb[j - 1], *bc = xb[j], *bn = xb[j + 1];
-    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      if (!FluidIsBoundaryFace(g, 0, i)) {
-        const PetscScalar y = rb[j][i].u, u = xc[i].u;
-        const PetscScalar ue = 0.5 * (u + xc[i + 1].u), uw = 0.5 * (xc[i - 1].u + u);
-        const PetscScalar un = 0.5 * (u + xn[i].u), us = 0.5 * (xs[i].u + u);
-        const PetscScalar vn = 0.5 * (xn[i - 1].v + xn[i].v), vs = 0.5 * (xc[i - 1].v + xc[i].v);
-        const PetscScalar lxx = xc[i + 1].u - 2 * u + xc[i - 1].u, lyy = xn[i].u - 2 * u + xs[i].u;
-        const PetscScalar ueb = -2 * ue * ihx * y, uwb = 2 * uw * ihx * y; /* d/d(ue), d/d(uw) */
-        const PetscScalar unb = -vn * ihy * y, vnb = -un * ihy * y, usb = vs * ihy * y, vsb = us * ihy * y;
-        lapdot += y * (cxx * lxx + cyy * lyy);
-        bc[i].u += 0.5 * (ueb + uwb + unb + usb) - 2 * nu * (cxx + cyy) * y;
-        bc[i + 1].u += 0.5 * ueb + nu * cxx * y;
-        bc[i - 1].u += 0.5 * uwb + nu * cxx * y;
-        bn[i].u += 0.5 * unb + nu * cyy * y;
-        bs[i].u += 0.5 * usb + nu * cyy * y;
-        bn[i - 1].v += 0.5 * vnb, bn[i].v += 0.5 * vnb;
-        bc[i - 1].v += 0.5 * vsb, bc[i].v += 0.5 * vsb;
-      }
-      if (!FluidIsBoundaryFace(g, 1, j)) {
-        const PetscScalar y = rb[j][i].v, v = xc[i].v;
-        const PetscScalar vn = 0.5 * (v + xn[i].v), vs = 0.5 * (xs[i].v + v);
-        const PetscScalar ve = 0.5 * (v + xc[i + 1].v), vw = 0.5 * (xc[i - 1].v + v);
-        const PetscScalar ue = 0.5 * (xs[i + 1].u + xc[i + 1].u), uw = 0.5 * (xs[i].u + xc[i].u);
-        const PetscScalar lxx = xc[i + 1].v - 2 * v + xc[i - 1].v, lyy = xn[i].v - 2 * v + xs[i].v;
-        const PetscScalar vnb = -2 * vn * ihy * y, vsb = 2 * vs * ihy * y;
-        const PetscScalar veb = -ue * ihx * y, ueb = -ve * ihx * y, vwb = uw * ihx * y, uwb = vw * ihx * y;
-        lapdot += y * (cxx * lxx + cyy * lyy);
-        bc[i].v += 0.5 * (vnb + vsb + veb + vwb) - 2 * nu * (cxx + cyy) * y;
-        bn[i].v += 0.5 * vnb + nu * cyy * y;
-        bs[i].v += 0.5 * vsb + nu * cyy * y;
-        bc[i + 1].v += 0.5 * veb + nu * cxx * y;
-        bc[i - 1].v += 0.5 * vwb + nu * cxx * y;
-        bs[i + 1].u += 0.5 * ueb, bc[i + 1].u += 0.5 * ueb;
-        bs[i].u += 0.5 * uwb, bc[i].u += 0.5 * uwb;
-      }
+    for (PetscInt i = iu0; i < ie; i++) {
+      const PetscScalar y = rj[i].u, u = xc[i].u;
+      const PetscScalar ue = 0.5 * (u + xc[i + 1].u), uw = 0.5 * (xc[i - 1].u + u);
+      const PetscScalar un = 0.5 * (u + xn[i].u), us = 0.5 * (xs[i].u + u);
+      const PetscScalar vn = 0.5 * (xn[i - 1].v + xn[i].v), vs = 0.5 * (xc[i - 1].v + xc[i].v);
+      const PetscScalar lxx = xc[i + 1].u - 2 * u + xc[i - 1].u, lyy = xn[i].u - 2 * u + xs[i].u;
+      const PetscScalar ueb = -2 * ue * ihx * y, uwb = 2 * uw * ihx * y; /* d/d(ue), d/d(uw) */
+      const PetscScalar unb = -vn * ihy * y, vnb = -un * ihy * y, usb = vs * ihy * y, vsb = us * ihy * y;
+      lapdot += y * (cxx * lxx + cyy * lyy);
+      bc[i].u += 0.5 * (ueb + uwb + unb + usb) - 2 * nu * (cxx + cyy) * y;
+      bc[i + 1].u += 0.5 * ueb + nu * cxx * y;
+      bc[i - 1].u += 0.5 * uwb + nu * cxx * y;
+      bn[i].u += 0.5 * unb + nu * cyy * y;
+      bs[i].u += 0.5 * usb + nu * cyy * y;
+      bn[i - 1].v += 0.5 * vnb, bn[i].v += 0.5 * vnb;
+      bc[i - 1].v += 0.5 * vsb, bc[i].v += 0.5 * vsb;
+    }
+    if (FluidIsBoundaryFace(g, 1, j)) continue;
+    for (PetscInt i = g->xs; i < ie; i++) {
+      const PetscScalar y = rj[i].v, v = xc[i].v;
+      const PetscScalar vn = 0.5 * (v + xn[i].v), vs = 0.5 * (xs[i].v + v);
+      const PetscScalar ve = 0.5 * (v + xc[i + 1].v), vw = 0.5 * (xc[i - 1].v + v);
+      const PetscScalar ue = 0.5 * (xs[i + 1].u + xc[i + 1].u), uw = 0.5 * (xs[i].u + xc[i].u);
+      const PetscScalar lxx = xc[i + 1].v - 2 * v + xc[i - 1].v, lyy = xn[i].v - 2 * v + xs[i].v;
+      const PetscScalar vnb = -2 * vn * ihy * y, vsb = 2 * vs * ihy * y;
+      const PetscScalar veb = -ue * ihx * y, ueb = -ve * ihx * y, vwb = uw * ihx * y, uwb = vw * ihx * y;
+      lapdot += y * (cxx * lxx + cyy * lyy);
+      bc[i].v += 0.5 * (vnb + vsb + veb + vwb) - 2 * nu * (cxx + cyy) * y;
+      bn[i].v += 0.5 * vnb + nu * cyy * y;
+      bs[i].v += 0.5 * vsb + nu * cyy * y;
+      bc[i + 1].v += 0.5 * veb + nu * cxx * y;
+      bc[i - 1].v += 0.5 * vwb + nu * cxx * y;
+      bs[i + 1].u += 0.5 * ueb, bc[i + 1].u += 0.5 * ueb;
+      bs[i].u += 0.5 * uwb, bc[i].u += 0.5 * uwb;
     }
   }
   if (nub) *nub += lapdot;
