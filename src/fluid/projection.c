@@ -179,6 +179,10 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
   PetscCall(VecSet(fl->philoc, 0.0));
   if (fl->poisson == FLUID_POISSON_FFTW) {
     AdjFFTBoundary bc[2][2];
+    PetscCheck(fl->fftw_y != ADJ_FFT_Y_TRIDIAGONAL || g->bc[1][0].type != FLUID_BC_PERIODIC, fl->comm,
+               PETSC_ERR_USER_INPUT,
+               "-fluid_fftw_y tridiagonal needs a non-periodic y direction, but -fluid_bc_ylo/yhi are periodic: use "
+               "-fluid_fftw_y auto or transform");
     for (PetscInt d = 0; d < FLUID_DIM; d++)
       for (PetscInt side = 0; side < 2; side++)
         bc[d][side] = g->bc[d][side].type == FLUID_BC_PERIODIC  ? ADJ_FFT_PERIODIC
