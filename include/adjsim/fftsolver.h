@@ -62,6 +62,10 @@ PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFF
 PetscErrorCode AdjFFTSolverCreateWith(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
                                       AdjFFTYMethod ymethod, PetscBool measure, AdjFFTSolver *fs);
 
+/*@ AdjFFTSolverTridiagonalPossible - whether the tridiagonal y method can run on da with bc, and if
+    not, why (a periodic y, fewer than 2 rows on some rank). Collective. @*/
+PetscErrorCode AdjFFTSolverTridiagonalPossible(DM da, const AdjFFTBoundary bc[2][2], PetscBool *ok, const char **why);
+
 /*@ AdjFFTSolverGetYMethod - the y method in use (TRANSFORM or TRIDIAGONAL). Not collective. @*/
 PetscErrorCode AdjFFTSolverGetYMethod(AdjFFTSolver fs, AdjFFTYMethod *ymethod);
 

@@ -179,15 +179,19 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
   PetscCall(VecSet(fl->philoc, 0.0));
   if (fl->poisson == FLUID_POISSON_FFTW) {
     AdjFFTBoundary bc[2][2];
-    PetscCheck(fl->fftw_y != ADJ_FFT_Y_TRIDIAGONAL || g->bc[1][0].type != FLUID_BC_PERIODIC, fl->comm,
-               PETSC_ERR_USER_INPUT,
-               "-fluid_fftw_y tridiagonal needs a non-periodic y direction, but -fluid_bc_ylo/yhi are periodic: use "
-               "-fluid_fftw_y auto or transform");
+
     for (PetscInt d = 0; d < FLUID_DIM; d++)
       for (PetscInt side = 0; side < 2; side++)
         bc[d][side] = g->bc[d][side].type == FLUID_BC_PERIODIC  ? ADJ_FFT_PERIODIC
                       : g->bc[d][side].type == FLUID_BC_OUTFLOW ? ADJ_FFT_DIRICHLET
                                                                 : ADJ_FFT_NEUMANN;
+    if (fl->fftw_y == ADJ_FFT_Y_TRIDIAGONAL) {
+      PetscBool   ok;
+      const char *why;
+      PetscCall(AdjFFTSolverTridiagonalPossible(fl->pda, bc, &ok, &why));
+      PetscCheck(ok, fl->comm, PETSC_ERR_USER_INPUT,
+                 "-fluid_fftw_y tridiagonal cannot run here: %s; use -fluid_fftw_y auto or transform", why);
+    }
     PetscCall(
         AdjFFTSolverCreateWith(fl->pda, fl->grid.h[0], fl->grid.h[1], bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -136,6 +136,13 @@ PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFF
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjFFTSolverTridiagonalPossible(DM da, const AdjFFTBoundary bc[2][2], PetscBool *ok, const char **why)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjFFTLinesPossible(da, bc, ok, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjFFTSolverGetYMethod(AdjFFTSolver fs, AdjFFTYMethod *ymethod)
 {
   PetscFunctionBeginUser;
