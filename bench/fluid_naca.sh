@@ -22,8 +22,8 @@
 # Resolution study (NACA_CPC="40 60 80 120", cells per chord, in the same 8 c x 6 c box): C_D and
 # C_L per resolution, and their first-order extrapolation to h -> 0 from the two finest grids (the
 # mask places the wall to within O(h), so forces converge at first order: measured 2026-11-30 at
-# alpha 5: C_L 0.1885, 0.1945, 0.2078, 0.2222 at 40, 60, 80, 120 cells per chord, extrapolated
-# 0.251; C_D 0.1346, 0.1328, 0.1322, 0.1313, extrapolated 0.130).
+# alpha 5: C_L 0.1885, 0.1945, 0.2078, 0.2222, 0.2298 at 40, 60, 80, 120, 160 cells per chord,
+# extrapolated 0.253; C_D 0.1346, 0.1328, 0.1322, 0.1313, 0.1317, extrapolated 0.133).
 # usage: bash bench/fluid_naca.sh [ranks] [build dir] [end time] [angles...]   (angles among 0 5 10)
 #        NACA_CPC="40 60 80 120" bash bench/fluid_naca.sh 2 build 20 5
 set -euo pipefail
