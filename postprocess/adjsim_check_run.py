@@ -117,7 +117,7 @@ def is_particle_map(f, ds):
     """A per-particle gradient or parameter (MPM): (N) or (N, ncomp), rows in the order of /particles.
     These belong to the particles, not to the grid, so the grid XDMF does not show them."""
     n = particle_count(f)
-    return n > 0 and ds.ndim in (1, 2) and ds.shape[0] == n and ds.name.split("/")[1] in ("gradients", "parameters")
+    return n > 0 and ds.ndim in (1, 2) and ds.shape[0] == n
 
 
 def check_particles(f):
@@ -244,9 +244,8 @@ def check_xdmf(h5path, cshape):
         for name, ds in run[group].items():
             if group == "fields" and name in ("step", "time"):
                 continue
-            if ds.name not in used and is_particle_map(run, ds):
-                continue
-            need(ds.name in used, f"{ds.name} is not referenced by {xmf}")
+            need(ds.name in used or (group != "fields" and is_particle_map(run, ds)),
+                 f"{ds.name} is not referenced by {xmf}")
     for f in files.values():
         f.close()
 

@@ -17,7 +17,6 @@
 PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCell *const *x, FluidCell **r)
 {
   const PetscReal ihx = 1 / g->h[0], ihy = 1 / g->h[1], dxx = nu * ihx * ihx, dyy = nu * ihy * ihy;
-
   /* the boundary faces are the face 0 of a non-periodic direction (face M is not stored): the loops
      below start after it, so that their bodies have no branch and vectorize */
   const PetscInt iu0 = FluidIsBoundaryFace(g, 0, g->xs) ? g->xs + 1 : g->xs, ie = g->xs + g->xm;

@@ -172,8 +172,10 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                        "along y: the same answer to round-off, faster, and no transposes across ranks)",
                        "", AdjFFTYMethods, (PetscEnum)fl->fftw_y, (PetscEnum *)&fl->fftw_y, NULL));
   PetscCall(PetscOptionsEList(
-      "-fluid_poisson", "Pressure solver: auto (= fftw), fftw (exact: DFT/DCT/DST per direction), ksp (CG + GAMG)", "",
-      FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));
+      "-fluid_poisson",
+      "Pressure solver: auto (= fftw), fftw (exact: DFT/DCT/DST in x, tridiagonal solves or transforms in y, see "
+      "-fluid_fftw_y), ksp (CG + GAMG)",
+      "", FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));
   PetscOptionsEnd();
   PetscCheck(!(set_nu && set_re), fl->comm, PETSC_ERR_USER_INPUT, "Give either -fluid_nu or -fluid_re, not both");
   if (set_re) {

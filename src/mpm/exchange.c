@@ -69,46 +69,17 @@ static PetscErrorCode MPMEnsureCapacity(MPM mpm, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMExchangeSetUp - the home -> owner SF for the positions in x (home layout) before step k.
-    A particle whose stencil leaves the grid stops the run, naming it. Collective. @*/
-PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
+/* A new home -> owner SF for the owners dest[] of this rank's home particles (sendcount[r]: how many
+ * go to rank r); mpm->owner remembers them. Collective. */
+static PetscErrorCode MPMExchangeBuildSF(MPM mpm, AdjStepIndex k, const PetscMPIInt dest[], const PetscInt sendcount[])
 {
-  const MPMParticle *home;
-  PetscMPIInt       *dest;
-  PetscInt          *sendcount, *recvcount, *recvdispl, *offset, *next;
-  PetscSFNode       *remote;
-  PetscInt64         lost  = -1;
-  PetscBool          moved = PETSC_FALSE;
+  PetscInt    *recvcount, *recvdispl, *offset, *next;
+  PetscSFNode *remote;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
-  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&home));
-  if (!mpm->owner) PetscCall(PetscMalloc1(mpm->nhome, &mpm->owner));
-  PetscCall(PetscMalloc1(mpm->nhome, &dest));
-  PetscCall(PetscCalloc5(mpm->size, &sendcount, mpm->size, &recvcount, mpm->size, &recvdispl, mpm->size, &offset,
-                         mpm->size, &next));
-  for (PetscInt i = 0; i < mpm->nhome; i++) {
-    dest[i] = MPMOwnerOf(mpm, home[i].x);
-    if (dest[i] < 0) {
-      if (lost < 0) lost = mpm->hstart + i;
-      dest[i] = mpm->rank;
-    }
-    sendcount[dest[i]]++;
-    moved = moved || dest[i] != mpm->owner[i];
-  }
-  PetscCall(MPMReportLost(mpm, k, lost, home));
-  /* No particle changed owner since the SF was built: the same SF (it depends on the owners only). */
-  moved = moved || !mpm->sf;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPIU_BOOL, MPI_LOR, mpm->comm));
-  if (!moved) {
-    PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
-    PetscCall(PetscFree(dest));
-    PetscCall(PetscFree5(sendcount, recvcount, recvdispl, offset, next));
-    PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(PetscSFDestroy(&mpm->sf));
-  for (PetscInt i = 0; i < mpm->nhome; i++) mpm->owner[i] = dest[i];
+  PetscCall(PetscArraycpy(mpm->owner, dest, mpm->nhome));
+  PetscCall(PetscCalloc4(mpm->size, &recvcount, mpm->size, &recvdispl, mpm->size, &offset, mpm->size, &next));
   PetscCallMPI(MPI_Alltoall(sendcount, 1, MPIU_INT, recvcount, 1, MPIU_INT, mpm->comm));
   mpm->nowned = 0;
   for (PetscMPIInt r = 0; r < mpm->size; r++) {
@@ -126,13 +97,46 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
                       "mpm exchange before step %" PetscInt64_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT
                       " home particles of rank %d are computed on other ranks\n",
                       (PetscInt64)k, mpm->nhome - sendcount[mpm->rank], mpm->nhome, (int)mpm->rank));
-  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
   PetscCall(PetscSFCreate(mpm->comm, &mpm->sf));
   PetscCall(PetscSFSetGraph(mpm->sf, mpm->nowned, mpm->nhome, NULL, PETSC_COPY_VALUES, remote, PETSC_OWN_POINTER));
   PetscCall(PetscSFSetUp(mpm->sf));
-  PetscCall(PetscFree(dest));
-  PetscCall(PetscFree5(sendcount, recvcount, recvdispl, offset, next));
+  PetscCall(PetscFree4(recvcount, recvdispl, offset, next));
   PetscCall(MPMEnsureCapacity(mpm, mpm->nowned));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeSetUp - the home -> owner SF for the positions in x (home layout) before step k: the
+    one of the last step unless some particle (on any rank) changed owner since.  A particle whose
+    stencil leaves the grid stops the run, naming it. Collective. @*/
+PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
+{
+  const MPMParticle *home;
+  PetscMPIInt       *dest;
+  PetscInt          *sendcount;
+  PetscInt64         lost  = -1;
+  PetscBool          moved = (PetscBool)!mpm->sf;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&home));
+  if (!mpm->owner) PetscCall(PetscMalloc1(mpm->nhome, &mpm->owner));
+  PetscCall(PetscMalloc1(mpm->nhome, &dest));
+  PetscCall(PetscCalloc1(mpm->size, &sendcount));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    dest[i] = MPMOwnerOf(mpm, home[i].x);
+    if (dest[i] < 0) {
+      if (lost < 0) lost = mpm->hstart + i;
+      dest[i] = mpm->rank;
+    }
+    sendcount[dest[i]]++;
+    moved = moved || dest[i] != mpm->owner[i]; /* mpm->owner is read only once an SF exists */
+  }
+  PetscCall(MPMReportLost(mpm, k, lost, home));
+  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPIU_BOOL, MPI_LOR, mpm->comm));
+  if (moved) PetscCall(MPMExchangeBuildSF(mpm, k, dest, sendcount));
+  PetscCall(PetscFree(dest));
+  PetscCall(PetscFree(sendcount));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -128,7 +128,7 @@ struct _n_MPM {
   PetscReal    final_time, dt, cfl, dt_limit, wave_speed, speed_bound;
   AdjStepIndex nsteps;
   PetscBool    output_grid;
-  /* exchange home -> owner (rebuilt every step from the positions) and owner-side work arrays */
+  /* exchange home -> owner (rebuilt when a particle changes owner) and owner-side work arrays */
   PetscSF           sf;
   PetscMPIInt      *owner; /* owner rank of each home particle when sf was built (NULL: none yet) */
   MPI_Datatype      state_type, mat_type;

@@ -158,7 +158,7 @@ static PetscErrorCode AdjFFTLinesFactor(AdjFFTSolver fs, PetscReal a, PetscReal 
   if (L->dybc[0] == 1 && L->dybc[1] == 1)
     for (PetscInt m = 0; m < Mx; m++)
       if (a + b * L->kx[m] == 0) {
-        PetscCheck(L->singular < 0 && b != 0, fs->comm, PETSC_ERR_PLIB, "AdjFFTSolver: more than one singular mode");
+        PetscCheck(L->singular < 0, fs->comm, PETSC_ERR_PLIB, "AdjFFTSolver: more than one singular mode");
         L->singular = m;
       }
   for (PetscInt j = 0; j < L->nblock; j++) {
@@ -184,18 +184,16 @@ static PetscErrorCode AdjFFTLinesSolveSingularColumn(AdjFFTSolver fs, PetscReal 
   AdjFFTLines    *L    = &fs->lines;
   const PetscInt  My   = L->My;
   const PetscReal h2b  = L->hy * L->hy / b;
-  PetscReal       mean = 0, phi = 0, G = 0, next, phimean = 0;
+  PetscReal       mean = 0, phi = 0, G = 0, phimean = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allgatherv(L->colpart, (PetscMPIInt)L->nrows, MPIU_REAL, L->column, L->rowcounts, L->rowdispls,
                               MPIU_REAL, fs->comm));
   for (PetscInt J = 0; J < My; J++) mean += L->column[J];
   mean /= My;
-  next = L->column[0];
-  for (PetscInt J = 0; J < My; J++) {
-    const PetscReal rJ = next;
-    if (J + 1 < My) next = L->column[J + 1];
-    L->column[J] = phi;
+  for (PetscInt J = 0; J < My; J++) { /* column[J] holds r_J until it gets phi_J */
+    const PetscReal rJ = L->column[J];
+    L->column[J]       = phi;
     phimean += phi;
     G -= rJ - mean;
     phi += G * h2b;

@@ -112,40 +112,43 @@ static PetscErrorCode CheckCompleteRun(DM da, const char tag[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An aborted run: opened, one step of v written, destroyed without close. */
+static PetscErrorCode WriteAbortedRun(DM da, const char h5[], Vec v)
+{
+  AdjOutput out;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCreate(PetscObjectComm((PetscObject)da), &out));
+  PetscCall(AdjOutputSetPath(out, h5));
+  PetscCall(AdjOutputSetGrid(out, da, NULL, NULL, NULL));
+  PetscCall(AdjOutputOpen(out));
+  PetscCall(AdjOutputBeginStep(out, 0, 0.0));
+  PetscCall(AdjOutputWriteField(out, "u", "m/s", v));
+  PetscCall(AdjOutputDestroy(&out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Destroyed without close (an aborted run): .partial remains, no final file, no .xmf; an earlier run's
  * files of the same name stay as they were. */
 static PetscErrorCode CheckAbortedRun(DM da, const char tag[])
 {
-  MPI_Comm  comm = PetscObjectComm((PetscObject)da);
-  char      h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN];
-  AdjOutput out;
-  Vec       v;
+  MPI_Comm comm = PetscObjectComm((PetscObject)da);
+  char     h5[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN], xmf[PETSC_MAX_PATH_LEN];
+  Vec      v;
 
   PetscFunctionBeginUser;
   PetscCall(Names(tag, "aborted", h5, partial, xmf));
   PetscCall(RemoveFiles(comm, h5, xmf)); /* the second half below leaves them; the test must be rerunnable */
-  PetscCall(AdjOutputCreate(comm, &out));
-  PetscCall(AdjOutputSetPath(out, h5));
-  PetscCall(AdjOutputSetGrid(out, da, NULL, NULL, NULL));
-  PetscCall(AdjOutputOpen(out));
   PetscCall(DMCreateGlobalVector(da, &v));
   PetscCall(IOTestFill(da, 4, v));
-  PetscCall(AdjOutputBeginStep(out, 0, 0.0));
-  PetscCall(AdjOutputWriteField(out, "u", "m/s", v));
-  PetscCall(AdjOutputDestroy(&out));
+  PetscCall(WriteAbortedRun(da, h5, v));
   PetscCall(IOTestExpectFile(comm, partial, PETSC_TRUE, "after destroy without close"));
   PetscCall(IOTestExpectFile(comm, h5, PETSC_FALSE, "after destroy without close"));
   PetscCall(IOTestExpectFile(comm, xmf, PETSC_FALSE, "after destroy without close"));
   /* Again over an earlier run's files of the same name: they survive the aborted run. */
   PetscCall(WriteJunk(comm, h5));
   PetscCall(WriteJunk(comm, xmf));
-  PetscCall(AdjOutputCreate(comm, &out));
-  PetscCall(AdjOutputSetPath(out, h5));
-  PetscCall(AdjOutputSetGrid(out, da, NULL, NULL, NULL));
-  PetscCall(AdjOutputOpen(out));
-  PetscCall(AdjOutputBeginStep(out, 0, 0.0));
-  PetscCall(AdjOutputWriteField(out, "u", "m/s", v));
-  PetscCall(AdjOutputDestroy(&out));
+  PetscCall(WriteAbortedRun(da, h5, v));
   PetscCall(ExpectJunk(comm, h5, "after an aborted run"));
   PetscCall(ExpectJunk(comm, xmf, "after an aborted run"));
   PetscCall(VecDestroy(&v));
