@@ -614,7 +614,6 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   PetscCall(VecDestroy(&fl->xbloc));
   PetscCall(VecDestroy(&fl->sbar));
   PetscCall(VecDestroy(&fl->cbar));
-  PetscCall(VecDestroy(&fl->rbar));
   PetscCall(VecDestroy(&fl->x0sample));
   PetscCall(VecDestroy(&fl->gu0));
   PetscCall(VecDestroy(&fl->gv0));
@@ -640,7 +639,6 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscCall(DMCreateLocalVector(fl->da, &fl->xbloc));
   PetscCall(VecDuplicate(fl->rhs, &fl->sbar));
   PetscCall(VecDuplicate(fl->rhs, &fl->cbar));
-  PetscCall(VecDuplicate(fl->rhs, &fl->rbar));
   PetscCall(VecDuplicate(fl->rhs, &fl->x0sample));
   PetscCall(DMCreateGlobalVector(fl->pda, &fl->gu0));
   PetscCall(VecDuplicate(fl->gu0, &fl->gv0));

@@ -108,12 +108,12 @@ struct _n_Fluid {
   Vec div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
   Vec out[4];               /* output fields on pda */
   /* adjoint work and parameter gradients (dJ/dvalue, this rank's partial sum for nu) */
-  Vec            xbloc;            /* ghosted adjoint of a state */
-  Vec            sbar, cbar, rbar; /* adjoints of a stage, of a combination, of F(.) */
-  Vec            x0sample;         /* the sampled initial field (parameters u0, v0) before projection */
-  Vec            gu0, gv0;         /* dJ/du0, dJ/dv0 on pda */
-  PetscScalar    gnu_local;        /* dJ/dnu, this rank's part */
-  PetscScalar    gbc_local[2][2];  /* dJ/d(side velocity) [direction][side], this rank's part */
+  Vec            xbloc;           /* ghosted adjoint of a state */
+  Vec            sbar, cbar;      /* adjoints of a stage and of a combination */
+  Vec            x0sample;        /* the sampled initial field (parameters u0, v0) before projection */
+  Vec            gu0, gv0;        /* dJ/du0, dJ/dv0 on pda */
+  PetscScalar    gnu_local;       /* dJ/dnu, this rank's part */
+  PetscScalar    gbc_local[2][2]; /* dJ/d(side velocity) [direction][side], this rank's part */
   FluidObjective obj;
   FluidBody      body;
   PetscBool      quiet;
@@ -127,7 +127,7 @@ PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCel
 PetscErrorCode FluidDivergence(const FluidGrid *g, const FluidCell *const *x, PetscScalar **div);
 PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const FluidCell *const *x,
                                     const PetscScalar *const *phi, FluidCell **y);
-PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, const FluidCell *const *x,
+PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, PetscReal w, const FluidCell *const *x,
                                        const FluidCell *const *rb, FluidCell **xb, PetscScalar *nub);
 PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb, PetscScalar gbc[2][2]);
 PetscErrorCode FluidFillPressureGhostsAdjoint(const FluidGrid *g, PetscScalar **pb);
@@ -145,7 +145,7 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
 PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
 PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);
-PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub);
+PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, PetscReal w, Vec rb, Vec xb, PetscScalar *nub);
 PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);

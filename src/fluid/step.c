@@ -92,20 +92,19 @@ PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidRHSAdjoint - xb += (dF/dx)^T rb at x (boundary rules and halo exchange included) and
- *nub += <rb, dF/dnu> (this rank's part). Collective. @*/
-PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub)
+/*@ FluidRHSAdjoint - xb += w (dF/dx)^T rb at x (boundary rules and halo exchange included) and
+ *nub += w <rb, dF/dnu> (this rank's part). Collective. @*/
+PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, PetscReal w, Vec rb, Vec xb, PetscScalar *nub)
 {
   const FluidCell **xa, **ra;
   FluidCell       **ba;
 
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
-  PetscCall(VecSet(fl->xbloc, 0.0));
   PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
   PetscCall(DMDAVecGetArrayRead(fl->da, rb, &ra));
   PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &ba));
-  PetscCall(FluidMomentumRHSAdjoint(&fl->grid, fl->nu, xa, ra, ba, nub));
+  PetscCall(FluidMomentumRHSAdjoint(&fl->grid, fl->nu, w, xa, ra, ba, nub)); /* writes all of xbloc */
   PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &ba));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, rb, &ra));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
@@ -124,7 +123,7 @@ PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, Vec rb, Vec xb, PetscScalar *nub
 PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
 {
   const PetscReal dt = fl->dt;
-  Vec             s1 = fl->stage[0], s2 = fl->stage[1], cb = fl->cbar, rb = fl->rbar, sb = fl->sbar;
+  Vec             s1 = fl->stage[0], s2 = fl->stage[1], cb = fl->cbar, sb = fl->sbar;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
@@ -132,21 +131,18 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, 
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 2, 2.0 * dt / 3.0, cb));
   PetscCall(VecAXPBY(lin, 1.0 / 3.0, 0.0, cb));
   PetscCall(VecAXPBY(sb, 2.0 / 3.0, 0.0, cb));
-  PetscCall(VecAXPBY(rb, 2.0 * dt / 3.0, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, s2, rb, sb, &fl->gnu_local));
+  PetscCall(FluidRHSAdjoint(fl, s2, 2.0 * dt / 3.0, cb, sb, &fl->gnu_local));
   PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
   PetscCall(FluidProjectAdjoint(fl, 4 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 1, 0.25 * dt, cb));
   PetscCall(VecAXPY(lin, 0.75, cb));
   PetscCall(VecAXPBY(sb, 0.25, 0.0, cb));
-  PetscCall(VecAXPBY(rb, 0.25 * dt, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, s1, rb, sb, &fl->gnu_local));
+  PetscCall(FluidRHSAdjoint(fl, s1, 0.25 * dt, cb, sb, &fl->gnu_local));
   PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
   PetscCall(FluidProjectAdjoint(fl, 1 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 0, dt, cb));
   PetscCall(VecAXPY(lin, 1.0, cb));
-  PetscCall(VecAXPBY(rb, dt, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, xin, rb, lin, &fl->gnu_local));
+  PetscCall(FluidRHSAdjoint(fl, xin, dt, cb, lin, &fl->gnu_local));
   PetscCall(VecStrideSet(lin, 2, 0.0));
   fl->body.wstep = -1;
   PetscCall(PetscLogEventEnd(FLUID_StepAdj, 0, 0, 0, 0));
