@@ -620,6 +620,7 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   PetscCall(VecDestroy(&fl->rhs));
   PetscCall(VecDestroy(&fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDestroy(&fl->stage[s]));
+  for (PetscInt s = 0; s < 3; s++) PetscCall(VecDestroy(&fl->stageloc[s]));
   for (PetscInt c = 0; c < 4; c++) PetscCall(VecDestroy(&fl->out[c]));
   PetscCall(DMDestroy(&fl->pda));
   PetscCall(DMDestroy(&fl->da));
@@ -635,6 +636,7 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscCall(DMCreateGlobalVector(fl->da, &fl->rhs));
   PetscCall(VecDuplicate(fl->rhs, &fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->rhs, &fl->stage[s]));
+  for (PetscInt s = 0; s < 3; s++) PetscCall(VecDuplicate(fl->xloc, &fl->stageloc[s]));
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
   PetscCall(DMCreateLocalVector(fl->da, &fl->xbloc));
   PetscCall(VecDuplicate(fl->rhs, &fl->sbar));

@@ -105,6 +105,7 @@ struct _n_Fluid {
   /* work */
   Vec xloc;                 /* ghosted state */
   Vec stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
+  Vec stageloc[3];          /* ghosted, boundary-filled x, s1, s2 of the last step (its adjoint reads them) */
   Vec div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
   Vec out[4];               /* output fields on pda */
   /* adjoint work and parameter gradients (dJ/dvalue, this rank's partial sum for nu) */
@@ -145,12 +146,12 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
 PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
 PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);
-PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, PetscReal w, Vec rb, Vec xb, PetscScalar *nub);
+PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec xloc, PetscReal w, Vec rb, Vec xb, PetscScalar *nub);
 PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
 PetscErrorCode FluidPoissonDestroy(Fluid fl);
-PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r);
+PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r);
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout);
 PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax);
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax);

@@ -339,7 +339,6 @@ PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb)
   PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &xa));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, yb, &ya));
   PetscCall(VecSet(xb, 0.0));
-  PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, xb));
-  PetscCall(VecStrideSet(xb, 2, 0.0));
+  PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, xb)); /* xbloc.p = 0 (no kernel above writes it): xb.p = 0 */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

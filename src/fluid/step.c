@@ -10,20 +10,20 @@
 #include "fluidimpl.h"
 #include <adjsim/stability.h>
 
-/*@ FluidRHS - r = F(x) = -div(u u) + nu lap u on interior faces (boundary rules applied first).
-    Collective. @*/
-PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec r)
+/*@ FluidRHS - r = F(x) = -div(u u) + nu lap u on interior faces, from xloc, which gets the
+    ghosted x with the boundary rules applied. Collective. @*/
+PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r)
 {
   const FluidCell **xa;
   FluidCell       **ra;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
-  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(FluidGlobalToLocalFilled(fl, x, xloc));
+  PetscCall(DMDAVecGetArrayRead(fl->da, xloc, &xa));
   PetscCall(DMDAVecGetArray(fl->da, r, &ra));
   PetscCall(FluidMomentumRHS(&fl->grid, fl->nu, xa, ra));
   PetscCall(DMDAVecRestoreArray(fl->da, r, &ra));
-  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, xloc, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -48,13 +48,17 @@ static PetscErrorCode FluidStagePressures(Fluid fl, Vec s1, Vec s2, Vec xout)
 /* Adjoint of FluidStagePressures for a stage: its weighted pressure gets the adjoint of p'. */
 static PetscErrorCode FluidStagePressureAdjoint(Fluid fl, Vec lout, Vec sb)
 {
-  Vec t;
+  const FluidGrid  *g = &fl->grid;
+  const FluidCell **la;
+  FluidCell       **sa;
 
   PetscFunctionBeginUser;
-  PetscCall(DMGetGlobalVector(fl->pda, &t));
-  PetscCall(VecStrideGather(lout, 2, t, INSERT_VALUES));
-  PetscCall(VecStrideScatter(t, 2, sb, INSERT_VALUES));
-  PetscCall(DMRestoreGlobalVector(fl->pda, &t));
+  PetscCall(DMDAVecGetArrayRead(fl->da, lout, &la));
+  PetscCall(DMDAVecGetArray(fl->da, sb, &sa));
+  for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) sa[j][i].p = la[j][i].p;
+  PetscCall(DMDAVecRestoreArray(fl->da, sb, &sa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, lout, &la));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -63,7 +67,8 @@ static PetscErrorCode FluidStagePressureAdjoint(Fluid fl, Vec lout, Vec sb)
       s1 = P(B_dt(x + dt F(x)))
       s2 = P(B_dt/4(3/4 x + 1/4 s1 + dt/4 F(s1)))
       x' = P(B_2dt/3(1/3 x + 2/3 s2 + 2dt/3 F(s2))),   p' = (p1 + p2)/6 + 2/3 p3 (FluidStagePressures)
-    The stages stay in fl->stage[] (for the adjoint of this step, later). xin and xout must
+    The stages stay in fl->stage[], and x, s1, s2 ghosted and boundary-filled in fl->stageloc[] (for
+    the adjoint of this step, later). xin and xout must
     differ. Collective. @*/
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
 {
@@ -72,16 +77,16 @@ PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Step, 0, 0, 0, 0));
-  PetscCall(FluidRHS(fl, xin, r));
+  PetscCall(FluidRHS(fl, xin, fl->stageloc[0], r));
   PetscCall(VecWAXPY(c, dt, r, xin));
   PetscCall(FluidBodyPenalizeStage(fl, 0, dt, c));
   PetscCall(FluidProject(fl, 1 / (6 * dt), c, s1));
-  PetscCall(FluidRHS(fl, s1, r));
+  PetscCall(FluidRHS(fl, s1, fl->stageloc[1], r));
   PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, xin, s1));
   PetscCall(VecAXPY(c, 0.25 * dt, r));
   PetscCall(FluidBodyPenalizeStage(fl, 1, 0.25 * dt, c));
   PetscCall(FluidProject(fl, 4 / (6 * dt), c, s2));
-  PetscCall(FluidRHS(fl, s2, r));
+  PetscCall(FluidRHS(fl, s2, fl->stageloc[2], r));
   PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, xin, s2));
   PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
   PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
@@ -93,27 +98,26 @@ PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
 }
 
 /*@ FluidRHSAdjoint - xb += w (dF/dx)^T rb at x (boundary rules and halo exchange included) and
- *nub += w <rb, dF/dnu> (this rank's part). Collective. @*/
-PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, PetscReal w, Vec rb, Vec xb, PetscScalar *nub)
+ *nub += w <rb, dF/dnu> (this rank's part); xloc: x as FluidRHS left it. Collective. @*/
+PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec xloc, PetscReal w, Vec rb, Vec xb, PetscScalar *nub)
 {
   const FluidCell **xa, **ra;
   FluidCell       **ba;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
-  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(DMDAVecGetArrayRead(fl->da, xloc, &xa));
   PetscCall(DMDAVecGetArrayRead(fl->da, rb, &ra));
   PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &ba));
   PetscCall(FluidMomentumRHSAdjoint(&fl->grid, fl->nu, w, xa, ra, ba, nub)); /* writes all of xbloc */
   PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &ba));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, rb, &ra));
-  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, xloc, &xa));
   PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, xb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ FluidStepRK3Adjoint - lin = (dPhi/dx)^T lout for the step k FluidStepRK3 just took from xin
-    (its stages s1, s2 are still in fl->stage[]), and fl->gnu_local += (dPhi/dnu)^T lout.
+    (its stages are still in fl->stage[] and fl->stageloc[]), and fl->gnu_local += (dPhi/dnu)^T lout.
     Reverse sweep of the three stages (bars are adjoints; P^T by FluidProjectAdjoint):
     (each P^T followed by B^T, which also accumulates the mask sensitivity):
       cb = P^T lout;  lin = cb/3;  s2b = 2/3 cb + F'(s2)^T (2dt/3 cb)
@@ -123,7 +127,7 @@ PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec x, PetscReal w, Vec rb, Vec xb, Pet
 PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
 {
   const PetscReal dt = fl->dt;
-  Vec             s1 = fl->stage[0], s2 = fl->stage[1], cb = fl->cbar, sb = fl->sbar;
+  Vec             cb = fl->cbar, sb = fl->sbar;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
@@ -131,18 +135,18 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, 
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 2, 2.0 * dt / 3.0, cb));
   PetscCall(VecAXPBY(lin, 1.0 / 3.0, 0.0, cb));
   PetscCall(VecAXPBY(sb, 2.0 / 3.0, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, s2, 2.0 * dt / 3.0, cb, sb, &fl->gnu_local));
+  PetscCall(FluidRHSAdjoint(fl, fl->stageloc[2], 2.0 * dt / 3.0, cb, sb, &fl->gnu_local));
   PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
   PetscCall(FluidProjectAdjoint(fl, 4 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 1, 0.25 * dt, cb));
   PetscCall(VecAXPY(lin, 0.75, cb));
   PetscCall(VecAXPBY(sb, 0.25, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, s1, 0.25 * dt, cb, sb, &fl->gnu_local));
+  PetscCall(FluidRHSAdjoint(fl, fl->stageloc[1], 0.25 * dt, cb, sb, &fl->gnu_local));
   PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
   PetscCall(FluidProjectAdjoint(fl, 1 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 0, dt, cb));
   PetscCall(VecAXPY(lin, 1.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, xin, dt, cb, lin, &fl->gnu_local));
+  PetscCall(FluidRHSAdjoint(fl, fl->stageloc[0], dt, cb, lin, &fl->gnu_local));
   PetscCall(VecStrideSet(lin, 2, 0.0));
   fl->body.wstep = -1;
   PetscCall(PetscLogEventEnd(FLUID_StepAdj, 0, 0, 0, 0));
