@@ -636,7 +636,11 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscCall(DMCreateGlobalVector(fl->da, &fl->rhs));
   PetscCall(VecDuplicate(fl->rhs, &fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->rhs, &fl->stage[s]));
-  for (PetscInt s = 0; s < 3; s++) PetscCall(VecDuplicate(fl->xloc, &fl->stageloc[s]));
+  for (PetscInt s = 0; s < 3;
+       s++) { /* ghosts outside the box that no rule fills stay 0 (the momentum adjoint multiplies them by 0) */
+    PetscCall(VecDuplicate(fl->xloc, &fl->stageloc[s]));
+    PetscCall(VecSet(fl->stageloc[s], 0.0));
+  }
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
   PetscCall(DMCreateLocalVector(fl->da, &fl->xbloc));
   PetscCall(VecDuplicate(fl->rhs, &fl->sbar));

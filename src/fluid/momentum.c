@@ -170,7 +170,7 @@ PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, PetscRe
   PetscCall(PetscFree(work));
   if (nub) *nub += lapdot;
   PetscCall(PetscLogEventEnd(FLUID_MomentumAdj, 0, 0, 0, 0));
-  PetscCall(PetscLogFlops(2 * 40.0 * g->xm * g->ym));
+  PetscCall(PetscLogFlops(56.0 * g->xm * g->ym));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -67,9 +67,8 @@ static PetscErrorCode FluidStagePressureAdjoint(Fluid fl, Vec lout, Vec sb)
       s1 = P(B_dt(x + dt F(x)))
       s2 = P(B_dt/4(3/4 x + 1/4 s1 + dt/4 F(s1)))
       x' = P(B_2dt/3(1/3 x + 2/3 s2 + 2dt/3 F(s2))),   p' = (p1 + p2)/6 + 2/3 p3 (FluidStagePressures)
-    The stages stay in fl->stage[], and x, s1, s2 ghosted and boundary-filled in fl->stageloc[] (for
-    the adjoint of this step, later). xin and xout must
-    differ. Collective. @*/
+    x, s1 and s2, ghosted and boundary-filled, stay in fl->stageloc[] for the adjoint of this step.
+    xin and xout must differ. Collective. @*/
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
 {
   const PetscReal dt = fl->dt;
@@ -117,7 +116,7 @@ PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec xloc, PetscReal w, Vec rb, Vec xb, 
 }
 
 /*@ FluidStepRK3Adjoint - lin = (dPhi/dx)^T lout for the step k FluidStepRK3 just took from xin
-    (its stages are still in fl->stage[] and fl->stageloc[]), and fl->gnu_local += (dPhi/dnu)^T lout.
+    (xin is not read: the step left it and its stages in fl->stageloc[]), and fl->gnu_local += (dPhi/dnu)^T lout.
     Reverse sweep of the three stages (bars are adjoints; P^T by FluidProjectAdjoint):
     (each P^T followed by B^T, which also accumulates the mask sensitivity):
       cb = P^T lout;  lin = cb/3;  s2b = 2/3 cb + F'(s2)^T (2dt/3 cb)
@@ -130,6 +129,7 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, 
   Vec             cb = fl->cbar, sb = fl->sbar;
 
   PetscFunctionBeginUser;
+  (void)xin; /* the stepper interface passes it; fl->stageloc[0] holds it ghosted */
   PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
   PetscCall(FluidProjectAdjoint(fl, 1 / dt, lout, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 2, 2.0 * dt / 3.0, cb));
