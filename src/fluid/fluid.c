@@ -617,7 +617,6 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   PetscCall(VecDestroy(&fl->x0sample));
   PetscCall(VecDestroy(&fl->gu0));
   PetscCall(VecDestroy(&fl->gv0));
-  PetscCall(VecDestroy(&fl->rhs));
   PetscCall(VecDestroy(&fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDestroy(&fl->stage[s]));
   for (PetscInt s = 0; s < 3; s++) PetscCall(VecDestroy(&fl->stageloc[s]));
@@ -633,9 +632,8 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscFunctionBeginUser;
   PetscCall(DMCreateLocalVector(fl->da, &fl->xloc));
   PetscCall(VecSet(fl->xloc, 0.0));
-  PetscCall(DMCreateGlobalVector(fl->da, &fl->rhs));
-  PetscCall(VecDuplicate(fl->rhs, &fl->combo));
-  for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->rhs, &fl->stage[s]));
+  PetscCall(DMCreateGlobalVector(fl->da, &fl->combo));
+  for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->combo, &fl->stage[s]));
   for (PetscInt s = 0; s < 3;
        s++) { /* ghosts outside the box that no rule fills stay 0 (the momentum adjoint multiplies them by 0) */
     PetscCall(VecDuplicate(fl->xloc, &fl->stageloc[s]));
@@ -643,9 +641,9 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   }
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
   PetscCall(DMCreateLocalVector(fl->da, &fl->xbloc));
-  PetscCall(VecDuplicate(fl->rhs, &fl->sbar));
-  PetscCall(VecDuplicate(fl->rhs, &fl->cbar));
-  PetscCall(VecDuplicate(fl->rhs, &fl->x0sample));
+  PetscCall(VecDuplicate(fl->combo, &fl->sbar));
+  PetscCall(VecDuplicate(fl->combo, &fl->cbar));
+  PetscCall(VecDuplicate(fl->combo, &fl->x0sample));
   PetscCall(DMCreateGlobalVector(fl->pda, &fl->gu0));
   PetscCall(VecDuplicate(fl->gu0, &fl->gv0));
   PetscFunctionReturn(PETSC_SUCCESS);

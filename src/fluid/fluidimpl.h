@@ -103,11 +103,11 @@ struct _n_Fluid {
   AdjFFTSolver     fft;
   PetscInt         ksp_its; /* iterations of the last solve */
   /* work */
-  Vec xloc;                 /* ghosted state */
-  Vec stage[2], rhs, combo; /* RK3 stages s1, s2, F(.), pre-projection combination */
-  Vec stageloc[3];          /* ghosted, boundary-filled x, s1, s2 of the last step (its adjoint reads them) */
-  Vec div, phi, philoc;     /* Poisson right-hand side and solution (pda) */
-  Vec out[4];               /* output fields on pda */
+  Vec xloc;             /* ghosted state */
+  Vec stage[2], combo;  /* RK3 stages s1, s2, the pre-projection combination */
+  Vec stageloc[3];      /* ghosted, boundary-filled x, s1, s2 of the last step (its adjoint reads them) */
+  Vec div, phi, philoc; /* Poisson right-hand side and solution (pda) */
+  Vec out[4];           /* output fields on pda */
   /* adjoint work and parameter gradients (dJ/dvalue, this rank's partial sum for nu) */
   Vec            xbloc;           /* ghosted adjoint of a state */
   Vec            sbar, cbar;      /* adjoints of a stage and of a combination */
@@ -124,12 +124,14 @@ struct _n_Fluid {
  * kernels read a ghosted local array and write owned entries; their adjoints will sit next to them. */
 PetscErrorCode FluidFillBoundary(const FluidGrid *g, FluidCell **x);
 PetscErrorCode FluidFillPressureGhosts(const FluidGrid *g, PetscScalar **phi);
-PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, const FluidCell *const *x, FluidCell **r);
+PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, PetscReal a, const FluidCell *const *x0, PetscReal b,
+                                PetscReal w, const FluidCell *const *x, FluidCell **c);
 PetscErrorCode FluidDivergence(const FluidGrid *g, const FluidCell *const *x, PetscScalar **div);
 PetscErrorCode FluidGradientCorrect(const FluidGrid *g, PetscReal pscale, const FluidCell *const *x,
                                     const PetscScalar *const *phi, FluidCell **y);
-PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, PetscReal w, const FluidCell *const *x,
-                                       const FluidCell *const *rb, FluidCell **xb, PetscScalar *nub);
+PetscErrorCode FluidMomentumRHSAdjoint(const FluidGrid *g, PetscReal nu, PetscReal a, FluidCell **x0b, PetscReal b,
+                                       PetscReal w, const FluidCell *const *x, const FluidCell *const *rb,
+                                       FluidCell **xb, PetscScalar *nub);
 PetscErrorCode FluidFillBoundaryAdjoint(const FluidGrid *g, FluidCell **xb, PetscScalar gbc[2][2]);
 PetscErrorCode FluidFillPressureGhostsAdjoint(const FluidGrid *g, PetscScalar **pb);
 PetscErrorCode FluidDivergenceAdjoint(const FluidGrid *g, const PetscScalar *const *db, FluidCell **xb);
@@ -146,12 +148,14 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
 PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
 PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);
-PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec xloc, PetscReal w, Vec rb, Vec xb, PetscScalar *nub);
+PetscErrorCode FluidStageCombinationAdjoint(Fluid fl, PetscReal a, Vec x0b, PetscReal b, Vec xloc, PetscReal w, Vec cb,
+                                            Vec xb, PetscScalar *nub);
 PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
 PetscErrorCode FluidPoissonDestroy(Fluid fl);
 PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r);
+PetscErrorCode FluidStageCombination(Fluid fl, PetscReal a, Vec x0, PetscReal b, Vec x, Vec xloc, PetscReal w, Vec c);
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout);
 PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax);
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax);

@@ -10,20 +10,32 @@
 #include "fluidimpl.h"
 #include <adjsim/stability.h>
 
-/*@ FluidRHS - r = F(x) = -div(u u) + nu lap u on interior faces, from xloc, which gets the
-    ghosted x with the boundary rules applied. Collective. @*/
-PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r)
+/*@ FluidStageCombination - c = a x0 + b x + w F(x) on the owned faces (FluidMomentumRHS; F = 0 on
+    boundary faces, c.p = 0), with F(x) = -div(u u) + nu lap u; xloc gets the ghosted x with the
+    boundary rules applied.  c must differ from x0 and x. Collective. @*/
+PetscErrorCode FluidStageCombination(Fluid fl, PetscReal a, Vec x0, PetscReal b, Vec x, Vec xloc, PetscReal w, Vec c)
 {
-  const FluidCell **xa;
-  FluidCell       **ra;
+  const FluidCell **xa, **x0a;
+  FluidCell       **ca;
 
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, xloc));
   PetscCall(DMDAVecGetArrayRead(fl->da, xloc, &xa));
-  PetscCall(DMDAVecGetArray(fl->da, r, &ra));
-  PetscCall(FluidMomentumRHS(&fl->grid, fl->nu, xa, ra));
-  PetscCall(DMDAVecRestoreArray(fl->da, r, &ra));
+  PetscCall(DMDAVecGetArrayRead(fl->da, x0, &x0a));
+  PetscCall(DMDAVecGetArray(fl->da, c, &ca));
+  PetscCall(FluidMomentumRHS(&fl->grid, fl->nu, a, x0a, b, w, xa, ca));
+  PetscCall(DMDAVecRestoreArray(fl->da, c, &ca));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, x0, &x0a));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidRHS - r = F(x) = -div(u u) + nu lap u on interior faces (0 on boundary faces), from xloc,
+    which gets the ghosted x with the boundary rules applied. Collective. @*/
+PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(FluidStageCombination(fl, 0, x, 0, x, xloc, 1, r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -72,22 +84,17 @@ static PetscErrorCode FluidStagePressureAdjoint(Fluid fl, Vec lout, Vec sb)
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
 {
   const PetscReal dt = fl->dt;
-  Vec             s1 = fl->stage[0], s2 = fl->stage[1], r = fl->rhs, c = fl->combo;
+  Vec             s1 = fl->stage[0], s2 = fl->stage[1], c = fl->combo;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Step, 0, 0, 0, 0));
-  PetscCall(FluidRHS(fl, xin, fl->stageloc[0], r));
-  PetscCall(VecWAXPY(c, dt, r, xin));
+  PetscCall(FluidStageCombination(fl, 0.0, xin, 1.0, xin, fl->stageloc[0], dt, c));
   PetscCall(FluidBodyPenalizeStage(fl, 0, dt, c));
   PetscCall(FluidProject(fl, 1 / (6 * dt), c, s1));
-  PetscCall(FluidRHS(fl, s1, fl->stageloc[1], r));
-  PetscCall(VecAXPBYPCZ(c, 0.75, 0.25, 0.0, xin, s1));
-  PetscCall(VecAXPY(c, 0.25 * dt, r));
+  PetscCall(FluidStageCombination(fl, 0.75, xin, 0.25, s1, fl->stageloc[1], 0.25 * dt, c));
   PetscCall(FluidBodyPenalizeStage(fl, 1, 0.25 * dt, c));
   PetscCall(FluidProject(fl, 4 / (6 * dt), c, s2));
-  PetscCall(FluidRHS(fl, s2, fl->stageloc[2], r));
-  PetscCall(VecAXPBYPCZ(c, 1.0 / 3.0, 2.0 / 3.0, 0.0, xin, s2));
-  PetscCall(VecAXPY(c, 2.0 * dt / 3.0, r));
+  PetscCall(FluidStageCombination(fl, 1.0 / 3.0, xin, 2.0 / 3.0, s2, fl->stageloc[2], 2.0 * dt / 3.0, c));
   PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
   PetscCall(FluidProject(fl, 1 / dt, c, xout));
   PetscCall(FluidStagePressures(fl, s1, s2, xout));
@@ -96,20 +103,25 @@ PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidRHSAdjoint - xb += w (dF/dx)^T rb at x (boundary rules and halo exchange included) and
- *nub += w <rb, dF/dnu> (this rank's part); xloc: x as FluidRHS left it. Collective. @*/
-PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec xloc, PetscReal w, Vec rb, Vec xb, PetscScalar *nub)
+/*@ FluidStageCombinationAdjoint - transpose of FluidStageCombination's tangent (c = a x0 + b x + w F(x)):
+    x0b += a cb (x0b may be NULL when a = 0), xb += b cb + w (dF/dx)^T cb (boundary rules and halo
+    exchange included), *nub += w <cb, dF/dnu> (this rank's part); xloc: x as FluidStageCombination
+    left it.  x0b.p and xb.p are not changed. Collective. @*/
+PetscErrorCode FluidStageCombinationAdjoint(Fluid fl, PetscReal a, Vec x0b, PetscReal b, Vec xloc, PetscReal w, Vec cb,
+                                            Vec xb, PetscScalar *nub)
 {
-  const FluidCell **xa, **ra;
-  FluidCell       **ba;
+  const FluidCell **xa, **ca;
+  FluidCell       **ba, **x0ba = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(fl->da, xloc, &xa));
-  PetscCall(DMDAVecGetArrayRead(fl->da, rb, &ra));
+  PetscCall(DMDAVecGetArrayRead(fl->da, cb, &ca));
   PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &ba));
-  PetscCall(FluidMomentumRHSAdjoint(&fl->grid, fl->nu, w, xa, ra, ba, nub)); /* writes all of xbloc */
+  if (x0b) PetscCall(DMDAVecGetArray(fl->da, x0b, &x0ba));
+  PetscCall(FluidMomentumRHSAdjoint(&fl->grid, fl->nu, a, x0ba, b, w, xa, ca, ba, nub)); /* writes all of xbloc */
+  if (x0b) PetscCall(DMDAVecRestoreArray(fl->da, x0b, &x0ba));
   PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &ba));
-  PetscCall(DMDAVecRestoreArrayRead(fl->da, rb, &ra));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, cb, &ca));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, xloc, &xa));
   PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, xb));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -122,6 +134,7 @@ PetscErrorCode FluidRHSAdjoint(Fluid fl, Vec xloc, PetscReal w, Vec rb, Vec xb, 
       cb = P^T lout;  lin = cb/3;  s2b = 2/3 cb + F'(s2)^T (2dt/3 cb)
       cb = P^T s2b;   lin += 3/4 cb;  s1b = 1/4 cb + F'(s1)^T (dt/4 cb)
       cb = P^T s1b;   lin += cb + F'(x)^T (dt cb)
+    (each line after P^T and B^T is one FluidStageCombinationAdjoint)
     lin.p = 0: the step does not read the input pressure. lout and lin must differ. Collective. @*/
 PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
 {
@@ -133,21 +146,20 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, 
   PetscCall(PetscLogEventBegin(FLUID_StepAdj, 0, 0, 0, 0));
   PetscCall(FluidProjectAdjoint(fl, 1 / dt, lout, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 2, 2.0 * dt / 3.0, cb));
-  PetscCall(VecAXPBY(lin, 1.0 / 3.0, 0.0, cb));
-  PetscCall(VecAXPBY(sb, 2.0 / 3.0, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, fl->stageloc[2], 2.0 * dt / 3.0, cb, sb, &fl->gnu_local));
+  PetscCall(VecSet(lin, 0.0));
+  PetscCall(VecSet(sb, 0.0));
+  PetscCall(FluidStageCombinationAdjoint(fl, 1.0 / 3.0, lin, 2.0 / 3.0, fl->stageloc[2], 2.0 * dt / 3.0, cb, sb,
+                                         &fl->gnu_local));
   PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
   PetscCall(FluidProjectAdjoint(fl, 4 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 1, 0.25 * dt, cb));
-  PetscCall(VecAXPY(lin, 0.75, cb));
-  PetscCall(VecAXPBY(sb, 0.25, 0.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, fl->stageloc[1], 0.25 * dt, cb, sb, &fl->gnu_local));
+  PetscCall(VecSet(sb, 0.0));
+  PetscCall(FluidStageCombinationAdjoint(fl, 0.75, lin, 0.25, fl->stageloc[1], 0.25 * dt, cb, sb, &fl->gnu_local));
   PetscCall(FluidStagePressureAdjoint(fl, lout, sb));
   PetscCall(FluidProjectAdjoint(fl, 1 / (6 * dt), sb, cb));
   PetscCall(FluidBodyPenalizeStageAdjoint(fl, k, 0, dt, cb));
-  PetscCall(VecAXPY(lin, 1.0, cb));
-  PetscCall(FluidRHSAdjoint(fl, fl->stageloc[0], dt, cb, lin, &fl->gnu_local));
-  PetscCall(VecStrideSet(lin, 2, 0.0));
+  PetscCall(FluidStageCombinationAdjoint(fl, 0.0, NULL, 1.0, fl->stageloc[0], dt, cb, lin, &fl->gnu_local));
+  /* lin.p = 0: set so above, and no adjoint kernel writes a .p */
   fl->body.wstep = -1;
   PetscCall(PetscLogEventEnd(FLUID_StepAdj, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
