@@ -70,5 +70,7 @@ ev() { awk -v e="$2" '$1 == e { print $2, $4; found = 1 } END { if (!found) prin
 # rss <name>: peak resident set size [kB] (the largest process: the adjsim rank for one rank)
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$1/time.txt"; }
 calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
+# median <values...>: the median (the lower middle value of an even count), ignoring empty and 0
+median() { printf '%s\n' "$@" | awk 'NF && $1 != 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f\n", v[int((NR + 1) / 2)] }'; }
 # best <values...>: the minimum, ignoring empty arguments
 best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { print m }'; }

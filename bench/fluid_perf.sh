@@ -17,7 +17,11 @@
 #      with KSP, with FFTW (the default: x transforms and tridiagonal solves along y) and with the 2D
 #      FFTW transforms (-fluid_fftw_y transform), and the periodic Taylor-Green vortex (FFTW; 2D
 #      transforms, as y is periodic) (aim >= 1.8); and, from the same runs, the speedup of a pure
-#      streaming vector update (VecAXPBYCZ), the memory-bandwidth ceiling of this machine.
+#      streaming vector swap (VecSwap: the driver exchanges each step's input and output), the
+#      memory-bandwidth ceiling of this machine; the median speedup of the back-to-back pairs
+#      (1 rank, then 2 ranks), less sensitive than the best times to the host's slow and fast
+#      spells; and two independent 1-rank runs started at once, whose time per step against a run
+#      alone is what the two cores give this workload without any parallel overhead.
 # Every timed configuration runs REPEATS times (interleaved) and the best (smallest) time per call is
 # used; all ratios come from the same invocation of this script.  The machine may be shared: the
 # load average is recorded at the start and the end.
@@ -136,32 +140,47 @@ for c in cavity cavityfftw cavityfftw2d tgv; do
     args=("${tgv[@]}" -fluid_grid 512,512 -fluid_final_time 0.003)
     label="Taylor-Green 512x512 (FFTW)"
   fi
-  t1=() t2=() v1=() v2=()
+  t1=() t2=() v1=() v2=() pair=() duo=()
   for rep in $(seq 1 "$repeats"); do
     for np in 1 2; do
       run "c-$c-np$np-$rep" $np "${args[@]}" || continue
       read -r n t < <(ev "c-$c-np$np-$rep" FlStep)
-      read -r nv tv < <(ev "c-$c-np$np-$rep" VecAXPBYCZ)
+      read -r nv tv < <(ev "c-$c-np$np-$rep" VecSwap)
       [ "$n" -gt 0 ] || continue
       p=$(calc %.6g "$t / $n")
       say "  $label np $np #$rep (load $(cat "$work/c-$c-np$np-$rep/load.txt")): $n steps, $(calc %.2f "1000 * $p") ms/step"
-      if [ $np = 1 ]; then t1+=("$p"); else t2+=("$p"); fi
+      if [ $np = 1 ]; then t1+=("$p"); else t2+=("$p") pair+=("$(calc %.6g "${t1[-1]:-0} / $p")"); fi
       if [ "$nv" -gt 0 ]; then
         if [ $np = 1 ]; then v1+=("$(calc %.6g "$tv / $nv")"); else v2+=("$(calc %.6g "$tv / $nv")"); fi
       fi
     done
+    # two independent 1-rank runs at once: what the two cores give this workload with no parallel
+    # overhead at all (each run's time against a run alone is the machine's own scaling)
+    run "c-$c-duoA-$rep" 1 "${args[@]}" &
+    run "c-$c-duoB-$rep" 1 "${args[@]}"
+    wait
+    read -r na ta < <(ev "c-$c-duoA-$rep" FlStep)
+    read -r nb tb < <(ev "c-$c-duoB-$rep" FlStep)
+    if [ "$na" -gt 0 ] && [ "$nb" -gt 0 ]; then
+      duo+=("$(calc %.6g "($ta / $na + $tb / $nb) / 2")")
+      say "  $label two 1-rank runs at once #$rep: $(calc %.2f "1000 * $ta / $na") and $(calc %.2f "1000 * $tb / $nb") ms/step"
+    fi
   done
   if [ ${#t1[@]} -gt 0 ] && [ ${#t2[@]} -gt 0 ]; then
     b1=$(best "${t1[@]}") b2=$(best "${t2[@]}")
     say "  => $label: best $(calc %.2f "1000 * $b1") ms/step on 1 rank, $(calc %.2f "1000 * $b2") ms/step on 2 ranks:" \
-      "speedup $(calc %.2f "$b1 / $b2") (aim >= 1.8)"
+      "speedup $(calc %.2f "$b1 / $b2") (aim >= 1.8); median of the $(printf '%s\n' "${pair[@]}" | grep -vc '^0$') back-to-back pairs $(median "${pair[@]}")"
+    if [ ${#duo[@]} -gt 0 ]; then
+      say "     two independent 1-rank runs at once: best $(calc %.2f "1000 * $(best "${duo[@]}")") ms/step each: the machine's" \
+        "own speedup for this workload $(calc %.2f "2 * $b1 / $(best "${duo[@]}")") (2 x alone / together; the ceiling of any 2-rank run)"
+    fi
   fi
   if [ ${#v1[@]} -gt 0 ] && [ ${#v2[@]} -gt 0 ]; then
-    # w = a x + b y + c z over the state: no flops to speak of, only memory traffic.  Its speedup is
+    # x <-> y over the state (BLAS swap): no flops, only memory traffic.  Its speedup is
     # what this machine's memory bandwidth allows a streaming kernel, the ceiling of a step whose
     # kernels are memory-bound at 512^2 (6 MB per state vector: beyond the caches).
     b1=$(best "${v1[@]}") b2=$(best "${v2[@]}")
-    say "     the same runs' streaming vector update (VecAXPBYCZ): $(calc %.3f "1000 * $b1") ms on 1 rank," \
+    say "     the same runs' streaming vector swap (VecSwap): $(calc %.3f "1000 * $b1") ms on 1 rank," \
       "$(calc %.3f "1000 * $b2") ms on 2: speedup $(calc %.2f "$b1 / $b2") (memory-bandwidth ceiling)"
   fi
 done
