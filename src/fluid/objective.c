@@ -257,6 +257,15 @@ static PetscInt FluidObservationIndex(const FluidObjective *o, AdjStepIndex k)
   return -1;
 }
 
+/* Do field terms (kinetic energy, enstrophy, misfit) count at step k?  Most steps of a run have
+ * none: they then skip the halo exchange (and its synchronization) altogether. */
+static PetscBool FluidHasFieldTerms(Fluid fl, AdjStepIndex k)
+{
+  const FluidObjective *o = &fl->obj;
+  return (PetscBool)(((o->w_energy != 0 || o->w_enstrophy != 0) && k >= o->kfirst && k <= o->klast) ||
+                     FluidObservationIndex(o, k) >= 0);
+}
+
 /* The terms of step k: *J (this rank's part) and, when xb is given, their adjoint on the local
  * array xb.  x: ghosted, filled. */
 static PetscErrorCode FluidObjectiveTerms(Fluid fl, AdjStepIndex k, const FluidCell *const *x, PetscScalar *J,
@@ -294,11 +303,14 @@ PetscErrorCode FluidObjectiveEvaluate(Fluid fl, AdjStepIndex k, Vec x, PetscReal
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Objective, 0, 0, 0, 0));
-  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
-  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
-  PetscCall(FluidObjectiveTerms(fl, k, xa, &local, NULL));
-  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
-  PetscCallMPI(MPI_Allreduce(&local, J, 1, MPIU_REAL, MPIU_SUM, fl->comm));
+  *J = 0;
+  if (FluidHasFieldTerms(fl, k)) {
+    PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
+    PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+    PetscCall(FluidObjectiveTerms(fl, k, xa, &local, NULL));
+    PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+    PetscCallMPI(MPI_Allreduce(&local, J, 1, MPIU_REAL, MPIU_SUM, fl->comm));
+  }
   if (FluidHasForceTerms(fl, k)) {
     PetscReal c[2];
     PetscCall(FluidBodyCoefficients(fl, k, c));
@@ -318,14 +330,16 @@ PetscErrorCode FluidObjectiveAdjoint(Fluid fl, AdjStepIndex k, Vec x, Vec lambda
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_ObjectiveAdj, 0, 0, 0, 0));
-  PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
-  PetscCall(VecSet(fl->xbloc, 0.0));
-  PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
-  PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &xb));
-  PetscCall(FluidObjectiveTerms(fl, k, xa, &unused, xb));
-  PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &xb));
-  PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
-  PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, lambda));
+  if (FluidHasFieldTerms(fl, k)) {
+    PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
+    PetscCall(VecSet(fl->xbloc, 0.0));
+    PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+    PetscCall(DMDAVecGetArray(fl->da, fl->xbloc, &xb));
+    PetscCall(FluidObjectiveTerms(fl, k, xa, &unused, xb));
+    PetscCall(DMDAVecRestoreArray(fl->da, fl->xbloc, &xb));
+    PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+    PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, lambda));
+  }
   if (FluidHasForceTerms(fl, k)) { /* d(C_L/C_D) = dC_L/C_D - C_L dC_D/C_D^2 */
     PetscReal c[2] = {1, 0}, w[2];
     if (fl->obj.w_ld != 0) PetscCall(FluidBodyCoefficients(fl, k, c));
