@@ -1,4 +1,5 @@
-/* Momentum kernels on the MAC grid: pure functions of ghosted local arrays, writing owned faces.
+/* Momentum kernels on the MAC grid: pure functions of ghosted local arrays, writing owned faces (the
+ * adjoint: every face of a ghosted local array).
  *
  * Advection in divergence form with centred (arithmetic-mean) interpolation, Harlow-Welch /
  * Morinishi "Div.-2": it conserves momentum and, for a discretely divergence-free advecting
