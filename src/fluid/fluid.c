@@ -634,8 +634,8 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscCall(VecSet(fl->xloc, 0.0));
   PetscCall(DMCreateGlobalVector(fl->da, &fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDuplicate(fl->combo, &fl->stage[s]));
-  for (PetscInt s = 0; s < 3;
-       s++) { /* ghosts outside the box that no rule fills stay 0 (the momentum adjoint multiplies them by 0) */
+  /* ghosts outside the box that no rule fills stay 0 (the momentum adjoint multiplies them by 0) */
+  for (PetscInt s = 0; s < 3; s++) {
     PetscCall(VecDuplicate(fl->xloc, &fl->stageloc[s]));
     PetscCall(VecSet(fl->stageloc[s], 0.0));
   }

@@ -154,7 +154,6 @@ PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, 
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
 PetscErrorCode FluidPoissonDestroy(Fluid fl);
-PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r);
 PetscErrorCode FluidStageCombination(Fluid fl, PetscReal a, Vec x0, PetscReal b, Vec x, Vec xloc, PetscReal w, Vec c);
 PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout);
 PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax);

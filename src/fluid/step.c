@@ -30,15 +30,6 @@ PetscErrorCode FluidStageCombination(Fluid fl, PetscReal a, Vec x0, PetscReal b,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidRHS - r = F(x) = -div(u u) + nu lap u on interior faces (0 on boundary faces), from xloc,
-    which gets the ghosted x with the boundary rules applied. Collective. @*/
-PetscErrorCode FluidRHS(Fluid fl, Vec x, Vec xloc, Vec r)
-{
-  PetscFunctionBeginUser;
-  PetscCall(FluidStageCombination(fl, 0, x, 0, x, xloc, 1, r));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* p' = 1/6 p1 + 1/6 p2 + 2/3 p3, the stage pressures p_s = phi_s / (a_s dt) weighted as SSP-RK3
  * weights its stages (b = 1/6, 1/6, 2/3): the pressure whose gradient balances the step's momentum
  * (the last stage's alone misses most of the pressure an immersed body induces, since each stage's
