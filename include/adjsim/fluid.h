@@ -15,12 +15,9 @@
 
 #include <adjsim/stepper.h>
 
-/*@ FluidCreate - creates the fluid stepper from the options database (grid, viscosity,
-    boundaries, initial condition, time step, pressure solver). Collective.
-
-    Input: comm - communicator of the run
-    Output: stepper - the AdjStepper named "fluid" @*/
-PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper);
+/*@ AdjStepperCreate_Fluid - the "fluid" stepper type (registered by AdjStepperRegisterAll; create it with
+    AdjStepperCreate, AdjStepperSetType(st, "fluid") or -problem fluid, then AdjStepperSetFromOptions). @*/
+PetscErrorCode AdjStepperCreate_Fluid(AdjStepper stepper);
 
 /*@ FluidGetDM - the cell-centred dof-1 DMDA the output fields live on (the run's grid).
     Not collective. @*/

@@ -16,12 +16,9 @@
 
 #include <adjsim/stepper.h>
 
-/*@ MPMCreate - creates the MPM stepper from the options database (grid, materials, bodies,
-    walls, gravity, time step). Collective.
-
-    Input: comm - communicator of the run
-    Output: stepper - the AdjStepper named "mpm" @*/
-PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper);
+/*@ AdjStepperCreate_MPM - the "mpm" stepper type (registered by AdjStepperRegisterAll; create it with
+    AdjStepperCreate, AdjStepperSetType(st, "mpm") or -problem mpm, then AdjStepperSetFromOptions). @*/
+PetscErrorCode AdjStepperCreate_MPM(AdjStepper stepper);
 
 /*@ MPMGetNodeDM - the dof-1 DMDA of the grid nodes ((Mx+1) x (My+1)); it is the run's output grid,
     whose output "cells" are centred on the nodes. Not collective. @*/

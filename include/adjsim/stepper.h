@@ -1,7 +1,9 @@
-/* AdjStepper: the generic interface between a time-stepping solver and adjsim's adjoint machinery.
+/* AdjStepper: a time-stepping solver seen by adjsim's adjoint machinery (like PETSc's TS).
  *
- * A solver (scalar transport, fluid, MPM) fills an ops table.  The driver (AdjDriver) then gives it
- * revolve checkpointing, gradient output, gradient checks and TAO optimization, whatever its physics.
+ * A solver type (transport, fluid, mpm, ...) registers itself by name (AdjStepperRegister) and fills
+ * an operations table (include/adjsim/stepperimpl.h).  Everything else calls the public functions
+ * below, which check that the operation exists, log it, and enforce the adjoint contract; the driver
+ * (AdjDriver) then gives any stepper revolve checkpointing, gradient checks and TAO optimization.
  *
  * Discrete model, with state x_k after step k, parameters p and n steps:
  *   x_0 = X0(p),   x_k = Phi_k(x_{k-1}, p)  (k = 1..n),   J = sum_{k=1..n} J_k(x_k, p) + R(p)
@@ -9,54 +11,91 @@
  *   lambda_n = dJ_n/dx_n,  lambda_{k-1} = (dPhi_k/dx)^T lambda_k + dJ_{k-1}/dx_{k-1},
  *   dJ/dp = dR/dp + sum_k (dPhi_k/dp)^T lambda_k + sum_k dJ_k/dp + (dX0/dp)^T lambda_0.
  *
- * Contract: `stepadjoint` for step k is always called right after `step` for the same k with the
- * same input state, so a solver may reuse intermediates (Runge-Kutta stages) from that call.
- * Parameter gradients are accumulated inside the solver (zerogradient, then the adjoint ops add to
- * them) and packed into the design gradient by `getgradient`. */
+ * Contract, checked by AdjStepperStepAdjoint for every solver: the adjoint of step k follows the
+ * forward step k with the same, unmodified input state, so a solver may reuse intermediates
+ * (Runge-Kutta stages) from that call.  Parameter gradients are accumulated inside the solver
+ * (AdjStepperZeroGradient, then the adjoint operations add to them) and packed into the design
+ * gradient by AdjStepperGetGradient.
+ *
+ * Lifecycle: AdjStepperCreate, AdjStepperSetType (or -problem), AdjStepperSetOptionsPrefix,
+ * AdjStepperSetFromOptions, AdjStepperSetUp, ..., AdjStepperDestroy.  With different prefixes two
+ * steppers of the same type live side by side in one run (e.g. -a_fluid_re 100 -b_fluid_re 200). */
 #pragma once
 
 #include <adjsim/params.h>
+#include <petscviewer.h>
 
 typedef struct _p_AdjStepper *AdjStepper;
 typedef struct _p_AdjOutput  *AdjOutput;
+typedef const char           *AdjStepperType;
 
-typedef struct {
-  PetscErrorCode (*createstate)(AdjStepper, Vec *);
-  PetscErrorCode (*getparameters)(AdjStepper, AdjParams, Vec); /* pack current values of active blocks */
-  PetscErrorCode (*setparameters)(AdjStepper, AdjParams, Vec); /* unpack active blocks */
-  PetscErrorCode (*initialstate)(AdjStepper, Vec);             /* x0 = X0(p) */
-  PetscErrorCode (*initialstateadjoint)(AdjStepper, Vec);      /* grad += (dX0/dp)^T lambda0 */
-  PetscErrorCode (*step)(AdjStepper, AdjStepIndex, Vec, Vec);  /* (k, x_{k-1}, x_k) */
-  PetscErrorCode (*stepadjoint)(AdjStepper, AdjStepIndex, Vec, Vec, Vec,
-                                Vec); /* (k, x_{k-1}, x_k, lambda_k, lambda_{k-1}) */
-  PetscErrorCode (*objective)(AdjStepper, AdjStepIndex, Vec, PetscReal *); /* J_k(x_k) */
-  PetscErrorCode (*objectiveadjoint)(AdjStepper, AdjStepIndex, Vec, Vec);  /* lambda_k += dJ_k/dx_k, grad += dJ_k/dp */
-  PetscErrorCode (*regularization)(AdjStepper, PetscReal *);               /* R(p), grad += dR/dp */
-  PetscErrorCode (*hasobjective)(AdjStepper, PetscBool *);                 /* any objective term configured? */
-  PetscErrorCode (*zerogradient)(AdjStepper);
-  PetscErrorCode (*getgradient)(AdjStepper, AdjParams, Vec);
-  PetscErrorCode (*checkstate)(AdjStepper, AdjStepIndex, Vec);         /* NaN/Inf and blow-up guard */
-  PetscErrorCode (*writefields)(AdjStepper, AdjOutput, Vec);           /* state fields at an output step */
-  PetscErrorCode (*monitor)(AdjStepper, AdjOutput, AdjStepIndex, Vec); /* optional: after every step of a run with
-                                                                          output (per-step histories) */
-  PetscErrorCode (*writeparameters)(AdjStepper, AdjOutput);
-  PetscErrorCode (*writegradient)(AdjStepper, AdjOutput);
-  PetscErrorCode (*writerestart)(AdjStepper, AdjOutput, AdjStepIndex, Vec, PetscBool); /* PETSC_TRUE: standalone file */
-  PetscErrorCode (*readrestart)(AdjStepper, const char[], Vec, AdjStepIndex *);
-  PetscErrorCode (*readparameters)(AdjStepper, const char[]); /* values from a run file's /parameters */
-  PetscErrorCode (*destroy)(AdjStepper);
-} AdjStepperOps;
+/*@ AdjStepperRegister - adds a solver type: create(stepper) allocates the implementation and sets
+    its operations (AdjStepperSetImplementation). Not collective. @*/
+PetscErrorCode AdjStepperRegister(const char type[], const char description[], PetscErrorCode (*create)(AdjStepper));
+/*@ AdjStepperRegisterAll - registers adjsim's solvers (transport, fluid, mpm); safe to call twice. @*/
+PetscErrorCode AdjStepperRegisterAll(void);
+/*@ AdjStepperGetRegistered - the i-th registered type and its description (NULL past the end). @*/
+PetscErrorCode AdjStepperGetRegistered(PetscInt i, const char **type, const char **description);
 
+/*@ AdjStepperCreate - an empty stepper on comm; give it a type. Collective. @*/
 PetscErrorCode AdjStepperCreate(MPI_Comm comm, AdjStepper *stepper);
+/*@ AdjStepperSetType - makes the stepper a solver of a registered type. Collective. @*/
+PetscErrorCode AdjStepperSetType(AdjStepper stepper, AdjStepperType type);
+PetscErrorCode AdjStepperGetType(AdjStepper stepper, AdjStepperType *type);
+/*@ AdjStepperSetOptionsPrefix - prefix of every option the solver reads: with "a_", -fluid_re
+    becomes -a_fluid_re (and -problem becomes -a_problem). Call before SetFromOptions. @*/
+PetscErrorCode AdjStepperSetOptionsPrefix(AdjStepper stepper, const char prefix[]);
+PetscErrorCode AdjStepperGetOptionsPrefix(AdjStepper stepper, const char *prefix[]);
+/*@ AdjStepperSetFromOptions - the type from -problem (if not set; default transport), the
+    solver's own options, and the parameter options (-adjoint_params, ...). Collective. @*/
+PetscErrorCode AdjStepperSetFromOptions(AdjStepper stepper);
+/*@ AdjStepperSetUp - checks the required operations and lays out the design vector; safe to call
+    twice. Collective. @*/
+PetscErrorCode AdjStepperSetUp(AdjStepper stepper);
+/*@ AdjStepperView - type, prefix, steps, grid and parameter blocks. Collective. @*/
+PetscErrorCode AdjStepperView(AdjStepper stepper, PetscViewer viewer);
 PetscErrorCode AdjStepperDestroy(AdjStepper *stepper);
-PetscErrorCode AdjStepperSetContext(AdjStepper stepper, const char name[], void *ctx, const AdjStepperOps *ops);
-PetscErrorCode AdjStepperGetContext(AdjStepper stepper, void *ctx);
+
+PetscErrorCode AdjStepperGetComm(AdjStepper stepper, MPI_Comm *comm);
+PetscErrorCode AdjStepperGetParams(AdjStepper stepper, AdjParams *params);
 PetscErrorCode AdjStepperSetTimes(AdjStepper stepper, AdjStepIndex nsteps, PetscReal dt);
 PetscErrorCode AdjStepperGetTimes(AdjStepper stepper, AdjStepIndex *nsteps, PetscReal *dt);
-PetscErrorCode AdjStepperGetName(AdjStepper stepper, const char **name);
-PetscErrorCode AdjStepperGetParams(AdjStepper stepper, AdjParams *params);
-PetscErrorCode AdjStepperGetComm(AdjStepper stepper, MPI_Comm *comm);
-PetscErrorCode AdjStepperGetOps(AdjStepper stepper, const AdjStepperOps **ops);
 /* The grid the solver's fields live on, and its box [lower, upper] in metres (for output). */
 PetscErrorCode AdjStepperSetGrid(AdjStepper stepper, DM da, const PetscReal lower[], const PetscReal upper[]);
 PetscErrorCode AdjStepperGetGrid(AdjStepper stepper, DM *da, const PetscReal **lower, const PetscReal **upper);
+/*@ AdjStepperGetContext - the implementation's own data (for tests and tools of that solver). @*/
+PetscErrorCode AdjStepperGetContext(AdjStepper stepper, void *ctx);
+/*@ AdjStepperHasAdjoint - whether the solver has the adjoint operations (gradient and optimize modes). @*/
+PetscErrorCode AdjStepperHasAdjoint(AdjStepper stepper, PetscBool *has);
+
+/* The operations (all collective on the stepper's communicator). */
+PetscErrorCode AdjStepperCreateState(AdjStepper stepper, Vec *x);
+/*@ AdjStepperGetParameters - packs the current values of the active blocks into the design p. @*/
+PetscErrorCode AdjStepperGetParameters(AdjStepper stepper, Vec p);
+/*@ AdjStepperSetParameters - unpacks the design p into the solver. @*/
+PetscErrorCode AdjStepperSetParameters(AdjStepper stepper, Vec p);
+PetscErrorCode AdjStepperInitialState(AdjStepper stepper, Vec x0);             /* x0 = X0(p) */
+PetscErrorCode AdjStepperInitialStateAdjoint(AdjStepper stepper, Vec lambda0); /* grad += (dX0/dp)^T lambda0 */
+/*@ AdjStepperStep - x_k = Phi_k(x_{k-1}). @*/
+PetscErrorCode AdjStepperStep(AdjStepper stepper, AdjStepIndex k, Vec xin, Vec xout);
+/*@ AdjStepperStepAdjoint - lambda_{k-1} = (dPhi_k/dx)^T lambda_k, grad += (dPhi_k/dp)^T lambda_k;
+    must follow AdjStepperStep for the same k and the same unmodified xin (an error otherwise). @*/
+PetscErrorCode AdjStepperStepAdjoint(AdjStepper stepper, AdjStepIndex k, Vec xin, Vec xout, Vec lambda_k,
+                                     Vec lambda_km1);
+PetscErrorCode AdjStepperObjective(AdjStepper stepper, AdjStepIndex k, Vec x, PetscReal *J); /* J_k(x_k) */
+/*@ AdjStepperObjectiveAdjoint - lambda_k += dJ_k/dx_k, grad += dJ_k/dp. @*/
+PetscErrorCode AdjStepperObjectiveAdjoint(AdjStepper stepper, AdjStepIndex k, Vec x, Vec lambda);
+PetscErrorCode AdjStepperRegularization(AdjStepper stepper, PetscReal *R); /* R(p), grad += dR/dp */
+PetscErrorCode AdjStepperHasObjective(AdjStepper stepper, PetscBool *has);
+PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
+PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
+PetscErrorCode AdjStepperCheckState(AdjStepper stepper, AdjStepIndex k, Vec x); /* NaN/Inf and blow-up guard */
+PetscErrorCode AdjStepperWriteFields(AdjStepper stepper, AdjOutput out, Vec x);
+PetscErrorCode AdjStepperMonitor(AdjStepper stepper, AdjOutput out, AdjStepIndex k, Vec x); /* no-op if absent */
+PetscErrorCode AdjStepperWriteParameters(AdjStepper stepper, AdjOutput out);
+PetscErrorCode AdjStepperWriteGradient(AdjStepper stepper, AdjOutput out);
+/*@ AdjStepperWriteRestart - the state x at step k: standalone PETSC_TRUE writes the restart file,
+    PETSC_FALSE the /restart group of the run file. @*/
+PetscErrorCode AdjStepperWriteRestart(AdjStepper stepper, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone);
+PetscErrorCode AdjStepperReadRestart(AdjStepper stepper, const char path[], Vec x, AdjStepIndex *k);
+PetscErrorCode AdjStepperReadParameters(AdjStepper stepper, const char path[]); /* a run file's /parameters */

@@ -10,9 +10,9 @@
 
 #include <adjsim/stepper.h>
 
-/*@ TransportCreate - creates the scalar-transport stepper from the options database (grid,
-    velocity, boundaries, parameters, time step, objective). Collective. @*/
-PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper);
+/*@ AdjStepperCreate_Transport - the "transport" stepper type (registered by AdjStepperRegisterAll; create it with
+    AdjStepperCreate, AdjStepperSetType(st, "transport") or -problem transport, then AdjStepperSetFromOptions). @*/
+PetscErrorCode AdjStepperCreate_Transport(AdjStepper stepper);
 
 /* Access for tests and tools: the grid the scalar lives on. */
 PetscErrorCode TransportGetDM(AdjStepper stepper, DM *da);

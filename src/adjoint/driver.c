@@ -20,13 +20,12 @@ PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
   PetscCall(PetscNew(&d));
   d->stepper = stepper;
   PetscCall(AdjStepperGetComm(stepper, &d->comm));
-  PetscCall(AdjStepperGetOps(stepper, &d->ops));
   d->progress_interval = 5.0;
   d->taylor_levels     = 6;
   d->taylor_h0         = 0;
   d->fd_h              = 1e-6;
   d->interrupted_at    = -1;
-  PetscCall(d->ops->createstate(stepper, &d->x));
+  PetscCall(AdjStepperCreateState(stepper, &d->x));
   PetscCall(VecDuplicate(d->x, &d->y));
   PetscCall(VecDuplicate(d->x, &d->lam));
   PetscCall(VecDuplicate(d->x, &d->lamprev));
@@ -173,14 +172,14 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
   PetscBool yes;
 
   PetscFunctionBeginUser;
-  if (drv->ops->monitor) PetscCall(drv->ops->monitor(drv->stepper, drv->out, k, drv->x));
+  PetscCall(AdjStepperMonitor(drv->stepper, drv->out, k, drv->x));
   PetscCall(AdjOutputIsOutputStep(drv->out, k, n, &yes));
   if (yes) {
     PetscCall(AdjOutputBeginStep(drv->out, k, k * dt));
-    PetscCall(drv->ops->writefields(drv->stepper, drv->out, drv->x));
+    PetscCall(AdjStepperWriteFields(drv->stepper, drv->out, drv->x));
   }
   PetscCall(AdjOutputIsRestartStep(drv->out, k, &yes));
-  if (yes) PetscCall(drv->ops->writerestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
+  if (yes) PetscCall(AdjStepperWriteRestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -196,9 +195,9 @@ static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjSt
   PetscCall(AdjOutputIsOutputStep(drv->out, k, n, &yes));
   if (!yes) {
     PetscCall(AdjOutputBeginStep(drv->out, k, k * dt));
-    PetscCall(drv->ops->writefields(drv->stepper, drv->out, drv->x));
+    PetscCall(AdjStepperWriteFields(drv->stepper, drv->out, drv->x));
   }
-  PetscCall(drv->ops->writerestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
+  PetscCall(AdjStepperWriteRestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
   PetscCall(AdjOutputGetRestartPath(drv->out, &path));
   PetscCall(PetscPrintf(drv->comm,
                         "adjsim: the last good state (step %" PetscInt64_FMT ", t = %g s) is in the restart file %s "
@@ -212,28 +211,26 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   AdjStepIndex    n, k0 = 0;
   PetscReal       dt, Jk, R;
   AdjProgress     pr;
-  AdjParams       params;
   const PetscBool out = (PetscBool)(write_output && drv->out);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(ADJ_Forward, 0, 0, 0, 0));
   PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
-  PetscCall(AdjStepperGetParams(drv->stepper, &params));
-  PetscCall(drv->ops->setparameters(drv->stepper, params, p));
-  PetscCall(drv->ops->initialstate(drv->stepper, drv->x));
+  PetscCall(AdjStepperSetParameters(drv->stepper, p));
+  PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   drv->interrupted_at = -1;
-  if (write_output && drv->restart[0]) PetscCall(drv->ops->readrestart(drv->stepper, drv->restart, drv->x, &k0));
+  if (write_output && drv->restart[0]) PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
   if (out && k0 == 0) PetscCall(AdjDriverOutputStep(drv, 0, n, dt));
   *J = 0;
   PetscCall(AdjProgressStart(&pr, (PetscBool)(drv->quiet || !write_output), drv->progress_interval));
   for (AdjStepIndex k = k0 + 1; k <= n; k++) {
     PetscErrorCode bad;
-    PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
-    bad = drv->ops->checkstate(drv->stepper, k, drv->y); /* collective: the same code on every rank */
+    PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
+    bad = AdjStepperCheckState(drv->stepper, k, drv->y); /* collective: the same code on every rank */
     if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
     PetscCall(bad);
     PetscCall(VecSwap(drv->x, drv->y));
-    PetscCall(drv->ops->objective(drv->stepper, k, drv->x, &Jk));
+    PetscCall(AdjStepperObjective(drv->stepper, k, drv->x, &Jk));
     *J += Jk;
     if (out) PetscCall(AdjDriverOutputStep(drv, k, n, dt));
     PetscCall(AdjProgressUpdate(&pr, drv->comm, "forward", k, n, k * dt));
@@ -241,17 +238,17 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
       PetscBool stop;
       PetscCall(AdjInterruptRequested(drv->comm, &stop));
       if (stop) {
-        PetscCall(drv->ops->writerestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
+        PetscCall(AdjStepperWriteRestart(drv->stepper, drv->out, k, drv->x, PETSC_TRUE));
         drv->interrupted_at = k;
         PetscCall(PetscLogEventEnd(ADJ_Forward, 0, 0, 0, 0));
         PetscFunctionReturn(PETSC_SUCCESS);
       }
     }
   }
-  PetscCall(drv->ops->zerogradient(drv->stepper));
-  PetscCall(drv->ops->regularization(drv->stepper, &R));
+  PetscCall(AdjStepperZeroGradient(drv->stepper));
+  PetscCall(AdjStepperRegularization(drv->stepper, &R));
   *J += R;
-  if (out) PetscCall(drv->ops->writerestart(drv->stepper, drv->out, n, drv->x, PETSC_FALSE));
+  if (out) PetscCall(AdjStepperWriteRestart(drv->stepper, drv->out, n, drv->x, PETSC_FALSE));
   PetscCall(PetscLogEventEnd(ADJ_Forward, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -264,13 +261,13 @@ static PetscErrorCode AdjDriverReverseStep(AdjDriver drv, AdjStepIndex k, AdjSte
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(ADJ_ReverseStep, 0, 0, 0, 0));
-  PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
-  PetscCall(drv->ops->checkstate(drv->stepper, k, drv->y));
-  PetscCall(drv->ops->objective(drv->stepper, k, drv->y, &Jk));
+  PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
+  PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
+  PetscCall(AdjStepperObjective(drv->stepper, k, drv->y, &Jk));
   *J += Jk;
   if (k == n) PetscCall(VecSet(drv->lam, 0.0));
-  PetscCall(drv->ops->objectiveadjoint(drv->stepper, k, drv->y, drv->lam));
-  PetscCall(drv->ops->stepadjoint(drv->stepper, k, drv->x, drv->y, drv->lam, drv->lamprev));
+  PetscCall(AdjStepperObjectiveAdjoint(drv->stepper, k, drv->y, drv->lam));
+  PetscCall(AdjStepperStepAdjoint(drv->stepper, k, drv->x, drv->y, drv->lam, drv->lamprev));
   PetscCall(VecSwap(drv->lam, drv->lamprev));
   PetscCall(PetscLogEventEnd(ADJ_ReverseStep, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -280,17 +277,15 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
 {
   AdjStepIndex     n;
   PetscReal        dt, R;
-  AdjParams        params;
   AdjRevolveAction a;
   AdjProgress      pr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(ADJ_Gradient, 0, 0, 0, 0));
   PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
-  PetscCall(AdjStepperGetParams(drv->stepper, &params));
-  PetscCall(drv->ops->setparameters(drv->stepper, params, p));
-  PetscCall(drv->ops->zerogradient(drv->stepper));
-  PetscCall(drv->ops->initialstate(drv->stepper, drv->x));
+  PetscCall(AdjStepperSetParameters(drv->stepper, p));
+  PetscCall(AdjStepperZeroGradient(drv->stepper));
+  PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   PetscCall(AdjCheckpointSetUp(drv->ckpt, n, drv->x));
   PetscCall(AdjProgressStart(&pr, drv->quiet, drv->progress_interval));
   *J = 0;
@@ -306,8 +301,8 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
       break;
     case ADJ_REVOLVE_ADVANCE:
       for (AdjStepIndex k = a.from + 1; k <= a.to; k++) {
-        PetscCall(drv->ops->step(drv->stepper, k, drv->x, drv->y));
-        PetscCall(drv->ops->checkstate(drv->stepper, k, drv->y));
+        PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
+        PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
         PetscCall(VecSwap(drv->x, drv->y));
       }
       break;
@@ -319,10 +314,10 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
       break;
     }
   }
-  PetscCall(drv->ops->initialstateadjoint(drv->stepper, drv->lam));
-  PetscCall(drv->ops->regularization(drv->stepper, &R));
+  PetscCall(AdjStepperInitialStateAdjoint(drv->stepper, drv->lam));
+  PetscCall(AdjStepperRegularization(drv->stepper, &R));
   *J += R;
-  PetscCall(drv->ops->getgradient(drv->stepper, params, g));
+  PetscCall(AdjStepperGetGradient(drv->stepper, g));
   PetscCall(PetscLogEventEnd(ADJ_Gradient, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,17 +4,16 @@
 #include <adjsim/driver.h>
 
 struct _p_AdjDriver {
-  MPI_Comm             comm;
-  AdjStepper           stepper;
-  const AdjStepperOps *ops;
-  AdjCheckpoint        ckpt;
-  AdjOutput            out;
-  Vec                  x, y, lam, lamprev; /* working state, next state, adjoints */
-  PetscBool            quiet;
-  PetscReal            progress_interval;
-  char                 restart[PETSC_MAX_PATH_LEN];
-  PetscInt             taylor_levels;
-  PetscBool            interruptible;  /* forward runs stop gracefully on SIGUSR1/SIGTERM */
-  AdjStepIndex         interrupted_at; /* step at which a signal stopped the last forward run, or -1 */
-  PetscReal            taylor_h0, fd_h;
+  MPI_Comm      comm;
+  AdjStepper    stepper;
+  AdjCheckpoint ckpt;
+  AdjOutput     out;
+  Vec           x, y, lam, lamprev; /* working state, next state, adjoints */
+  PetscBool     quiet;
+  PetscReal     progress_interval;
+  char          restart[PETSC_MAX_PATH_LEN];
+  PetscInt      taylor_levels;
+  PetscBool     interruptible;  /* forward runs stop gracefully on SIGUSR1/SIGTERM */
+  AdjStepIndex  interrupted_at; /* step at which a signal stopped the last forward run, or -1 */
+  PetscReal     taylor_h0, fd_h;
 };

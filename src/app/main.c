@@ -5,9 +5,6 @@
 #include <adjsim/driver.h>
 #include <adjsim/io.h>
 #include <adjsim/optim.h>
-#include <adjsim/transport.h>
-#include <adjsim/fluid.h>
-#include <adjsim/mpm.h>
 #include <adjsim/interrupt.h>
 #include <errno.h>
 #include <string.h>
@@ -17,33 +14,19 @@ static const char help[] =
     "Usage: mpiexec -n N adjsim -options_file inputs/<case>.yaml [-option value ...]\n"
     "Every option below is listed with its default; units in brackets.\n\n";
 
-/* The solvers adjsim can run (-problem). */
-typedef struct {
-  const char *name, *description;
-  PetscErrorCode (*create)(MPI_Comm, AdjStepper *);
-} AdjProblem;
-static const AdjProblem AdjProblems[] = {
-    {"transport", "advection-diffusion of a passive scalar in a prescribed flow", TransportCreate},
-    {"fluid", "incompressible Navier-Stokes on a staggered grid, with its discrete adjoint", FluidCreate},
-    {"mpm", "material point method for elastic soft bodies", MPMCreate},
-};
-#define ADJ_NPROBLEMS ((PetscInt)(sizeof(AdjProblems) / sizeof(AdjProblems[0])))
-
 typedef enum { MODE_FORWARD, MODE_GRADIENT, MODE_OPTIMIZE } AdjMode;
 static const char *const AdjModes[] = {"forward", "gradient", "optimize", "AdjMode", "MODE_", NULL};
 
 typedef struct {
-  const AdjProblem *problem;
-  AdjMode           mode;
-  PetscBool         taylor;
-  PetscReal         taylor_min_rate, fd_tol;
-  PetscInt          fd_components;
+  AdjMode   mode;
+  PetscBool taylor;
+  PetscReal taylor_min_rate, fd_tol;
+  PetscInt  fd_components;
 } AdjRunOptions;
 
 static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
 {
-  PetscInt    mode = MODE_FORWARD, problem = 0;
-  const char *names[ADJ_NPROBLEMS + 3];
+  PetscInt mode = MODE_FORWARD;
 
   PetscFunctionBeginUser;
   ro->taylor_min_rate = 1.9;
@@ -51,12 +34,6 @@ static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
   ro->fd_components   = 0;
   ro->taylor          = PETSC_FALSE;
   PetscOptionsBegin(comm, NULL, "adjsim run", "adjsim");
-  for (PetscInt i = 0; i < ADJ_NPROBLEMS; i++) names[i] = AdjProblems[i].name;
-  names[ADJ_NPROBLEMS] = "AdjProblem", names[ADJ_NPROBLEMS + 1] = "", names[ADJ_NPROBLEMS + 2] = NULL;
-  PetscCall(PetscOptionsEList("-problem",
-                              "Physics: transport (passive scalar in a prescribed flow), fluid (incompressible "
-                              "Navier-Stokes) or mpm (elastic soft bodies)",
-                              "", names, ADJ_NPROBLEMS, names[problem], &problem, NULL));
   PetscCall(PetscOptionsEList("-mode", "What to run: forward, gradient (adjoint), optimize (TAO)", "", AdjModes, 3,
                               AdjModes[mode], &mode, NULL));
   PetscCall(
@@ -71,7 +48,6 @@ static PetscErrorCode AdjRunOptionsRead(MPI_Comm comm, AdjRunOptions *ro)
   PetscCall(PetscOptionsReal("-adjoint_fd_tol", "Largest accepted finite-difference error relative to max|g|", "",
                              ro->fd_tol, &ro->fd_tol, NULL));
   PetscOptionsEnd();
-  ro->problem = &AdjProblems[problem];
   PetscCheck(ro->fd_components >= 0, comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_check must be >= 0");
   ro->mode = (AdjMode)mode;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -102,20 +78,18 @@ static PetscErrorCode AdjCheckUnusedOptions(MPI_Comm comm)
 static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjStepper st,
                                      AdjOutput out, Vec p)
 {
-  Vec                  g;
-  PetscReal            J, gnorm;
-  AdjCheckpoint        ckpt;
-  const AdjStepperOps *ops;
+  Vec           g;
+  PetscReal     J, gnorm;
+  AdjCheckpoint ckpt;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetOps(st, &ops));
   PetscCall(VecDuplicate(p, &g));
   PetscCall(AdjDriverGradient(drv, p, &J, g));
   PetscCall(VecNorm(g, NORM_2, &gnorm));
   PetscCall(PetscPrintf(comm, "gradient: J = %.16e  |g| = %.10e (design space)\n", (double)J, (double)gnorm));
   PetscCall(AdjDriverGetCheckpoint(drv, &ckpt));
   PetscCall(AdjCheckpointView(ckpt, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(ops->writegradient(st, out));
+  PetscCall(AdjStepperWriteGradient(st, out));
   PetscCall(AdjOutputSetAttributeReal(out, "/gradients", "objective", J));
   if (ro->taylor) {
     PetscReal rate;
@@ -192,20 +166,18 @@ static PetscErrorCode AdjProjectedGradientNorm(AdjParams params, Vec p, Vec g, P
 static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out,
                                      Vec p, int *exit_status)
 {
-  PetscReal            J, gnorm, pgnorm;
-  const AdjStepperOps *ops;
-  AdjParams            params;
-  Vec                  g;
-  const char          *restart;
-  PetscInt             stopped;
+  PetscReal   J, gnorm, pgnorm;
+  AdjParams   params;
+  Vec         g;
+  const char *restart;
+  PetscInt    stopped;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetOps(st, &ops));
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjDriverGetRestart(drv, &restart));
   if (restart[0]) {
     PetscCall(AdjOptimizerResume(opt, restart));
-    PetscCall(ops->getparameters(st, params, p));
+    PetscCall(AdjStepperGetParameters(st, p));
     PetscCall(AdjDriverSetRestart(drv, NULL)); /* the forward run at the optimum starts from step 0 */
   }
   PetscCall(AdjOptimizerSetInterruptible(opt, PETSC_TRUE));
@@ -220,7 +192,7 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   PetscCall(AdjDriverGradient(drv, p, &J, g));
   PetscCall(VecNorm(g, NORM_2, &gnorm));
   PetscCall(AdjProjectedGradientNorm(params, p, g, &pgnorm));
-  PetscCall(ops->writegradient(st, out));
+  PetscCall(AdjStepperWriteGradient(st, out));
   PetscCall(AdjOutputSetAttributeReal(out, "/gradients", "objective", J));
   PetscCall(AdjDriverForward(drv, p, PETSC_TRUE, &J));
   PetscCall(PetscPrintf(comm,
@@ -231,58 +203,66 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A gradient or optimization needs an adjoint, active parameters and an objective. */
+static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro, AdjStepper st, AdjDriver drv)
+{
+  PetscBool      has;
+  const char    *restart;
+  PetscInt       nactive;
+  AdjParams      params;
+  AdjStepperType type;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetType(st, &type));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjStepperHasAdjoint(st, &has));
+  PetscCheck(has, comm, PETSC_ERR_USER_INPUT, "-problem %s has no adjoint yet: use -mode forward", type);
+  PetscCall(AdjParamsGetNumActive(params, &nactive));
+  PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT,
+             "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro->mode]);
+  PetscCall(AdjDriverGetRestart(drv, &restart));
+  PetscCheck(!restart[0] || ro->mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
+             "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro->mode]);
+  PetscCall(AdjStepperHasObjective(st, &has));
+  PetscCheck(has, comm, PETSC_ERR_USER_INPUT,
+             "-mode %s needs an objective, but -problem %s has no objective term: for transport give observations "
+             "(-transport_obs_file) or a final-time target (-transport_target_file); for fluid a weight "
+             "-fluid_objective_kinetic_energy, _enstrophy, _drag, _lift, _lift_to_drag or observations -fluid_obs_file",
+             AdjModes[ro->mode], type);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode AdjsimMain(int *exit_status)
 {
-  MPI_Comm             comm = PETSC_COMM_WORLD;
-  AdjRunOptions        ro;
-  AdjStepper           st;
-  AdjParams            params;
-  AdjDriver            drv;
-  AdjOutput            out;
-  AdjOptimizer         opt;
-  Vec                  p;
-  DM                   da;
-  const PetscReal     *lower, *upper;
-  const AdjStepperOps *ops;
-  PetscBool            help;
-  PetscReal            J;
-  PetscLogDouble       t0, t1;
+  MPI_Comm         comm = PETSC_COMM_WORLD;
+  AdjRunOptions    ro;
+  AdjStepper       st;
+  AdjParams        params;
+  AdjDriver        drv;
+  AdjOutput        out;
+  AdjOptimizer     opt;
+  Vec              p;
+  DM               da;
+  const PetscReal *lower, *upper;
+  PetscBool        help;
+  PetscReal        J;
+  PetscLogDouble   t0, t1;
 
   PetscFunctionBeginUser;
   *exit_status = 0;
   PetscCall(PetscTime(&t0));
   PetscCall(AdjRunOptionsRead(comm, &ro));
-  PetscCall(ro.problem->create(comm, &st));
-  PetscCall(AdjStepperGetOps(st, &ops));
+  PetscCall(AdjStepperCreate(comm, &st));
+  PetscCall(AdjStepperSetFromOptions(st));
+  PetscCall(AdjStepperSetUp(st));
   PetscCall(AdjStepperGetParams(st, &params));
-  PetscCall(AdjParamsSetFromOptions(params));
-  PetscCall(AdjParamsSetUp(params));
   PetscCall(AdjDriverCreate(st, &drv));
   PetscCall(AdjDriverSetFromOptions(drv));
   PetscCall(AdjOutputCreate(comm, &out));
   PetscCall(AdjOutputSetFromOptions(out));
   PetscCall(AdjOptimizerCreate(drv, &opt));
   PetscCall(AdjOptimizerSetFromOptions(opt));
-  if (ro.mode != MODE_FORWARD) {
-    PetscBool   has;
-    const char *restart;
-    PetscInt    nactive;
-    PetscCheck(ops->stepadjoint && ops->hasobjective, comm, PETSC_ERR_USER_INPUT,
-               "-problem %s has no adjoint yet: use -mode forward", ro.problem->name);
-    PetscCall(AdjParamsGetNumActive(params, &nactive));
-    PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT,
-               "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro.mode]);
-    PetscCall(AdjDriverGetRestart(drv, &restart));
-    PetscCheck(!restart[0] || ro.mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
-               "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro.mode]);
-    PetscCall(ops->hasobjective(st, &has));
-    PetscCheck(
-        has, comm, PETSC_ERR_USER_INPUT,
-        "-mode %s needs an objective, but -problem %s has no objective term: for transport give observations "
-        "(-transport_obs_file) or a final-time target (-transport_target_file); for fluid a weight "
-        "-fluid_objective_kinetic_energy, _enstrophy, _drag, _lift, _lift_to_drag or observations -fluid_obs_file",
-        AdjModes[ro.mode], ro.problem->name);
-  }
+  if (ro.mode != MODE_FORWARD) PetscCall(AdjCheckAdjointRun(comm, &ro, st, drv));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (!help) PetscCall(AdjCheckUnusedOptions(comm));
   if (!help) {
@@ -291,7 +271,7 @@ static PetscErrorCode AdjsimMain(int *exit_status)
     PetscCall(AdjOutputOpen(out));
     PetscCall(AdjDriverSetOutput(drv, out));
     PetscCall(AdjParamsCreateVector(params, &p));
-    PetscCall(ops->getparameters(st, params, p));
+    PetscCall(AdjStepperGetParameters(st, p));
     if (ro.mode == MODE_FORWARD) {
       AdjStepIndex stopped;
       PetscCall(AdjDriverSetInterruptible(drv, PETSC_TRUE));
@@ -305,7 +285,7 @@ static PetscErrorCode AdjsimMain(int *exit_status)
       PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
     else
       PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p, exit_status));
-    PetscCall(ops->writeparameters(st, out));
+    PetscCall(AdjStepperWriteParameters(st, out));
     if (*exit_status == 0) PetscCall(AdjOutputClose(out)); /* an interrupted run's file stays .partial */
     PetscCall(VecDestroy(&p));
     PetscCall(PetscTime(&t1));

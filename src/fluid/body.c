@@ -221,7 +221,7 @@ static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
   PetscBool setu, setl;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: immersed body (Brinkman penalization)", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: immersed body (Brinkman penalization)", "Fluid");
   PetscCall(PetscOptionsEList("-fluid_body", "Immersed body: none, circle, ellipse, naca4, cst", "", FluidBodyTypes, 5,
                               FluidBodyTypes[type], &type, NULL));
   PetscCall(PetscOptionsRealArray("-fluid_body_position",
@@ -318,7 +318,7 @@ PetscErrorCode FluidBodySetUp(Fluid fl)
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) uref = PetscMax(uref, PetscAbsReal(fl->grid.bc[d][s].velocity));
   b->uref = uref > 0 ? uref : 1.0;
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: immersed body (Brinkman penalization)", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: immersed body (Brinkman penalization)", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_body_eta",
                              "Penalization permeability eta [s]: velocity inside the body relaxes at rate 1/eta "
                              "(error about sqrt(nu eta))",

@@ -2,6 +2,7 @@
  * step, its exact discrete adjoint, objectives, parameters nu, u0, v0, output and restart). */
 #include "fluidimpl.h"
 #include <adjsim/io.h>
+#include <adjsim/stepperimpl.h>
 
 PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
 PetscLogEvent FLUID_MomentumAdj, FLUID_DivergenceAdj, FLUID_CorrectAdj, FLUID_StepAdj, FLUID_Objective,
@@ -31,19 +32,11 @@ PetscErrorCode FluidRegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidFromStepper(AdjStepper st, Fluid *fl)
+static PetscErrorCode FluidCreateState(void *ctx, Vec *x)
 {
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetContext(st, fl));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidCreateState(AdjStepper st, Vec *x)
-{
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(DMCreateGlobalVector(fl->da, x));
   PetscCall(PetscObjectSetName((PetscObject)*x, "fluid_state"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -171,12 +164,11 @@ static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidGetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode FluidGetParameters(void *ctx, AdjParams params, Vec p)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidPack(fl, params, PETSC_FALSE, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -196,15 +188,14 @@ static PetscErrorCode FluidSetViscosity(Fluid fl, PetscReal nu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode FluidSetParameters(void *ctx, AdjParams params, Vec p)
 {
-  Fluid     fl;
+  Fluid     fl = (Fluid)ctx;
   PetscBool active;
   PetscReal nu;
   Vec       c;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjParamsIsActive(params, "nu", &active));
   if (active) {
     PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
@@ -229,13 +220,12 @@ static PetscErrorCode FluidSetParameters(AdjStepper st, AdjParams params, Vec p)
 }
 
 /* x0 = P(sampled initial field); p keeps the sampled pressure. */
-static PetscErrorCode FluidInitialState(AdjStepper st, Vec x0)
+static PetscErrorCode FluidInitialState(void *ctx, Vec x0)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
   Vec   p;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(DMGetGlobalVector(fl->pda, &p));
   PetscCall(VecStrideGather(fl->x0sample, 2, p, INSERT_VALUES));
   PetscCall(FluidProject(fl, 0.0, fl->x0sample, x0));
@@ -245,13 +235,12 @@ static PetscErrorCode FluidInitialState(AdjStepper st, Vec x0)
 }
 
 /* (du0, dv0) += P^T lambda0 (the sampled pressure is not a parameter). */
-static PetscErrorCode FluidInitialStateAdjoint(AdjStepper st, Vec lambda0)
+static PetscErrorCode FluidInitialStateAdjoint(void *ctx, Vec lambda0)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
   Vec   c;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidProjectAdjoint(fl, 0.0, lambda0, fl->cbar));
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   PetscCall(VecStrideGather(fl->cbar, 0, c, INSERT_VALUES));
@@ -262,70 +251,57 @@ static PetscErrorCode FluidInitialStateAdjoint(AdjStepper st, Vec lambda0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
+static PetscErrorCode FluidStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidStepRK3(fl, k, xin, xout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
+static PetscErrorCode FluidStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidStepRK3Adjoint(fl, k, xin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidObjectiveOp(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+static PetscErrorCode FluidObjectiveOp(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidObjectiveEvaluate(fl, k, x, J));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidObjectiveAdjointOp(AdjStepper st, AdjStepIndex k, Vec x, Vec lambda)
+static PetscErrorCode FluidObjectiveAdjointOp(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidObjectiveAdjoint(fl, k, x, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidRegularization(AdjStepper st, PetscReal *R)
+static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
 {
-  PetscFunctionBeginUser;
-  *R = 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidHasObjective(AdjStepper st, PetscBool *has)
-{
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0 || fl->obj.w_drag != 0 ||
                      fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidZeroGradient(AdjStepper st)
+static PetscErrorCode FluidZeroGradient(void *ctx)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   fl->gnu_local = 0;
   for (PetscInt q = 0; q < 4; q++) fl->gbc_local[q / 2][q % 2] = 0;
   PetscCall(VecSet(fl->gu0, 0.0));
@@ -334,27 +310,23 @@ static PetscErrorCode FluidZeroGradient(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidGetGradient(AdjStepper st, AdjParams params, Vec g)
+static PetscErrorCode FluidGetGradient(void *ctx, AdjParams params, Vec g)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidPack(fl, params, PETSC_TRUE, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Sensitivity maps dJ/du0, dJ/dv0 (on the faces, stored per cell like the state) and dJ/dnu. */
-static PetscErrorCode FluidWriteGradient(AdjStepper st, AdjOutput out)
+static PetscErrorCode FluidWriteGradient(void *ctx, AdjParams params, AdjOutput out)
 {
-  Fluid       fl;
-  AdjParams   params;
+  Fluid       fl = (Fluid)ctx;
   PetscBool   active;
   PetscScalar gnu;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
-  PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjParamsIsActive(params, "u0", &active));
   if (active) PetscCall(AdjOutputWriteGradientField(out, "u0", "m s^-1 per (m/s)", fl->gu0));
   PetscCall(AdjParamsIsActive(params, "v0", &active));
@@ -431,14 +403,13 @@ static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, P
 
 /* Stops a run whose velocity holds NaN/Inf or whose Courant number exceeds -fluid_blowup_cfl,
  * naming the step, the time and the location of the largest velocity. */
-static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
+static PetscErrorCode FluidCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
-  Fluid     fl;
+  Fluid     fl = (Fluid)ctx;
   PetscReal umax, vmax, smax, loc[2], cfl;
   PetscBool nan;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidMaxVelocity(fl, x, &umax, &vmax));
   cfl = fl->dt * (umax / fl->grid.h[0] + vmax / fl->grid.h[1]);
   if (!PetscIsInfOrNanReal(cfl) && cfl <= fl->blowup_cfl) PetscFunctionReturn(PETSC_SUCCESS);
@@ -458,15 +429,14 @@ static PetscErrorCode FluidCheckState(AdjStepper st, AdjStepIndex k, Vec x)
 
 /* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid; with
  * -fluid_output_faces also the face velocities u_face (left x-face of each cell), v_face (bottom y-face). */
-static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
+static PetscErrorCode FluidWriteFields(void *ctx, AdjOutput out, Vec x)
 {
-  Fluid             fl;
+  Fluid             fl = (Fluid)ctx;
   const FluidCell **xa;
   PetscScalar     **f[4];
   const char       *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
   PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecGetArray(fl->pda, fl->out[c], &f[c]));
@@ -484,23 +454,21 @@ static PetscErrorCode FluidWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidMonitor(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x)
+static PetscErrorCode FluidMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(FluidBodyMonitor(fl, out, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
+static PetscErrorCode FluidWriteParameters(void *ctx, AdjParams params, AdjOutput out)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
   Vec   c;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjOutputWriteParameterArray(out, "nu", "m^2/s", 1, &fl->nu));
   {
     PetscReal v[4];
@@ -521,15 +489,14 @@ static PetscErrorCode FluidWriteParameters(AdjStepper st, AdjOutput out)
 }
 
 /* Parameter values from the /parameters group of a run file (to resume an optimization). */
-static PetscErrorCode FluidReadParameters(AdjStepper st, const char path[])
+static PetscErrorCode FluidReadParameters(void *ctx, const char path[])
 {
-  Fluid      fl;
+  Fluid      fl = (Fluid)ctx;
   PetscInt   n;
   PetscReal *nu;
   Vec        c;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjInputReadArray(fl->comm, path, "/parameters/nu", &n, &nu));
   PetscCheck(n == 1, fl->comm, PETSC_ERR_USER_INPUT, "%s: /parameters/nu holds %" PetscInt_FMT " values, not 1", path,
              n);
@@ -568,12 +535,11 @@ static PetscErrorCode FluidReadParameters(AdjStepper st, const char path[])
  * and p, exactly as held (the high-side boundary faces follow from the boundary rules). */
 static const char *const FluidRestartNames[3] = {"u", "v", "p"};
 
-static PetscErrorCode FluidWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
+static PetscErrorCode FluidWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
 {
-  Fluid fl;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideGather(x, c, fl->out[c], INSERT_VALUES));
   if (standalone)
     PetscCall(AdjOutputWriteRestartFile(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
@@ -582,13 +548,12 @@ static PetscErrorCode FluidWriteRestart(AdjStepper st, AdjOutput out, AdjStepInd
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
+static PetscErrorCode FluidReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k)
 {
-  Fluid     fl;
+  Fluid     fl = (Fluid)ctx;
   PetscReal t;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
   PetscCall(AdjInputReadRestart(fl->comm, path, "fluid", fl->pda, 3, FluidRestartNames, fl->out, k, &t));
   PetscCheck(*k >= 0 && *k <= fl->nsteps, fl->comm, PETSC_ERR_USER_INPUT,
              "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
@@ -606,7 +571,7 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   Fluid fl;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(st, &fl));
+  PetscCall(AdjStepperGetContext(st, &fl));
   PetscCall(FluidPoissonDestroy(fl));
   PetscCall(FluidObjectiveDestroy(fl));
   PetscCall(FluidBodyDestroy(fl));
@@ -649,39 +614,15 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
+/* Reads the case from the options database (with the stepper's prefix) and builds the solver. */
+static PetscErrorCode FluidSetFromOptions(AdjStepper st)
 {
-  Fluid               fl;
-  AdjParams           params;
-  const AdjStepperOps ops = {.createstate         = FluidCreateState,
-                             .getparameters       = FluidGetParameters,
-                             .setparameters       = FluidSetParameters,
-                             .initialstate        = FluidInitialState,
-                             .initialstateadjoint = FluidInitialStateAdjoint,
-                             .step                = FluidStep,
-                             .stepadjoint         = FluidStepAdjoint,
-                             .objective           = FluidObjectiveOp,
-                             .objectiveadjoint    = FluidObjectiveAdjointOp,
-                             .regularization      = FluidRegularization,
-                             .hasobjective        = FluidHasObjective,
-                             .zerogradient        = FluidZeroGradient,
-                             .getgradient         = FluidGetGradient,
-                             .checkstate          = FluidCheckState,
-                             .writefields         = FluidWriteFields,
-                             .monitor             = FluidMonitor,
-                             .writeparameters     = FluidWriteParameters,
-                             .writegradient       = FluidWriteGradient,
-                             .readparameters      = FluidReadParameters,
-                             .writerestart        = FluidWriteRestart,
-                             .readrestart         = FluidReadRestart,
-                             .destroy             = FluidDestroy};
+  Fluid     fl;
+  AdjParams params;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidRegisterEvents());
-  PetscCall(PetscNew(&fl));
-  fl->comm = comm;
-  PetscCall(AdjStepperCreate(comm, stepper));
-  PetscCall(AdjStepperSetContext(*stepper, "fluid", fl, &ops));
+  PetscCall(AdjStepperGetContext(st, &fl));
+  PetscCall(AdjStepperGetOptionsPrefix(st, &fl->prefix));
   PetscCall(FluidSetUpGrid(fl));
   PetscCall(FluidSetUpPhysics(fl));
   PetscCall(FluidCreateWork(fl));
@@ -690,12 +631,12 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(FluidFillInitial(fl, fl->x0sample));
   PetscCall(FluidBodySetUp(fl));
   PetscCall(FluidObjectiveSetUp(fl));
-  PetscCall(AdjStepperSetTimes(*stepper, fl->nsteps, fl->dt));
+  PetscCall(AdjStepperSetTimes(st, fl->nsteps, fl->dt));
   {
     const PetscReal lower[2] = {0, 0}, upper[2] = {fl->grid.L[0], fl->grid.L[1]};
-    PetscCall(AdjStepperSetGrid(*stepper, fl->pda, lower, upper));
+    PetscCall(AdjStepperSetGrid(st, fl->pda, lower, upper));
   }
-  PetscCall(AdjStepperGetParams(*stepper, &params));
+  PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
   if (fl->nu > 0) PetscCall(AdjParamsSetScale(params, "nu", fl->nu));
   PetscCall(AdjParamsSetBounds(params, "nu", 0.0, PETSC_INFINITY));
@@ -713,12 +654,47 @@ PetscErrorCode FluidCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const AdjStepperOps FluidOps = {.setfromoptions      = FluidSetFromOptions,
+                                       .destroy             = FluidDestroy,
+                                       .createstate         = FluidCreateState,
+                                       .getparameters       = FluidGetParameters,
+                                       .setparameters       = FluidSetParameters,
+                                       .initialstate        = FluidInitialState,
+                                       .initialstateadjoint = FluidInitialStateAdjoint,
+                                       .step                = FluidStep,
+                                       .stepadjoint         = FluidStepAdjoint,
+                                       .objective           = FluidObjectiveOp,
+                                       .objectiveadjoint    = FluidObjectiveAdjointOp,
+                                       .hasobjective        = FluidHasObjective,
+                                       .zerogradient        = FluidZeroGradient,
+                                       .getgradient         = FluidGetGradient,
+                                       .checkstate          = FluidCheckState,
+                                       .writefields         = FluidWriteFields,
+                                       .monitor             = FluidMonitor,
+                                       .writeparameters     = FluidWriteParameters,
+                                       .writegradient       = FluidWriteGradient,
+                                       .readparameters      = FluidReadParameters,
+                                       .writerestart        = FluidWriteRestart,
+                                       .readrestart         = FluidReadRestart};
+
+PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
+{
+  Fluid fl;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidRegisterEvents());
+  PetscCall(PetscNew(&fl));
+  PetscCall(AdjStepperGetComm(st, &fl->comm));
+  PetscCall(AdjStepperSetImplementation(st, fl, &FluidOps));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode FluidGetDM(AdjStepper stepper, DM *da)
 {
   Fluid fl;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(stepper, &fl));
+  PetscCall(AdjStepperGetContext(stepper, &fl));
   *da = fl->pda;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -728,7 +704,7 @@ PetscErrorCode FluidGetStateDM(AdjStepper stepper, DM *da)
   Fluid fl;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidFromStepper(stepper, &fl));
+  PetscCall(AdjStepperGetContext(stepper, &fl));
   *da = fl->da;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

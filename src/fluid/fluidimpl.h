@@ -82,8 +82,9 @@ extern const char *const FluidBodyTypes[];
 typedef struct _n_Fluid *Fluid;
 struct _n_Fluid {
   MPI_Comm         comm;
-  DM               da;  /* dof 3: the state */
-  DM               pda; /* dof 1, same ownership: pressure Poisson, output fields, the run's grid */
+  const char      *prefix; /* options prefix of the stepper (NULL: none) */
+  DM               da;     /* dof 3: the state */
+  DM               pda;    /* dof 1, same ownership: pressure Poisson, output fields, the run's grid */
   FluidGrid        grid;
   PetscReal        nu; /* kinematic viscosity [m^2/s] */
   PetscReal        final_time, dt, cfl, dt_limit, uscale, blowup_cfl;

@@ -193,7 +193,7 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
 
   PetscFunctionBeginUser;
   o->w_misfit = 1.0;
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: objective", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: objective", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_objective_kinetic_energy",
                              "Weight of the kinetic energy 1/2 sum (u^2+v^2) hx hy [m^4/s^2] in the objective", "",
                              o->w_energy, &o->w_energy, NULL));

@@ -203,7 +203,8 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
     PetscCall(MatSetTransposeNullSpace(fl->A, fl->nullsp));
   }
   PetscCall(KSPCreate(fl->comm, &fl->ksp));
-  PetscCall(KSPSetOptionsPrefix(fl->ksp, "fluid_"));
+  PetscCall(KSPSetOptionsPrefix(fl->ksp, fl->prefix));
+  PetscCall(KSPAppendOptionsPrefix(fl->ksp, "fluid_"));
   PetscCall(KSPSetOperators(fl->ksp, fl->A, fl->A));
   PetscCall(KSPSetType(fl->ksp, KSPCG));
   PetscCall(KSPSetNormType(fl->ksp, KSP_NORM_UNPRECONDITIONED));

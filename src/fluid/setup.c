@@ -18,7 +18,7 @@ static PetscErrorCode FluidSideFromOptions(Fluid fl, PetscInt d, PetscInt s)
   PetscCall(PetscSNPrintf(opt[0], 64, "-fluid_bc_%s", FluidSideNames[d][s]));
   PetscCall(PetscSNPrintf(opt[1], 64, "-fluid_bc_%s_velocity", FluidSideNames[d][s]));
   PetscCall(PetscSNPrintf(opt[2], 64, "-fluid_bc_%s_profile", FluidSideNames[d][s]));
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: boundaries", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: boundaries", "Fluid");
   PetscCall(PetscOptionsEList(opt[0], "Boundary on that side: periodic, wall (no-slip), slip, inflow, outflow", "",
                               FluidBCTypes, 5, FluidBCTypes[type], &type, NULL));
   PetscCall(
@@ -78,7 +78,7 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
       g->bc[d][s].velocity = 0;
       g->bc[d][s].profile  = FLUID_PROFILE_UNIFORM;
     }
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: grid and boundaries", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: grid and boundaries", "Fluid");
   PetscCall(PetscOptionsIntArray("-fluid_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
   PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT,
              "-fluid_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
@@ -133,7 +133,7 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
   if (uref == 0) uref = 1.0;
   PetscCall(PetscStrncpy(fl->initial_dset[0], "/restart/u", sizeof(fl->initial_dset[0])));
   PetscCall(PetscStrncpy(fl->initial_dset[1], "/restart/v", sizeof(fl->initial_dset[1])));
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: physics and pressure solver", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: physics and pressure solver", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_nu", "Kinematic viscosity [m^2/s]", "", fl->nu, &fl->nu, &set_nu));
   PetscCall(PetscOptionsReal("-fluid_re",
                              "Reynolds number U L / nu (sets nu from -fluid_re_velocity and -fluid_re_length)", "", re,
@@ -206,7 +206,7 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
   fl->final_time = 1.0;
   fl->cfl        = 0.8;
   fl->blowup_cfl = 2.5;
-  PetscOptionsBegin(fl->comm, NULL, "Fluid: time stepping", "Fluid");
+  PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: time stepping", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_final_time", "Final time [s]", "", fl->final_time, &fl->final_time, NULL));
   PetscCall(PetscOptionsReal(
       "-fluid_dt",
@@ -244,7 +244,7 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
     char      body[32] = "none";
     PetscBool set;
     PetscReal b = 0;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-fluid_body", body, sizeof(body), &set));
+    PetscCall(PetscOptionsGetString(NULL, fl->prefix, "-fluid_body", body, sizeof(body), &set));
     PetscCall(PetscStrcmp(body, "none", &set));
     if (!set)
       for (PetscInt d = 0; d < FLUID_DIM; d++)

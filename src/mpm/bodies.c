@@ -102,7 +102,7 @@ PetscErrorCode MPMSetUpBodies(MPM mpm)
   mpm->ppc     = 2;
   mpm->permute = 0;
   mpm->nbodies = 0;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: bodies", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: bodies", "MPM");
   PetscCall(PetscOptionsInt("-mpm_ppc",
                             "Particles per cell per direction (ppc^2 per cell in 2-D), regular sub-cell lattice", "",
                             mpm->ppc, &mpm->ppc, NULL));

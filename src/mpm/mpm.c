@@ -6,6 +6,7 @@
 #include "mpmimpl.h"
 #include <adjsim/io.h>
 #include <adjsim/particles.h>
+#include <adjsim/stepperimpl.h>
 #include <hdf5.h>
 
 const char *const MPMFieldNames[MPM_NFIELDS] = {"E_field", "nu_field"};
@@ -30,19 +31,11 @@ PetscErrorCode MPMRegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMFromStepper(AdjStepper st, MPM *mpm)
+static PetscErrorCode MPMCreateState(void *ctx, Vec *x)
 {
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetContext(st, mpm));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MPMCreateState(AdjStepper st, Vec *x)
-{
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(VecDuplicate(mpm->x0, x));
   PetscCall(PetscObjectSetName((PetscObject)*x, "mpm_state"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -117,12 +110,11 @@ static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMGetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode MPMGetParameters(void *ctx, AdjParams params, Vec p)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMPack(mpm, params, PETSC_FALSE, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -301,14 +293,13 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode MPMSetParameters(void *ctx, AdjParams params, Vec p)
 {
-  MPM       mpm;
+  MPM       mpm = (MPM)ctx;
   PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS], g[MPM_DIM], vel[MPM_DIM * MPM_MAX_BODIES],
       pos[MPM_DIM * MPM_MAX_BODIES];
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(PetscArraycpy(E, mpm->E, MPM_MAX_LABELS));
   PetscCall(PetscArraycpy(nu, mpm->nu, MPM_MAX_LABELS));
   PetscCall(PetscArraycpy(rho, mpm->rho, MPM_MAX_LABELS));
@@ -336,12 +327,11 @@ static PetscErrorCode MPMSetParameters(AdjStepper st, AdjParams params, Vec p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMInitialState(AdjStepper st, Vec x0)
+static PetscErrorCode MPMInitialState(void *ctx, Vec x0)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(VecCopy(mpm->x0, x0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -349,13 +339,12 @@ static PetscErrorCode MPMInitialState(AdjStepper st, Vec x0)
 /* x0 = seeded position + translation of the body, velocity of the body: the position and velocity gradients
  * of body b += sums of lambda0.x and lambda0.v over its particles.  lambda0 itself is kept: the per-particle
  * sensitivity maps dJ/dx0, dJ/dv0 of the gradient output. */
-static PetscErrorCode MPMInitialStateAdjoint(AdjStepper st, Vec lambda0)
+static PetscErrorCode MPMInitialStateAdjoint(void *ctx, Vec lambda0)
 {
-  MPM                mpm;
+  MPM                mpm = (MPM)ctx;
   const MPMParticle *lb;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   if (!mpm->lambda0) PetscCall(VecDuplicate(lambda0, &mpm->lambda0));
   PetscCall(VecCopy(lambda0, mpm->lambda0));
   PetscCall(VecGetArrayRead(lambda0, (const PetscScalar **)&lb));
@@ -368,42 +357,38 @@ static PetscErrorCode MPMInitialStateAdjoint(AdjStepper st, Vec lambda0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMStepOp(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
+static PetscErrorCode MPMStepOp(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMStep(mpm, k, xin, xout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMStepAdjointOp(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
+static PetscErrorCode MPMStepAdjointOp(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMStepAdjoint(mpm, k, xin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+static PetscErrorCode MPMObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMObjectiveEvaluate(mpm, k, x, J));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMObjectiveAdjointOp(AdjStepper st, AdjStepIndex k, Vec x, Vec lambda)
+static PetscErrorCode MPMObjectiveAdjointOp(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMObjectiveAdjoint(mpm, k, x, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -414,15 +399,14 @@ static PetscErrorCode MPMObjectiveAdjointOp(AdjStepper st, AdjStepIndex k, Vec x
  * added to the per-particle material gradient.  The relative misfit makes alpha_E independent of the unit
  * and size of E; the volume weight makes R a quadrature of the integral over the bodies, independent of
  * the particle count. Collective. */
-static PetscErrorCode MPMRegularization(AdjStepper st, PetscReal *R)
+static PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R)
 {
-  MPM                     mpm;
+  MPM                     mpm = (MPM)ctx;
   MPMMaterialPoint       *gm;
   const MPMMaterialPoint *mat;
   PetscReal               local = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   *R = 0;
   if (!mpm->gmat) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
@@ -456,22 +440,20 @@ static PetscErrorCode MPMRegularization(AdjStepper st, PetscReal *R)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMHasObjective(AdjStepper st, PetscBool *has)
+static PetscErrorCode MPMHasObjective(void *ctx, PetscBool *has)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   *has = (PetscBool)(mpm->nobs > 0 || mpm->com_on || mpm->com_linear_on || mpm->mass_on);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMZeroGradient(AdjStepper st)
+static PetscErrorCode MPMZeroGradient(void *ctx)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(PetscArrayzero(mpm->gE, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->gnu, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->grho, MPM_MAX_LABELS));
@@ -483,12 +465,11 @@ static PetscErrorCode MPMZeroGradient(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMGetGradient(AdjStepper st, AdjParams params, Vec g)
+static PetscErrorCode MPMGetGradient(void *ctx, AdjParams params, Vec g)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMPack(mpm, params, PETSC_TRUE, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -539,10 +520,9 @@ static PetscErrorCode MPMWriteParticleGradients(MPM mpm, AdjParams params, AdjOu
 
 /* dJ/dE, dJ/dnu, dJ/drho per label, dJ/dgravity, dJ/dvelocity and dJ/dposition per body, for the active
  * blocks; the per-particle maps. */
-static PetscErrorCode MPMWriteGradient(AdjStepper st, AdjOutput out)
+static PetscErrorCode MPMWriteGradient(void *ctx, AdjParams params, AdjOutput out)
 {
-  MPM              mpm;
-  AdjParams        params;
+  MPM              mpm      = (MPM)ctx;
   const char      *names[7] = {"E", "nu", "rho", "gravity", "velocity", "position", "friction"};
   const char      *units[7] = {"objective per Pa",  "objective per unit", "objective per kg/m^3", "objective per m/s^2",
                                "objective per m/s", "objective per m",    "objective per unit"};
@@ -550,8 +530,6 @@ static PetscErrorCode MPMWriteGradient(AdjStepper st, AdjOutput out)
   PetscInt         n[7];
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
-  PetscCall(AdjStepperGetParams(st, &params));
   local[0] = mpm->gE, local[1] = mpm->gnu, local[2] = mpm->grho, local[3] = mpm->ggravity, local[4] = mpm->gvelocity;
   local[5] = mpm->gposition, local[6] = &mpm->gfriction;
   n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = n[5] = MPM_DIM * mpm->nbodies, n[6] = 1;
@@ -594,16 +572,15 @@ static MPMBadKind MPMParticleCheck(const MPM mpm, const MPMParticle *p)
 /* Stops a run whose state holds NaN/Inf, an inverted or degenerate F (J <= 0), a particle whose
  * stencil left the grid, or a particle moving more than a cell per step, naming the first such
  * particle (global index), the step and the particle's position. */
-static PetscErrorCode MPMCheckState(AdjStepper st, AdjStepIndex k, Vec x)
+static PetscErrorCode MPMCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
-  MPM                mpm;
+  MPM                mpm = (MPM)ctx;
   const MPMParticle *p;
   PetscInt64         mine    = PETSC_MAX_INT, first;
   PetscReal          info[5] = {0, 0, 0, 0, 0}; /* kind, x, y, J, speed */
   PetscMPIInt        holder, root;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
     const MPMBadKind kind = MPMParticleCheck(mpm, &p[i]);
@@ -655,7 +632,7 @@ PetscErrorCode MPMSummarize(AdjStepper st, Vec x, MPMSummary *s)
   PetscReal sum[8] = {0, 0, 0, 0, 0, 0, 0, 0}, gsum[8], ext[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, 0}, gext[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjStepperGetContext(st, &mpm));
   PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
@@ -694,9 +671,9 @@ PetscErrorCode MPMSummarize(AdjStepper st, Vec x, MPMSummary *s)
  * initial volume V0 (so that a run file is a particle file for -mpm_bodyN file:run.h5);
  * grid mass and velocity with -mpm_output_grid. */
 #define MPM_NOUT 10
-static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
+static PetscErrorCode MPMWriteFields(void *ctx, AdjOutput out, Vec x)
 {
-  MPM                     mpm;
+  MPM                     mpm = (MPM)ctx;
   const MPMParticle      *p;
   const MPMMaterialPoint *mat;
   const char    *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label", "volume"};
@@ -705,7 +682,6 @@ static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscReal     *buf;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(PetscMalloc1((size_t)mpm->nhome * MPM_DIM * MPM_DIM + 1, &buf));
   PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
@@ -766,23 +742,21 @@ static PetscErrorCode MPMWriteFields(AdjStepper st, AdjOutput out, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMMonitor(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x)
+static PetscErrorCode MPMMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(MPMEnergyMonitor(mpm, out, k, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMWriteParameters(AdjStepper st, AdjOutput out)
+static PetscErrorCode MPMWriteParameters(void *ctx, AdjParams params, AdjOutput out)
 {
-  MPM       mpm;
+  MPM       mpm = (MPM)ctx;
   PetscReal model[MPM_MAX_LABELS];
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   for (PetscInt l = 0; l < mpm->nlabels; l++) model[l] = mpm->model[l];
   PetscCall(AdjOutputWriteParameterArray(out, "E", "Pa", mpm->nlabels, mpm->E));
   PetscCall(AdjOutputWriteParameterArray(out, "nu", "1", mpm->nlabels, mpm->nu));
@@ -865,16 +839,15 @@ static PetscErrorCode MPMReadParticleParameters(MPM mpm, const char path[], Pets
 
 /* Parameter values (E, nu, rho, gravity, body velocities and translations, per-particle fields) from a run
    file's /parameters, e.g. to resume an optimization; the file must describe the same labels and bodies. */
-static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
+static PetscErrorCode MPMReadParameters(void *ctx, const char path[])
 {
-  MPM         mpm;
+  MPM         mpm      = (MPM)ctx;
   const char *names[5] = {"/parameters/E", "/parameters/nu", "/parameters/rho", "/parameters/gravity",
                           "/parameters/velocity"};
   PetscReal   val[5][MPM_DIM * MPM_MAX_BODIES];
   PetscInt    expect[5];
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   expect[0] = expect[1] = expect[2] = mpm->nlabels, expect[3] = MPM_DIM, expect[4] = MPM_DIM * mpm->nbodies;
   for (PetscInt b = 0; b < 5; b++) {
     PetscInt   n;
@@ -910,23 +883,21 @@ static PetscErrorCode MPMReadParameters(AdjStepper st, const char path[])
 
 /* The restart state is the whole particle state (x, v, C, F per particle, global order) as the
  * dataset /restart/particles (N, 12): bit for bit. */
-static PetscErrorCode MPMWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
+static PetscErrorCode MPMWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
 {
-  MPM mpm;
+  MPM mpm = (MPM)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(AdjOutputWriteParticleRestart(out, "mpm", k, k * mpm->dt, "particles", x, standalone));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
+static PetscErrorCode MPMReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k)
 {
-  MPM       mpm;
+  MPM       mpm = (MPM)ctx;
   PetscReal t;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
   PetscCall(AdjInputReadParticleRestart(mpm->comm, path, "mpm", mpm->da1, "particles", x, k, &t));
   PetscCheck(*k >= 0 && *k <= mpm->nsteps, mpm->comm, PETSC_ERR_USER_INPUT,
              "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
@@ -943,7 +914,7 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   MPM mpm;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(st, &mpm));
+  PetscCall(AdjStepperGetContext(st, &mpm));
   PetscCall(MPMExchangeDestroy(mpm));
   PetscCall(MPMObjectiveDestroy(mpm));
   PetscCall(MPMEnergyDestroy(mpm));
@@ -985,7 +956,7 @@ static PetscErrorCode MPMSetUpFields(MPM mpm)
   char        opt[4][64], help[4][256];
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: per-particle material fields", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: per-particle material fields", "MPM");
   for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
     const char *q = f == MPM_FIELD_E ? "E" : "nu";
 
@@ -1041,44 +1012,59 @@ static PetscErrorCode MPMSetUpFields(MPM mpm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
+/* The parameter blocks: per-label materials (or per-particle fields), gravity, per-body initial
+ * velocity and translation, wall friction; scales of the typical magnitudes. */
+static PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
 {
-  MPM                 mpm;
-  AdjParams           params;
-  const AdjStepperOps ops = {.createstate         = MPMCreateState,
-                             .getparameters       = MPMGetParameters,
-                             .setparameters       = MPMSetParameters,
-                             .initialstate        = MPMInitialState,
-                             .initialstateadjoint = MPMInitialStateAdjoint,
-                             .step                = MPMStepOp,
-                             .stepadjoint         = MPMStepAdjointOp,
-                             .objective           = MPMObjective,
-                             .objectiveadjoint    = MPMObjectiveAdjointOp,
-                             .regularization      = MPMRegularization,
-                             .hasobjective        = MPMHasObjective,
-                             .zerogradient        = MPMZeroGradient,
-                             .getgradient         = MPMGetGradient,
-                             .checkstate          = MPMCheckState,
-                             .writefields         = MPMWriteFields,
-                             .monitor             = MPMMonitor,
-                             .writeparameters     = MPMWriteParameters,
-                             .writegradient       = MPMWriteGradient,
-                             .readparameters      = MPMReadParameters,
-                             .writerestart        = MPMWriteRestart,
-                             .readrestart         = MPMReadRestart,
-                             .destroy             = MPMDestroy};
+  PetscFunctionBeginUser;
+  PetscReal vscale = 0, gscale = PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1]));
+
+  for (PetscInt b = 0; b < mpm->nbodies; b++)
+    vscale = PetscMax(vscale, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
+  if (!mpm->field_on[MPM_FIELD_E]) {
+    PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
+    PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
+    PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
+  }
+  if (!mpm->field_on[MPM_FIELD_NU]) {
+    PetscCall(AdjParamsAddArray(params, "nu", "1", mpm->nlabels));
+    PetscCall(AdjParamsSetBounds(params, "nu", -0.99, 0.49));
+  }
+  PetscCall(AdjParamsAddArray(params, "rho", "kg/m^3", mpm->nlabels));
+  PetscCall(AdjParamsSetScale(params, "rho", mpm->rho[0]));
+  PetscCall(AdjParamsSetBounds(params, "rho", 0.0, PETSC_INFINITY));
+  PetscCall(AdjParamsAddArray(params, "gravity", "m/s^2", MPM_DIM));
+  PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
+  PetscCall(AdjParamsAddArray(params, "velocity", "m/s", MPM_DIM * mpm->nbodies));
+  PetscCall(AdjParamsSetScale(params, "velocity", vscale > 0 ? vscale : 1.0));
+  /* translations of order a cell */
+  PetscCall(AdjParamsAddArray(params, "position", "m", MPM_DIM * mpm->nbodies));
+  PetscCall(AdjParamsSetScale(params, "position", PetscMin(mpm->grid.h[0], mpm->grid.h[1])));
+  if (mpm->field_on[MPM_FIELD_E]) {
+    PetscCall(AdjParamsAddVector(params, "E_field", "Pa", mpm->field[MPM_FIELD_E]));
+    PetscCall(AdjParamsSetScale(params, "E_field", mpm->E[0]));
+    PetscCall(AdjParamsSetBounds(params, "E_field", 0.0, PETSC_INFINITY));
+  }
+  if (mpm->field_on[MPM_FIELD_NU]) {
+    PetscCall(AdjParamsAddVector(params, "nu_field", "1", mpm->field[MPM_FIELD_NU]));
+    PetscCall(AdjParamsSetBounds(params, "nu_field", -0.99, 0.49));
+  }
+  if (mpm->has_friction) {
+    PetscCall(AdjParamsAddArray(params, "friction", "1", 1));
+    PetscCall(AdjParamsSetBounds(params, "friction", 0.0, PETSC_INFINITY));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads the case from the options database (with the stepper's prefix) and builds the solver. */
+static PetscErrorCode MPMSetFromOptions(AdjStepper st)
+{
+  MPM       mpm;
+  AdjParams params;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMRegisterEvents());
-  PetscCall(PetscNew(&mpm));
-  mpm->comm       = comm;
-  mpm->state_type = MPI_DATATYPE_NULL;
-  mpm->mat_type   = MPI_DATATYPE_NULL;
-  mpm->fwd_step   = -1;
-  PetscCallMPI(MPI_Comm_rank(comm, &mpm->rank));
-  PetscCallMPI(MPI_Comm_size(comm, &mpm->size));
-  PetscCall(AdjStepperCreate(comm, stepper));
-  PetscCall(AdjStepperSetContext(*stepper, "mpm", mpm, &ops));
+  PetscCall(AdjStepperGetContext(st, &mpm));
+  PetscCall(AdjStepperGetOptionsPrefix(st, &mpm->prefix));
   PetscCall(MPMSetUpGrid(mpm));
   PetscCall(MPMSetUpObstacles(mpm));
   PetscCall(MPMSetUpMaterials(mpm));
@@ -1087,7 +1073,7 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(MPMSetUpTime(mpm));
   PetscCall(MPMObjectiveSetFromOptions(mpm));
   PetscCall(MPMSetUpFields(mpm));
-  PetscOptionsBegin(comm, NULL, "MPM: output", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: output", "MPM");
   PetscCall(PetscOptionsBool("-mpm_output_grid",
                              "Also write the grid mass [kg/m] and velocity [m/s] (grid_mass, grid_vx, grid_vy) at "
                              "output steps (the run file's grid cells are centred on the nodes)",
@@ -1097,52 +1083,15 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCallMPI(MPI_Type_commit(&mpm->state_type));
   PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)MPM_NMAT, MPIU_SCALAR, &mpm->mat_type));
   PetscCallMPI(MPI_Type_commit(&mpm->mat_type));
-  PetscCall(AdjStepperSetTimes(*stepper, mpm->nsteps, mpm->dt));
+  PetscCall(AdjStepperSetTimes(st, mpm->nsteps, mpm->dt));
   {
     /* Output cells are centred on the nodes: node i is the cell [(i - 1/2) h, (i + 1/2) h]. */
     const PetscReal lower[2] = {-0.5 * mpm->grid.h[0], -0.5 * mpm->grid.h[1]};
     const PetscReal upper[2] = {mpm->grid.L[0] + 0.5 * mpm->grid.h[0], mpm->grid.L[1] + 0.5 * mpm->grid.h[1]};
-    PetscCall(AdjStepperSetGrid(*stepper, mpm->da1, lower, upper));
+    PetscCall(AdjStepperSetGrid(st, mpm->da1, lower, upper));
   }
-  PetscCall(AdjStepperGetParams(*stepper, &params));
-  {
-    PetscReal vscale = 0, gscale = PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1]));
-
-    for (PetscInt b = 0; b < mpm->nbodies; b++)
-      vscale = PetscMax(vscale, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
-    if (!mpm->field_on[MPM_FIELD_E]) {
-      PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
-      PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
-      PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
-    }
-    if (!mpm->field_on[MPM_FIELD_NU]) {
-      PetscCall(AdjParamsAddArray(params, "nu", "1", mpm->nlabels));
-      PetscCall(AdjParamsSetBounds(params, "nu", -0.99, 0.49));
-    }
-    PetscCall(AdjParamsAddArray(params, "rho", "kg/m^3", mpm->nlabels));
-    PetscCall(AdjParamsSetScale(params, "rho", mpm->rho[0]));
-    PetscCall(AdjParamsSetBounds(params, "rho", 0.0, PETSC_INFINITY));
-    PetscCall(AdjParamsAddArray(params, "gravity", "m/s^2", MPM_DIM));
-    PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
-    PetscCall(AdjParamsAddArray(params, "velocity", "m/s", MPM_DIM * mpm->nbodies));
-    PetscCall(AdjParamsSetScale(params, "velocity", vscale > 0 ? vscale : 1.0));
-    /* translations of order a cell */
-    PetscCall(AdjParamsAddArray(params, "position", "m", MPM_DIM * mpm->nbodies));
-    PetscCall(AdjParamsSetScale(params, "position", PetscMin(mpm->grid.h[0], mpm->grid.h[1])));
-    if (mpm->field_on[MPM_FIELD_E]) {
-      PetscCall(AdjParamsAddVector(params, "E_field", "Pa", mpm->field[MPM_FIELD_E]));
-      PetscCall(AdjParamsSetScale(params, "E_field", mpm->E[0]));
-      PetscCall(AdjParamsSetBounds(params, "E_field", 0.0, PETSC_INFINITY));
-    }
-    if (mpm->field_on[MPM_FIELD_NU]) {
-      PetscCall(AdjParamsAddVector(params, "nu_field", "1", mpm->field[MPM_FIELD_NU]));
-      PetscCall(AdjParamsSetBounds(params, "nu_field", -0.99, 0.49));
-    }
-    if (mpm->has_friction) {
-      PetscCall(AdjParamsAddArray(params, "friction", "1", 1));
-      PetscCall(AdjParamsSetBounds(params, "friction", 0.0, PETSC_INFINITY));
-    }
-  }
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(MPMRegisterParameters(mpm, params));
   PetscCall(PetscInfo(NULL,
                       "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT
                       ", dt %g s (CFL limit %g s), %" PetscInt64_FMT " steps\n",
@@ -1151,12 +1100,53 @@ PetscErrorCode MPMCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
+                                     .destroy             = MPMDestroy,
+                                     .createstate         = MPMCreateState,
+                                     .getparameters       = MPMGetParameters,
+                                     .setparameters       = MPMSetParameters,
+                                     .initialstate        = MPMInitialState,
+                                     .initialstateadjoint = MPMInitialStateAdjoint,
+                                     .step                = MPMStepOp,
+                                     .stepadjoint         = MPMStepAdjointOp,
+                                     .objective           = MPMObjective,
+                                     .objectiveadjoint    = MPMObjectiveAdjointOp,
+                                     .regularization      = MPMRegularization,
+                                     .hasobjective        = MPMHasObjective,
+                                     .zerogradient        = MPMZeroGradient,
+                                     .getgradient         = MPMGetGradient,
+                                     .checkstate          = MPMCheckState,
+                                     .writefields         = MPMWriteFields,
+                                     .monitor             = MPMMonitor,
+                                     .writeparameters     = MPMWriteParameters,
+                                     .writegradient       = MPMWriteGradient,
+                                     .readparameters      = MPMReadParameters,
+                                     .writerestart        = MPMWriteRestart,
+                                     .readrestart         = MPMReadRestart};
+
+PetscErrorCode AdjStepperCreate_MPM(AdjStepper st)
+{
+  MPM mpm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPMRegisterEvents());
+  PetscCall(PetscNew(&mpm));
+  PetscCall(AdjStepperGetComm(st, &mpm->comm));
+  mpm->state_type = MPI_DATATYPE_NULL;
+  mpm->mat_type   = MPI_DATATYPE_NULL;
+  mpm->fwd_step   = -1;
+  PetscCallMPI(MPI_Comm_rank(mpm->comm, &mpm->rank));
+  PetscCallMPI(MPI_Comm_size(mpm->comm, &mpm->size));
+  PetscCall(AdjStepperSetImplementation(st, mpm, &MPMOps));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MPMGetNodeDM(AdjStepper stepper, DM *da)
 {
   MPM mpm;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(stepper, &mpm));
+  PetscCall(AdjStepperGetContext(stepper, &mpm));
   *da = mpm->da1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1166,7 +1156,7 @@ PetscErrorCode MPMGetNumParticles(AdjStepper stepper, PetscInt *n)
   MPM mpm;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMFromStepper(stepper, &mpm));
+  PetscCall(AdjStepperGetContext(stepper, &mpm));
   *n = mpm->N;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

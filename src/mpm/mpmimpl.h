@@ -106,6 +106,7 @@ extern const char *const MPMFieldNames[MPM_NFIELDS];
 typedef struct _n_MPM *MPM;
 struct _n_MPM {
   MPI_Comm    comm;
+  const char *prefix; /* options prefix of the stepper (NULL: none) */
   PetscMPIInt rank, size;
   DM          da;  /* nodes, dof MPM_NNODE, box stencil of width 1 */
   DM          da1; /* nodes, dof 1, same ownership: output fields, the run's grid */

@@ -116,7 +116,7 @@ PetscErrorCode MPMObjectiveSetFromOptions(MPM mpm)
   PetscFunctionBeginUser;
   mpm->obs_weight = 1.0;
   mpm->com_weight = 1.0;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: objectives", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: objectives", "MPM");
   PetscCall(PetscOptionsString("-mpm_obs_file",
                                "Run file (HDF5) whose particle positions /particles/position at its output steps are "
                                "observations: J += w/2 sum |x_p - d_p|^2 [m^2] over the marker particles",
@@ -234,7 +234,7 @@ static PetscErrorCode MPMMassTargetSetFromOptions(MPM mpm)
 
   PetscFunctionBeginUser;
   mpm->mass_weight = 1.0;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: grid-mass objective", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: grid-mass objective", "MPM");
   PetscCall(PetscOptionsString("-mpm_objective_mass_file",
                                "Run file (HDF5, written with -mpm_output_grid) whose /fields/grid_mass at this run's "
                                "final step is the target m*: J += w/2 |m - m*|^2 / |m*|^2 (node masses)",

@@ -70,7 +70,7 @@ static PetscErrorCode MPMCheckObstacleNumbering(MPM mpm)
     PetscBool set;
 
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mpm_obstacle%" PetscInt_FMT, k));
-    PetscCall(PetscOptionsHasName(NULL, NULL, opt, &set));
+    PetscCall(PetscOptionsHasName(NULL, mpm->prefix, opt, &set));
     PetscCheck(!set, mpm->comm, PETSC_ERR_USER_INPUT,
                "%s is given but -mpm_obstacle%" PetscInt_FMT
                " is not read: obstacles are numbered 0, 1, ... without gaps, at most %d",
@@ -88,7 +88,7 @@ PetscErrorCode MPMSetUpObstacles(MPM mpm)
 
   PetscFunctionBeginUser;
   g->nobstacles = 0;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: obstacles", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: obstacles", "MPM");
   PetscCall(
       PetscOptionsReal("-mpm_obstacle_smoothing",
                        "Width of the obstacles' contact layer [cells of the smaller h]: a node at signed distance "

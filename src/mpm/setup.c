@@ -15,7 +15,7 @@ static PetscErrorCode MPMWallFromOptions(MPM mpm, PetscInt d, PetscInt s)
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mpm_wall_%s", MPMSideNames[d][s]));
   PetscCall(PetscSNPrintf(title, sizeof(title), "MPM: wall %s", MPMSideNames[d][s]));
-  PetscOptionsBegin(mpm->comm, NULL, title, "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, title, "MPM");
   PetscCall(PetscOptionsEList(opt,
                               "Wall on that side of the box: none (particles must then stay away from it), sticky "
                               "(v = 0), slip (normal velocity 0), friction (smoothed Coulomb: -mpm_wall_friction, "
@@ -59,7 +59,7 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
   g->friction_smoothing = 1e-2;
   for (PetscInt d = 0; d < MPM_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) g->wall[d][s] = MPM_WALL_STICKY;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: grid", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: grid", "MPM");
   PetscCall(PetscOptionsIntArray("-mpm_grid", "Background grid cells in x and y: Mx,My (nodes at cell corners)", "",
                                  cells, &n, NULL));
   PetscCheck(n == 2 || n == 0, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -146,7 +146,7 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
   PetscFunctionBeginUser;
   mpm->E[0] = 1e5, mpm->nu[0] = 0.3, mpm->rho[0] = 1000;
   mpm->gravity[0] = 0, mpm->gravity[1] = -9.81;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: materials", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: materials", "MPM");
   PetscCall(MPMLabelArray(PetscOptionsObject, mpm, "-mpm_E",
                           "Young's modulus [Pa] per label: one value, or E0,E1,... for labels 0,1,...", mpm->E, &nE));
   PetscCall(MPMLabelArray(PetscOptionsObject, mpm, "-mpm_nu",
@@ -247,7 +247,7 @@ PetscErrorCode MPMSetUpTime(MPM mpm)
   PetscFunctionBeginUser;
   mpm->final_time = 1.0;
   mpm->cfl        = 0.5;
-  PetscOptionsBegin(mpm->comm, NULL, "MPM: time stepping", "MPM");
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: time stepping", "MPM");
   PetscCall(PetscOptionsReal("-mpm_final_time", "Simulated time [s]", "", mpm->final_time, &mpm->final_time, NULL));
   PetscCall(PetscOptionsReal("-mpm_cfl",
                              "CFL number in (0, 1]: dt <= cfl h / (wave speed sqrt((lambda + 2 mu)/rho) + largest "

@@ -57,17 +57,13 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
  * Written as <path>.new and renamed over <path> once complete, so a valid file always exists. */
 static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const char path[])
 {
-  AdjOutput            r;
-  AdjParams            params;
-  const AdjStepperOps *ops;
-  DM                   da;
-  const PetscReal     *lower, *upper;
-  char                 tmp[PETSC_MAX_PATH_LEN];
-  PetscMPIInt          rank;
+  AdjOutput        r;
+  DM               da;
+  const PetscReal *lower, *upper;
+  char             tmp[PETSC_MAX_PATH_LEN];
+  PetscMPIInt      rank;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetOps(opt->stepper, &ops));
-  PetscCall(AdjStepperGetParams(opt->stepper, &params));
   PetscCall(AdjStepperGetGrid(opt->stepper, &da, &lower, &upper));
   PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.new", path));
   PetscCall(AdjOutputCreate(opt->comm, &r));
@@ -75,8 +71,8 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
   PetscCall(AdjOutputSetXdmf(r, PETSC_FALSE));
   PetscCall(AdjOutputSetGrid(r, da, lower, upper, "m"));
   PetscCall(AdjOutputOpen(r));
-  PetscCall(ops->setparameters(opt->stepper, params, x));
-  PetscCall(ops->writeparameters(opt->stepper, r));
+  PetscCall(AdjStepperSetParameters(opt->stepper, x));
+  PetscCall(AdjStepperWriteParameters(opt->stepper, r));
   for (PetscInt i = 0; i < opt->history.n; i++)
     PetscCall(AdjOutputWriteOptimizationIteration(r, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
                                                   opt->history.gnorm[i], NULL));
@@ -181,14 +177,11 @@ PetscErrorCode AdjOptimizerGetInterruptedIteration(AdjOptimizer opt, PetscInt *i
     the history come from the file; Solve then starts at that iterate. Collective. @*/
 PetscErrorCode AdjOptimizerResume(AdjOptimizer opt, const char path[])
 {
-  const AdjStepperOps *ops;
-  PetscInt             n[3], maxit;
-  PetscReal           *it, *J, *gn;
+  PetscInt   n[3], maxit;
+  PetscReal *it, *J, *gn;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetOps(opt->stepper, &ops));
-  PetscCheck(ops->readparameters, opt->comm, PETSC_ERR_SUP, "This solver cannot resume an optimization");
-  PetscCall(ops->readparameters(opt->stepper, path));
+  PetscCall(AdjStepperReadParameters(opt->stepper, path));
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/iteration", &n[0], &it));
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/objective", &n[1], &J));
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/gradient_norm", &n[2], &gn));

@@ -45,7 +45,8 @@ static PetscErrorCode TransportCNCreateKSP(Transport tr)
   PetscFunctionBeginUser;
   PetscCall(DMCreateMatrix(tr->da, &im->A));
   PetscCall(KSPCreate(tr->comm, &im->ksp));
-  PetscCall(KSPSetOptionsPrefix(im->ksp, "transport_"));
+  PetscCall(KSPSetOptionsPrefix(im->ksp, tr->prefix));
+  PetscCall(KSPAppendOptionsPrefix(im->ksp, "transport_"));
   PetscCall(KSPSetType(im->ksp, KSPCG));
   PetscCall(KSPSetNormType(im->ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetTolerances(im->ksp, 1e-13, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
@@ -69,7 +70,7 @@ PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
 
   PetscFunctionBeginUser;
   PetscCall(TransportImplicitRegisterEvents());
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: time integration of diffusion", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: time integration of diffusion", "Transport");
   PetscCall(
       PetscOptionsEList("-transport_diffusion",
                         "explicit: SSP-RK3 of advection + diffusion + source (time step limited by diffusion too); "

@@ -64,7 +64,7 @@ PetscErrorCode TransportObjectiveSetUp(Transport tr)
   PetscFunctionBeginUser;
   tr->obj.weight        = 1.0;
   tr->obj.target_weight = 1.0;
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: objective", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: objective", "Transport");
   PetscCall(PetscOptionsString("-transport_obs_file",
                                "Run file (HDF5) whose field 'c' time slices are observations to fit", "", obs, obs,
                                sizeof(obs), NULL));

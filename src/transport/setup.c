@@ -16,7 +16,7 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
   TransportGrid *g           = &tr->grid;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: grid and boundaries", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: grid and boundaries", "Transport");
   PetscCall(PetscOptionsIntArray("-transport_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
   PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT,
              "-transport_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
@@ -180,7 +180,7 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
   char           file[PETSC_MAX_PATH_LEN] = "", dset[2][256] = {"/parameters/velocity_u", "/parameters/velocity_v"};
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: prescribed velocity", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: prescribed velocity", "Transport");
   PetscCall(
       PetscOptionsEList("-transport_velocity",
                         "Velocity field: uniform, rotation (solid body), file (cell-centred velocities), or fluid "
@@ -283,7 +283,7 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
       help[1], 256, "Gaussian blobs of '%s': x,y,sigma,amplitude per blob [m,m,m,%s], up to 8 blobs", what, units));
   PetscCall(PetscSNPrintf(help[2], 256, "HDF5 file holding field '%s' on the run's grid", what));
   PetscCall(PetscSNPrintf(help[3], 256, "Dataset of field '%s' in that file", what));
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: fields", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: fields", "Transport");
   PetscCall(PetscOptionsEList(opt[0], help[0], "", TransportFieldTypes, 3, TransportFieldTypes[type], &type, NULL));
   PetscCall(PetscOptionsRealArray(opt[1], help[1], "", blobs, &n, NULL));
   PetscCall(PetscOptionsString(opt[2], help[2], "", file, file, sizeof(file), NULL));
@@ -319,7 +319,7 @@ PetscErrorCode TransportSetUpParameters(Transport tr)
   PetscCall(VecDuplicate(tr->c0, &tr->source));
   PetscCall(TransportFieldFromOptions(tr, "initial", "1", FIELD_GAUSSIAN, tr->c0));
   PetscCall(TransportFieldFromOptions(tr, "source", "1/s", FIELD_ZERO, tr->source));
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: diffusivity", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: diffusivity", "Transport");
   PetscCall(PetscOptionsReal("-transport_kappa", "Constant diffusivity [m^2/s] (a parameter with a gradient)", "",
                              kappa, &kappa, NULL));
   PetscCall(PetscOptionsString("-transport_kappa_file",
@@ -391,7 +391,7 @@ PetscErrorCode TransportSetUpTime(Transport tr)
   PetscFunctionBeginUser;
   tr->final_time = 1.0;
   tr->cfl        = 0.9;
-  PetscOptionsBegin(tr->comm, NULL, "Scalar transport: time stepping", "Transport");
+  PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: time stepping", "Transport");
   PetscCall(PetscOptionsReal("-transport_final_time", "Final time [s]", "", tr->final_time, &tr->final_time, NULL));
   PetscCall(PetscOptionsReal(
       "-transport_dt",

@@ -1,5 +1,6 @@
 /* Scalar transport as an AdjStepper: the ops that connect the physics to the adjoint driver. */
 #include "transportimpl.h"
+#include <adjsim/stepperimpl.h>
 #include <adjsim/io.h>
 #include <adjsim/regularization.h>
 
@@ -31,19 +32,11 @@ PetscErrorCode TransportRegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportFromStepper(AdjStepper st, Transport *tr)
+static PetscErrorCode TransportCreateState(void *ctx, Vec *x)
 {
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetContext(st, tr));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportCreateState(AdjStepper st, Vec *x)
-{
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(DMCreateGlobalVector(tr->da, x));
   PetscCall(PetscObjectSetName((PetscObject)*x, "c"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -75,24 +68,22 @@ static PetscErrorCode TransportPack(Transport tr, AdjParams params, PetscBool gr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportGetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode TransportGetParameters(void *ctx, AdjParams params, Vec p)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportPack(tr, params, PETSC_FALSE, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportSetParameters(AdjStepper st, AdjParams params, Vec p)
+static PetscErrorCode TransportSetParameters(void *ctx, AdjParams params, Vec p)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
   PetscBool active;
   PetscReal kappa;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjParamsUnpackField(params, "initial", p, tr->c0));
   PetscCall(AdjParamsUnpackField(params, "source", p, tr->source));
   PetscCall(AdjParamsIsActive(params, "source", &tr->need_gsource));
@@ -109,79 +100,70 @@ static PetscErrorCode TransportSetParameters(AdjStepper st, AdjParams params, Ve
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportInitialState(AdjStepper st, Vec x0)
+static PetscErrorCode TransportInitialState(void *ctx, Vec x0)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(VecCopy(tr->c0, x0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportInitialStateAdjoint(AdjStepper st, Vec lambda0)
+static PetscErrorCode TransportInitialStateAdjoint(void *ctx, Vec lambda0)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(VecAXPY(tr->gc0, 1.0, lambda0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
+static PetscErrorCode TransportStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportVelocityAtStep(tr, k));
   PetscCall(TransportStepAdvance(tr, xin, xout));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
+static PetscErrorCode TransportStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportVelocityAtStep(tr, k));
   PetscCall(TransportStepAdvanceAdjoint(tr, xin, lout, lin));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportObjective(AdjStepper st, AdjStepIndex k, Vec x, PetscReal *J)
+static PetscErrorCode TransportObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportMisfit(tr, k, x, J));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportObjectiveAdjoint(AdjStepper st, AdjStepIndex k, Vec x, Vec lambda)
+static PetscErrorCode TransportObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportMisfitAdjoint(tr, k, x, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Tikhonov terms of the active field parameters. */
-static PetscErrorCode TransportRegularization(AdjStepper st, PetscReal *R)
+static PetscErrorCode TransportRegularization(void *ctx, AdjParams params, PetscReal *R)
 {
-  Transport tr;
-  AdjParams params;
+  Transport tr = (Transport)ctx;
   PetscBool active[3];
   Vec       value[3], grad[3];
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
-  PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjParamsIsActive(params, "initial", &active[0]));
   PetscCall(AdjParamsIsActive(params, "kappa", &active[1]));
   PetscCall(AdjParamsIsActive(params, "source", &active[2]));
@@ -196,22 +178,20 @@ static PetscErrorCode TransportRegularization(AdjStepper st, PetscReal *R)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportHasObjective(AdjStepper st, PetscBool *has)
+static PetscErrorCode TransportHasObjective(void *ctx, PetscBool *has)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   *has = (PetscBool)(tr->obj.nobs > 0 || tr->obj.target);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportZeroGradient(AdjStepper st)
+static PetscErrorCode TransportZeroGradient(void *ctx)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(VecSet(tr->gc0, 0.0));
   PetscCall(VecSet(tr->gkappa, 0.0));
   PetscCall(VecSet(tr->gsource, 0.0));
@@ -219,25 +199,23 @@ static PetscErrorCode TransportZeroGradient(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportGetGradient(AdjStepper st, AdjParams params, Vec g)
+static PetscErrorCode TransportGetGradient(void *ctx, AdjParams params, Vec g)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(TransportPack(tr, params, PETSC_TRUE, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Stops a run whose state holds NaN or Inf, naming the step, time and the first bad cell. */
-static PetscErrorCode TransportCheckState(AdjStepper st, AdjStepIndex k, Vec x)
+static PetscErrorCode TransportCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
-  Transport          tr;
+  Transport          tr = (Transport)ctx;
   const PetscScalar *a;
   PetscInt           n, rstart, bad = PETSC_MAX_INT, gbad;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetOwnershipRange(x, &rstart, NULL));
   PetscCall(VecGetArrayRead(x, &a));
@@ -268,20 +246,19 @@ static PetscErrorCode TransportCheckState(AdjStepper st, AdjStepIndex k, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportWriteFields(AdjStepper st, AdjOutput out, Vec x)
+static PetscErrorCode TransportWriteFields(void *ctx, AdjOutput out, Vec x)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjOutputWriteField(out, "c", "1", x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportWriteParameters(AdjStepper st, AdjOutput out)
+static PetscErrorCode TransportWriteParameters(void *ctx, AdjParams params, AdjOutput out)
 {
-  Transport tr;
+  Transport tr = (Transport)ctx;
   PetscReal kappa;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjOutputWriteParameterField(out, "initial", "1", tr->c0));
   PetscCall(AdjOutputWriteParameterField(out, "source", "1/s", tr->source));
   PetscCall(AdjOutputWriteParameterField(out, "velocity_u", "m/s", tr->vel_u));
@@ -296,16 +273,13 @@ static PetscErrorCode TransportWriteParameters(AdjStepper st, AdjOutput out)
 }
 
 /* Gradients dJ/dvalue (physical units, not scaled) of the active parameters. */
-static PetscErrorCode TransportWriteGradient(AdjStepper st, AdjOutput out)
+static PetscErrorCode TransportWriteGradient(void *ctx, AdjParams params, AdjOutput out)
 {
-  Transport   tr;
-  AdjParams   params;
+  Transport   tr = (Transport)ctx;
   PetscBool   active;
   PetscScalar gk;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
-  PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(AdjParamsIsActive(params, "initial", &active));
   if (active) PetscCall(AdjOutputWriteGradientField(out, "initial", "1/1", tr->gc0));
   PetscCall(AdjParamsIsActive(params, "source", &active));
@@ -320,13 +294,12 @@ static PetscErrorCode TransportWriteGradient(AdjStepper st, AdjOutput out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
+static PetscErrorCode TransportWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
 {
-  Transport   tr;
+  Transport   tr       = (Transport)ctx;
   const char *names[1] = {"c"};
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   if (standalone)
     PetscCall(AdjOutputWriteRestartFile(out, "transport", k, k * tr->dt, 1, names, &x));
   else
@@ -334,14 +307,13 @@ static PetscErrorCode TransportWriteRestart(AdjStepper st, AdjOutput out, AdjSte
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
+static PetscErrorCode TransportReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k)
 {
-  Transport   tr;
+  Transport   tr       = (Transport)ctx;
   const char *names[1] = {"c"};
   PetscReal   t;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjInputReadRestart(tr->comm, path, "transport", tr->da, 1, names, &x, k, &t));
   PetscCheck(*k >= 0 && *k <= tr->nsteps, tr->comm, PETSC_ERR_USER_INPUT,
              "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
@@ -354,14 +326,13 @@ static PetscErrorCode TransportReadRestart(AdjStepper st, const char path[], Vec
 }
 
 /* Parameter values from the /parameters group of a run file (e.g. to resume an optimization). */
-static PetscErrorCode TransportReadParameters(AdjStepper st, const char path[])
+static PetscErrorCode TransportReadParameters(void *ctx, const char path[])
 {
-  Transport  tr;
+  Transport  tr = (Transport)ctx;
   PetscInt   n;
   PetscReal *kappa;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
   PetscCall(AdjInputReadField(tr->comm, path, "/parameters/initial", tr->da, tr->c0));
   PetscCall(AdjInputReadField(tr->comm, path, "/parameters/source", tr->da, tr->source));
   if (tr->kappa_is_field)
@@ -384,7 +355,7 @@ static PetscErrorCode TransportDestroy(AdjStepper st)
   Transport tr;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(st, &tr));
+  PetscCall(AdjStepperGetContext(st, &tr));
   PetscCall(TransportObjectiveDestroy(tr));
   PetscCall(TransportImplicitDestroy(tr));
   PetscCall(PetscFree2(tr->vel.u, tr->vel.v));
@@ -459,37 +430,14 @@ static PetscErrorCode TransportRegisterParameters(Transport tr, AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
+/* Reads the case from the options database (with the stepper's prefix) and builds the solver. */
+static PetscErrorCode TransportSetFromOptions(AdjStepper st)
 {
-  Transport           tr;
-  const AdjStepperOps ops = {.createstate         = TransportCreateState,
-                             .getparameters       = TransportGetParameters,
-                             .setparameters       = TransportSetParameters,
-                             .initialstate        = TransportInitialState,
-                             .initialstateadjoint = TransportInitialStateAdjoint,
-                             .step                = TransportStep,
-                             .stepadjoint         = TransportStepAdjoint,
-                             .objective           = TransportObjective,
-                             .objectiveadjoint    = TransportObjectiveAdjoint,
-                             .regularization      = TransportRegularization,
-                             .hasobjective        = TransportHasObjective,
-                             .zerogradient        = TransportZeroGradient,
-                             .getgradient         = TransportGetGradient,
-                             .checkstate          = TransportCheckState,
-                             .writefields         = TransportWriteFields,
-                             .writeparameters     = TransportWriteParameters,
-                             .writegradient       = TransportWriteGradient,
-                             .writerestart        = TransportWriteRestart,
-                             .readrestart         = TransportReadRestart,
-                             .readparameters      = TransportReadParameters,
-                             .destroy             = TransportDestroy};
+  Transport tr;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportRegisterEvents());
-  PetscCall(PetscNew(&tr));
-  tr->comm = comm;
-  PetscCall(AdjStepperCreate(comm, stepper));
-  PetscCall(AdjStepperSetContext(*stepper, "transport", tr, &ops));
+  PetscCall(AdjStepperGetContext(st, &tr));
+  PetscCall(AdjStepperGetOptionsPrefix(st, &tr->prefix));
   PetscCall(TransportSetUpGrid(tr));
   PetscCall(TransportSetUpVelocity(tr));
   PetscCall(TransportSetUpParameters(tr));
@@ -499,12 +447,47 @@ PetscErrorCode TransportCreate(MPI_Comm comm, AdjStepper *stepper)
   PetscCall(TransportSetUpTime(tr));
   PetscCall(TransportCheckBoundaryPeclet(tr));
   PetscCall(TransportObjectiveSetUp(tr));
-  PetscCall(AdjStepperSetTimes(*stepper, tr->nsteps, tr->dt));
+  PetscCall(AdjStepperSetTimes(st, tr->nsteps, tr->dt));
   {
     const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.Lx, tr->grid.Ly};
-    PetscCall(AdjStepperSetGrid(*stepper, tr->da, lower, upper));
+    PetscCall(AdjStepperSetGrid(st, tr->da, lower, upper));
   }
-  PetscCall(TransportRegisterParameters(tr, *stepper));
+  PetscCall(TransportRegisterParameters(tr, st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const AdjStepperOps TransportOps = {.setfromoptions      = TransportSetFromOptions,
+                                           .destroy             = TransportDestroy,
+                                           .createstate         = TransportCreateState,
+                                           .getparameters       = TransportGetParameters,
+                                           .setparameters       = TransportSetParameters,
+                                           .initialstate        = TransportInitialState,
+                                           .initialstateadjoint = TransportInitialStateAdjoint,
+                                           .step                = TransportStep,
+                                           .stepadjoint         = TransportStepAdjoint,
+                                           .objective           = TransportObjective,
+                                           .objectiveadjoint    = TransportObjectiveAdjoint,
+                                           .regularization      = TransportRegularization,
+                                           .hasobjective        = TransportHasObjective,
+                                           .zerogradient        = TransportZeroGradient,
+                                           .getgradient         = TransportGetGradient,
+                                           .checkstate          = TransportCheckState,
+                                           .writefields         = TransportWriteFields,
+                                           .writeparameters     = TransportWriteParameters,
+                                           .writegradient       = TransportWriteGradient,
+                                           .writerestart        = TransportWriteRestart,
+                                           .readrestart         = TransportReadRestart,
+                                           .readparameters      = TransportReadParameters};
+
+PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
+{
+  Transport tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportRegisterEvents());
+  PetscCall(PetscNew(&tr));
+  PetscCall(AdjStepperGetComm(st, &tr->comm));
+  PetscCall(AdjStepperSetImplementation(st, tr, &TransportOps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -513,7 +496,7 @@ PetscErrorCode TransportGetDM(AdjStepper stepper, DM *da)
   Transport tr;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportFromStepper(stepper, &tr));
+  PetscCall(AdjStepperGetContext(stepper, &tr));
   *da = tr->da;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

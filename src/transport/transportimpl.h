@@ -95,6 +95,7 @@ extern PetscLogEvent TRANSPORT_DiffuseCN, TRANSPORT_DiffuseCNAdj;
 
 struct _n_Transport {
   MPI_Comm                  comm;
+  const char               *prefix; /* options prefix of the stepper (NULL: none) */
   DM                        da;
   TransportGrid             grid;
   TransportBCType           bctype[2];
@@ -176,7 +177,6 @@ PetscErrorCode TransportMisfit(Transport tr, AdjStepIndex k, Vec c, PetscReal *J
 PetscErrorCode TransportMisfitAdjoint(Transport tr, AdjStepIndex k, Vec c, Vec lambda);
 
 /* Set-up from options (setup.c). */
-PetscErrorCode TransportSetFromOptions(Transport tr);
 PetscErrorCode TransportSetUpGrid(Transport tr);
 PetscErrorCode TransportSetUpVelocity(Transport tr);
 PetscErrorCode TransportSetUpParameters(Transport tr);

@@ -5,6 +5,7 @@
 #include "transport/transportimpl.h"
 #include <adjsim/regularization.h>
 #include "adjtest.h"
+#include "steppertest.h"
 
 static const PetscReal tol = 1e-12;
 
@@ -62,7 +63,7 @@ static PetscErrorCode CheckMisfit(PetscInt *fail)
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsSetValue(NULL, "-transport_grid", "12,10"));
-  PetscCall(TransportCreate(PETSC_COMM_WORLD, &st));
+  PetscCall(AdjTestStepperFromOptions(PETSC_COMM_WORLD, "transport", &st));
   PetscCall(AdjStepperGetContext(st, &tr));
   PetscCall(DMCreateGlobalVector(tr->da, &tr->obj.target));
   PetscCall(VecSet(tr->obj.target, 0.0));

@@ -31,33 +31,88 @@ static inline PetscErrorCode AdjTestLocalDot(Vec a, Vec b, PetscReal *dot)
   PetscFunctionReturn(0);
 }
 
-/* Compares <J dx, y> with <dx, J^T y>; counts a failure when the relative gap exceeds tol. */
+/* max(a, b) that keeps a NaN.  PetscMax(a, b) is (a < b ? b : a): it returns a whenever b is NaN, so a running
+ * maximum of errors started at 0 silently drops a NaN and the check on it passes. */
+static inline PetscReal AdjTestMax(PetscReal a, PetscReal b)
+{
+  return (PetscIsNanReal(a) || a > b) ? a : b;
+}
+
+/* The maximum of local over the ranks of comm, NaN when any rank's value is NaN (MPI_MAX on a NaN depends on
+ * the order of the operands, like PetscMax). */
+static inline PetscErrorCode AdjTestGlobalMax(MPI_Comm comm, PetscReal local, PetscReal *global)
+{
+  PetscReal in[2] = {PetscIsNanReal(local) ? PETSC_NINFINITY : local, PetscIsNanReal(local) ? 1.0 : 0.0}, out[2];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(in, out, 2, MPIU_REAL, MPIU_MAX, comm));
+  *global = out[1] > 0 ? (PetscReal)NAN : out[0];
+  PetscFunctionReturn(0);
+}
+
+/* The verdict on a dot-product test, "ok" or "FAIL" with the reason, for a gap checked against tol that is
+ * |lhs - rhs| over max(scale, PETSC_SMALL) or over more.  Fails when a side is NaN or infinite, when the scale is not
+ * positive and finite, when the test is vacuous: both sides zero, or at most tol max(scale, PETSC_SMALL) (then the gap
+ * passes whatever the adjoint returns, a zero adjoint too: a dot test with zero on both sides tests nothing), and when
+ * the gap exceeds tol or is NaN. */
+static inline PetscBool AdjTestVerdict(PetscReal lhs, PetscReal rhs, PetscReal scale, PetscReal gap, PetscReal tol,
+                                       char verdict[], size_t len)
+{
+  const PetscReal big = PetscMax(PetscAbsReal(lhs), PetscAbsReal(rhs)), lim = tol * PetscMax(scale, PETSC_SMALL);
+  const char     *why = NULL;
+
+  if (PetscIsInfOrNanReal(lhs) || PetscIsInfOrNanReal(rhs))
+    why = "FAIL (a side is not finite)";
+  else if (big == 0)
+    why = "FAIL (vacuous: both sides are zero; a dot test with zero on both sides tests nothing)";
+  else if (!(scale > 0) || PetscIsInfReal(scale))
+    why = "FAIL (the scale of the gap is not positive and finite)";
+  else if (!(big > lim)) {
+    (void)PetscSNPrintf(verdict, len, "FAIL (vacuous: both sides are at most %.1e, where a zero adjoint passes too)",
+                        (double)lim);
+    return PETSC_FALSE;
+  } else if (!(gap <= tol))
+    why = "FAIL";
+  (void)PetscSNPrintf(verdict, len, "%s", why ? why : "ok");
+  return (PetscBool)!why;
+}
+
+/* Compares <J dx, y> with <dx, J^T y>; counts a failure when the relative gap exceeds tol, when a side is NaN or
+ * infinite, and when both sides are zero or below tol PETSC_SMALL (the gap is relative to max(|lhs|, |rhs|,
+ * PETSC_SMALL), so below that any adjoint, also a zero one, would pass). */
 static inline PetscErrorCode AdjTestReport(const char name[], PetscReal lhs, PetscReal rhs, PetscReal tol,
                                            PetscInt *failures)
 {
   const PetscReal rel = PetscAbsReal(lhs - rhs) / PetscMax(PetscMax(PetscAbsReal(lhs), PetscAbsReal(rhs)), PETSC_SMALL);
+  char            verdict[128];
+  PetscBool       ok;
 
   PetscFunctionBeginUser;
+  ok = AdjTestVerdict(lhs, rhs, PETSC_SMALL, rel, tol, verdict, sizeof(verdict));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s <J dx,y> = % .16e  <dx,J^T y> = % .16e  rel %.2e  %s\n", name,
-                        (double)lhs, (double)rhs, (double)rel, rel <= tol ? "ok" : "FAIL"));
-  if (!(rel <= tol)) (*failures)++;
+                        (double)lhs, (double)rhs, (double)rel, verdict));
+  if (!ok) (*failures)++;
   PetscFunctionReturn(0);
 }
 
 /* The same, with the gap measured relative to scale = |T dx| |y|, the Cauchy-Schwarz bound of both
  * sides: round-off in either side is relative to it, whereas <T dx, y> of two random vectors can
  * cancel to a small fraction of it (then the plain relative gap measures that cancellation, not
- * the adjoint).  Both gaps are printed. */
+ * the adjoint).  Both gaps are printed.  Also fails when scale is not positive and finite, and when both sides
+ * are zero or at most tol max(scale, PETSC_SMALL) (any adjoint, also a zero one, would pass). */
 static inline PetscErrorCode AdjTestReportScaled(const char name[], PetscReal lhs, PetscReal rhs, PetscReal scale,
                                                  PetscReal tol, PetscInt *failures)
 {
   const PetscReal rel = PetscAbsReal(lhs - rhs) / PetscMax(PetscMax(PetscAbsReal(lhs), PetscAbsReal(rhs)), PETSC_SMALL);
   const PetscReal srel = PetscAbsReal(lhs - rhs) / PetscMax(scale, PETSC_SMALL);
+  char            verdict[128];
+  PetscBool       ok;
 
   PetscFunctionBeginUser;
+  ok = AdjTestVerdict(lhs, rhs, scale, srel, tol, verdict, sizeof(verdict));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "%-40s <T dx,y> = % .16e  <dx,T^T y> = % .16e  rel %.1e  rel(|T dx||y|) %.1e  %s\n", name,
-                        (double)lhs, (double)rhs, (double)rel, (double)srel, srel <= tol ? "ok" : "FAIL"));
-  if (!(srel <= tol)) (*failures)++;
+                        (double)lhs, (double)rhs, (double)rel, (double)srel, verdict));
+  if (!ok) (*failures)++;
   PetscFunctionReturn(0);
 }

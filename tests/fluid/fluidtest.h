@@ -4,52 +4,23 @@
 #include "fluid/fluidimpl.h"
 #include <adjsim/io.h>
 
-/* Sets "-name value" pairs (a NULL-terminated list) in the options database. */
-static inline PetscErrorCode FluidTestSetOptions(const char *const kv[])
-{
-  PetscFunctionBeginUser;
-  for (PetscInt i = 0; kv[i]; i += 2) PetscCall(PetscOptionsSetValue(NULL, kv[i], kv[i + 1]));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+#include "steppertest.h"
 
-/* A stepper on comm from a fresh options database holding just the given options (NULL-terminated
- * "-name", "value" lists; extra may be NULL). */
+/* A fluid stepper on comm from a fresh options database holding just the given options
+ * (NULL-terminated "-name", "value" lists; extra may be NULL). */
 static inline PetscErrorCode FluidTestCreate(MPI_Comm comm, const char *const base[], const char *const extra[],
                                              AdjStepper *st)
 {
-  PetscOptions opts;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsCreate(&opts));
-  PetscCall(PetscOptionsPush(opts));
-  PetscCall(FluidTestSetOptions(base));
-  if (extra) PetscCall(FluidTestSetOptions(extra));
-  PetscCall(FluidCreate(comm, st));
-  PetscCall(PetscOptionsPop());
-  PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(AdjTestStepperCreate(comm, "fluid", base, extra, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* x = the state after `nsteps` steps from the initial state (nsteps < 0: the whole run). */
 static inline PetscErrorCode FluidTestRun(AdjStepper st, AdjStepIndex nsteps, Vec x)
 {
-  const AdjStepperOps *ops;
-  AdjStepIndex         n;
-  PetscReal            dt;
-  Vec                  y;
-
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetOps(st, &ops));
-  PetscCall(AdjStepperGetTimes(st, &n, &dt));
-  if (nsteps >= 0) n = nsteps;
-  PetscCall(VecDuplicate(x, &y));
-  PetscCall(ops->initialstate(st, x));
-  for (AdjStepIndex k = 1; k <= n; k++) {
-    PetscCall(ops->step(st, k, x, y));
-    PetscCall(ops->checkstate(st, k, y));
-    PetscCall(VecSwap(x, y));
-  }
-  PetscCall(VecDestroy(&y));
+  PetscCall(AdjTestStepperRun(st, nsteps, x, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -64,10 +64,8 @@ static PetscErrorCode KSPvsFFTW(const char name[], const char *const base[], Pet
   PetscCall(FluidTestCreate(PETSC_COMM_WORLD, base, ksp, &a));
   PetscCall(FluidTestCreate(PETSC_COMM_WORLD, base, fftw, &b));
   {
-    const AdjStepperOps *ops;
-    PetscCall(AdjStepperGetOps(a, &ops));
-    PetscCall(ops->createstate(a, &xa));
-    PetscCall(ops->createstate(a, &xb));
+    PetscCall(AdjStepperCreateState(a, &xa));
+    PetscCall(AdjStepperCreateState(a, &xb));
   }
   PetscCall(FluidTestRun(a, -1, xa));
   PetscCall(FluidTestRun(b, -1, xb));
@@ -126,36 +124,34 @@ static const char *const VerticalOutflow[] = {"-fluid_grid",
 /* 2. 2n steps in one go against n steps, restart file, read back into a fresh state, n steps. */
 static PetscErrorCode RestartBitForBit(PetscInt *fail)
 {
-  const AdjStepperOps *ops;
-  AdjStepper           st;
-  AdjOutput            out;
-  DM                   da;
-  const PetscReal     *lower, *upper;
-  Vec                  full, half, back, y;
-  AdjStepIndex         k;
-  PetscReal            diff;
-  const AdjStepIndex   n = 5;
+  AdjStepper         st;
+  AdjOutput          out;
+  DM                 da;
+  const PetscReal   *lower, *upper;
+  Vec                full, half, back, y;
+  AdjStepIndex       k;
+  PetscReal          diff;
+  const AdjStepIndex n = 5;
 
   PetscFunctionBeginUser;
   PetscCall(FluidTestCreate(PETSC_COMM_WORLD, Cavity, NULL, &st));
-  PetscCall(AdjStepperGetOps(st, &ops));
-  PetscCall(ops->createstate(st, &full));
-  PetscCall(ops->createstate(st, &half));
-  PetscCall(ops->createstate(st, &back));
-  PetscCall(ops->createstate(st, &y));
+  PetscCall(AdjStepperCreateState(st, &full));
+  PetscCall(AdjStepperCreateState(st, &half));
+  PetscCall(AdjStepperCreateState(st, &back));
+  PetscCall(AdjStepperCreateState(st, &y));
   PetscCall(FluidTestRun(st, 2 * n, full));
   PetscCall(FluidTestRun(st, n, half));
   PetscCall(AdjOutputCreate(PETSC_COMM_WORLD, &out));
   PetscCall(AdjOutputSetRestartPath(out, "fluid_restart_test.h5"));
   PetscCall(AdjStepperGetGrid(st, &da, &lower, &upper));
   PetscCall(AdjOutputSetGrid(out, da, lower, upper, "m"));
-  PetscCall(ops->writerestart(st, out, n, half, PETSC_TRUE));
+  PetscCall(AdjStepperWriteRestart(st, out, n, half, PETSC_TRUE));
   PetscCall(VecSet(back, 12345.0));
-  PetscCall(ops->readrestart(st, "fluid_restart_test.h5", back, &k));
+  PetscCall(AdjStepperReadRestart(st, "fluid_restart_test.h5", back, &k));
   PetscCheck(k == n, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "restart step %" PetscInt64_FMT " != %" PetscInt64_FMT,
              (PetscInt64)k, (PetscInt64)n);
   for (k = n + 1; k <= 2 * n; k++) {
-    PetscCall(ops->step(st, k, back, y));
+    PetscCall(AdjStepperStep(st, k, back, y));
     PetscCall(VecSwap(back, y));
   }
   PetscCall(FluidTestVelocityDiff(full, back, &diff, NULL));
@@ -193,17 +189,15 @@ static PetscErrorCode NaturalOnZero(AdjStepper st, Vec x, Vec *seq)
 static PetscErrorCode RankInvariance(const char name[], const char *const base[], const char *const extra[],
                                      PetscInt *fail)
 {
-  const AdjStepperOps *ops;
-  AdjStepper           st;
-  Vec                  x, all;
-  PetscMPIInt          rank;
-  PetscReal            diff = 0;
+  AdjStepper  st;
+  Vec         x, all;
+  PetscMPIInt rank;
+  PetscReal   diff = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(FluidTestCreate(PETSC_COMM_WORLD, base, extra, &st));
-  PetscCall(AdjStepperGetOps(st, &ops));
-  PetscCall(ops->createstate(st, &x));
+  PetscCall(AdjStepperCreateState(st, &x));
   PetscCall(FluidTestRun(st, 8, x));
   PetscCall(NaturalOnZero(st, x, &all));
   PetscCall(VecDestroy(&x));
@@ -212,8 +206,7 @@ static PetscErrorCode RankInvariance(const char name[], const char *const base[]
     AdjStepper one;
     Vec        xone, seq;
     PetscCall(FluidTestCreate(PETSC_COMM_SELF, base, extra, &one));
-    PetscCall(AdjStepperGetOps(one, &ops));
-    PetscCall(ops->createstate(one, &xone));
+    PetscCall(AdjStepperCreateState(one, &xone));
     PetscCall(FluidTestRun(one, 8, xone));
     PetscCall(NaturalOnZero(one, xone, &seq));
     PetscCall(FluidTestVelocityDiff(seq, all, &diff, NULL));

@@ -12,16 +12,24 @@ static PetscErrorCode RunError(PetscInt n, const char poisson[], PetscReal *err)
   Fluid       fl;
   Vec         x, exact;
   char        grid[32];
-  const char *opts[] = {
-      "-fluid_domain",  "1,1",   "-fluid_nu", "0.01", "-fluid_initial", "taylor-green", "-fluid_final_time", "0.25",
-      "-fluid_poisson", poisson, NULL};
-  PetscReal e2;
+  const char *opts[] = {"-fluid_domain",
+                        "1,1",
+                        "-fluid_nu",
+                        "0.01",
+                        "-fluid_initial",
+                        "taylor-green",
+                        "-fluid_final_time",
+                        "0.25",
+                        "-fluid_poisson",
+                        poisson,
+                        "-fluid_grid",
+                        grid,
+                        NULL};
+  PetscReal   e2;
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(grid, sizeof(grid), "%" PetscInt_FMT ",%" PetscInt_FMT, n, n));
-  PetscCall(PetscOptionsSetValue(NULL, "-fluid_grid", grid));
-  PetscCall(FluidTestSetOptions(opts));
-  PetscCall(FluidCreate(PETSC_COMM_WORLD, &st));
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "fluid", opts, NULL, &st));
   PetscCall(AdjStepperGetContext(st, &fl));
   PetscCall(DMCreateGlobalVector(fl->da, &x));
   PetscCall(VecDuplicate(x, &exact));

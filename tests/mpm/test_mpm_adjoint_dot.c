@@ -623,13 +623,11 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
   const PetscReal h            = 1e-6;
   PetscReal dE[MPM_MAX_LABELS] = {0}, dnu[MPM_MAX_LABELS] = {0}, drho[MPM_MAX_LABELS] = {0}, dg[MPM_DIM] = {0.2, -0.4};
   PetscReal lhs, rhs, nb, ny, G[3 * MPM_MAX_LABELS + MPM_DIM], Gs[3 * MPM_MAX_LABELS + MPM_DIM];
-  const AdjStepperOps *ops;
-  const AdjStepIndex   k = 25;
+  const AdjStepIndex k = 25;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetContext(st, &mpm));
-  PetscCall(AdjStepperGetOps(st, &ops));
-  PetscCall(ops->createstate(st, &x));
+  PetscCall(AdjStepperCreateState(st, &x));
   PetscCall(VecDuplicate(x, &dx));
   PetscCall(VecDuplicate(x, &dy));
   PetscCall(VecDuplicate(x, &yb));
@@ -744,7 +742,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(DMDAVecRestoreArrayRead(mpm->da1, mb, &mbv));
     PetscCall(DMDAVecRestoreArrayRead(mpm->da, gdn, &gd));
     lhs = GlobalSum(local);
-    PetscCall(ops->zerogradient(st));
+    PetscCall(AdjStepperZeroGradient(st));
     PetscCall(VecZeroEntries(lam));
     PetscCall(MPMGridMassAdjoint(mpm, k, x, mb, lam));
     PetscCall(VecDot(dx, lam, &rhs));
@@ -761,12 +759,12 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(VecDestroy(&mass));
     PetscCall(VecDestroy(&mb));
     PetscCall(VecDestroy(&lam));
-    PetscCall(ops->zerogradient(st));
+    PetscCall(AdjStepperZeroGradient(st));
   }
 
   /* the whole step: state and parameters */
   PetscCall(StepTangent(mpm, k, x, dx, dE, dnu, drho, dg, dy));
-  PetscCall(ops->zerogradient(st));
+  PetscCall(AdjStepperZeroGradient(st));
   PetscCall(MPMStep(mpm, k, x, yp)); /* the contract: the adjoint right after its forward step */
   PetscCall(MPMStepAdjoint(mpm, k, x, yb, xb));
   PetscCall(VecDot(dy, yb, &lhs));

@@ -4,6 +4,7 @@
  * Errors (L2, cell averages approximated by centre values, which is itself second order) on
  * 32, 64 and 128 cells per direction; the observed order must be at least 1.9. */
 #include "transport/transportimpl.h"
+#include "steppertest.h"
 
 typedef PetscReal (*ExactFn)(PetscReal x, PetscReal y, PetscReal t, PetscReal kappa);
 
@@ -51,7 +52,7 @@ static PetscErrorCode RunError(PetscInt n, const char bcx[], const char velocity
   PetscCall(PetscOptionsSetValue(NULL, "-transport_bc_x", bcx));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_velocity", "uniform"));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_velocity_uniform", velocity));
-  PetscCall(TransportCreate(PETSC_COMM_WORLD, &st));
+  PetscCall(AdjTestStepperFromOptions(PETSC_COMM_WORLD, "transport", &st));
   PetscCall(AdjStepperGetContext(st, &tr));
   PetscCall(DMCreateGlobalVector(tr->da, &c));
   PetscCall(VecDuplicate(c, &cn));

@@ -3,6 +3,7 @@
  * the source and in kappa, and the misfit.  Run on 1, 2 and 4 ranks over boundary variants. */
 #include "transport/transportimpl.h"
 #include "adjtest.h"
+#include "steppertest.h"
 
 static const PetscReal tol = 1e-12;
 
@@ -213,7 +214,7 @@ static PetscErrorCode RunCase(const char bcx[], const char bcy[], const char vel
   PetscCall(PetscOptionsSetValue(NULL, "-transport_bc_y", bcy));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_velocity", velocity));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-- bc_x %s, bc_y %s, velocity %s\n", bcx, bcy, velocity));
-  PetscCall(TransportCreate(PETSC_COMM_WORLD, &st));
+  PetscCall(AdjTestStepperFromOptions(PETSC_COMM_WORLD, "transport", &st));
   PetscCall(AdjStepperGetContext(st, &tr));
   PetscCall(DotGhosts(tr, fail));
   PetscCall(DotFluxKernels(tr, fail));

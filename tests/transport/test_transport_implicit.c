@@ -16,6 +16,7 @@
  * Everything runs on 1, 2 and 4 ranks; the ksp solves use -transport_ksp_rtol 1e-13. */
 #include "transport/transportimpl.h"
 #include "adjtest.h"
+#include "steppertest.h"
 
 static const PetscReal tol = 1e-12;
 
@@ -34,7 +35,7 @@ static PetscErrorCode CreateCase(const ImplicitCase *c, AdjStepper *st, Transpor
   PetscCall(PetscOptionsSetValue(NULL, "-transport_velocity", c->velocity));
   PetscCall(PetscOptionsSetValue(NULL, "-transport_implicit_solver", c->solver));
   for (PetscInt s = 0; s < 4; s++) PetscCall(PetscOptionsSetValue(NULL, side[s], c->bval[s]));
-  PetscCall(TransportCreate(PETSC_COMM_WORLD, st));
+  PetscCall(AdjTestStepperFromOptions(PETSC_COMM_WORLD, "transport", st));
   PetscCall(AdjStepperGetContext(*st, tr));
   PetscCheck((*tr)->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "not in implicit mode");

@@ -1,0 +1,36 @@
+/* Private data of AdjStepper, shared by stepper.c (lifecycle), operations.c and registerall.c. */
+#pragma once
+
+#include <adjsim/stepperimpl.h>
+
+#define ADJ_STEPPER_MAX_TYPES 32
+
+/* Public API of PETSc, but declared only in its private petscimpl.h before version 3.19. */
+PETSC_EXTERN PetscErrorCode PetscObjectStateGet(PetscObject, PetscObjectState *);
+
+typedef struct {
+  char type[64], description[256];
+  PetscErrorCode (*create)(AdjStepper);
+} AdjStepperEntry;
+
+struct _p_AdjStepper {
+  MPI_Comm      comm;
+  char          type[64];
+  char          prefix[64];
+  void         *ctx; /* the implementation's own data, handed to its operations */
+  AdjStepperOps ops;
+  AdjParams     params;
+  AdjStepIndex  nsteps;
+  PetscReal     dt;
+  DM            da; /* output grid, borrowed from the implementation */
+  PetscReal     lower[3], upper[3];
+  PetscBool     setfromoptionscalled, setupcalled, hasadjoint;
+  /* The adjoint contract: the last forward step (k, its input vector and that vector's state
+   * counter), or stepped_k = -1 when no step's intermediates are valid. */
+  AdjStepIndex     stepped_k;
+  Vec              stepped_xin;
+  PetscObjectState stepped_state;
+};
+
+extern PetscLogEvent ADJSTEPPER_Step, ADJSTEPPER_StepAdjoint, ADJSTEPPER_Objective, ADJSTEPPER_ObjectiveAdjoint,
+    ADJSTEPPER_Output;
