@@ -1,5 +1,13 @@
 /* AdjParams: the design vector of a gradient or optimization run, built from named blocks.
  *
+ * A solver declares each block once: its name, units, kind and scale (AdjParamsAdd*), where its
+ * values and gradient live (AdjParamsSet*Storage, or AdjParamsSet*Access for values the solver
+ * keeps in another form), the units of its gradient, bounds, an optional Tikhonov regularization
+ * and a hook run when new values arrive (e.g. to recheck a stability limit).  Everything else is
+ * generic: packing and unpacking the design vector (AdjParamsPack, AdjParamsUnpack), gradients
+ * (AdjParamsPackGradient), writing and reading /parameters and /gradients (AdjParamsWrite,
+ * AdjParamsWriteGradient, AdjParamsRead) and the regularization (AdjParamsRegularization).
+ *
  * A solver registers its differentiable parameters as blocks: a grid field (laid out like a
  * DMDA global vector) or a short array of reals (owned by rank 0 in the design vector).  The
  * user picks the active blocks with -adjoint_params; only those enter the design vector that
@@ -12,6 +20,15 @@
 #include <petscdmda.h>
 
 typedef struct _p_AdjParams *AdjParams;
+typedef struct _p_AdjOutput *AdjOutput;
+
+/* Accessors of a block whose values the solver keeps in its own form (e.g. a strided component of
+ * another vector, fields of structs): get copies the values out, set copies new values in, gradient
+ * gives dJ/dvalue (summed over ranks). Field blocks exchange a Vec of the block's layout, array blocks
+ * n reals, identical on every rank. */
+typedef PetscErrorCode (*AdjParamFieldAccess)(void *ctx, Vec v);
+typedef PetscErrorCode (*AdjParamArrayAccess)(void *ctx, PetscReal v[]);
+typedef PetscErrorCode (*AdjParamHook)(void *ctx);
 
 typedef enum { ADJ_PARAM_FIELD, ADJ_PARAM_ARRAY } AdjParamKind;
 
@@ -25,6 +42,7 @@ PetscErrorCode AdjParamsSetScale(AdjParams params, const char name[], PetscReal 
 PetscErrorCode AdjParamsSetBounds(AdjParams params, const char name[], PetscReal lower, PetscReal upper);
 PetscErrorCode AdjParamsSetBoundsArray(AdjParams params, const char name[], const PetscReal lower[],
                                        const PetscReal upper[]);
+PetscErrorCode AdjParamsSetOptionsPrefix(AdjParams params, const char prefix[]);
 PetscErrorCode AdjParamsSetFromOptions(AdjParams params);
 PetscErrorCode AdjParamsSetActive(AdjParams params, const char name[], PetscBool active);
 PetscErrorCode AdjParamsSetUp(AdjParams params);
@@ -37,6 +55,39 @@ PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **
                                      AdjParamKind *kind, PetscInt *n, PetscBool *active);
 PetscErrorCode AdjParamsGetScale(AdjParams params, const char name[], PetscReal *scale);
 PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *ordered, VecScatter *scatter);
+
+/* Declaring where a block lives (one of storage or access per block; gradient may be NULL for a
+ * block without a gradient). Field storage: Vecs of the block's layout; array storage: n reals,
+ * values identical on every rank, gradient already summed over ranks (see AdjParamsSetGradientHook). */
+PetscErrorCode AdjParamsSetFieldStorage(AdjParams params, const char name[], Vec value, Vec gradient);
+PetscErrorCode AdjParamsSetArrayStorage(AdjParams params, const char name[], PetscReal value[],
+                                        const PetscReal gradient[]);
+PetscErrorCode AdjParamsSetFieldAccess(AdjParams params, const char name[], AdjParamFieldAccess get,
+                                       AdjParamFieldAccess set, Vec gradient, void *ctx);
+PetscErrorCode AdjParamsSetArrayAccess(AdjParams params, const char name[], AdjParamArrayAccess get,
+                                       AdjParamArrayAccess set, AdjParamArrayAccess gradient, void *ctx);
+PetscErrorCode AdjParamsSetGradientUnits(AdjParams params, const char name[], const char units[]);
+/* A hook run after new values of the block arrived (AdjParamsUnpack, AdjParamsRead); a hook shared by
+   several blocks runs once, in the order of its first block. */
+PetscErrorCode AdjParamsSetChangeHook(AdjParams params, const char name[], AdjParamHook hook, void *ctx);
+/* Run once before gradients are packed or written, e.g. to sum rank-local partial gradients. */
+PetscErrorCode AdjParamsSetGradientHook(AdjParams params, AdjParamHook hook, void *ctx);
+/* A block that run files may lack (AdjParamsRead keeps the current values then). */
+PetscErrorCode AdjParamsSetOptionalInFiles(AdjParams params, const char name[]);
+/* Grid spacing of a field block on a 2-D DMDA [m], for its Tikhonov regularization. */
+PetscErrorCode AdjParamsSetFieldSpacing(AdjParams params, const char name[], const PetscReal h[]);
+/* Tikhonov weights of a field block: R += alpha/2 ||p||^2 + beta/2 ||grad p||^2 (AdjTikhonovField);
+   also -adjoint_regularization_<name> alpha,beta. */
+PetscErrorCode AdjParamsSetRegularization(AdjParams params, const char name[], PetscReal alpha, PetscReal beta);
+
+/* The generic operations over every block (values: every block; gradients: the active ones). */
+PetscErrorCode AdjParamsPack(AdjParams params, Vec design);
+PetscErrorCode AdjParamsUnpack(AdjParams params, Vec design);
+PetscErrorCode AdjParamsPackGradient(AdjParams params, Vec design_grad);
+PetscErrorCode AdjParamsWrite(AdjParams params, AdjOutput out);
+PetscErrorCode AdjParamsWriteGradient(AdjParams params, AdjOutput out);
+PetscErrorCode AdjParamsRead(AdjParams params, const char path[]);
+PetscErrorCode AdjParamsRegularization(AdjParams params, PetscReal *R);
 
 /* Moving values between a block of the design vector and the solver's own storage.
  * Pack: design block = value / scale.  Unpack: value = scale * design block.

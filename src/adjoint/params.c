@@ -1,32 +1,7 @@
 /* AdjParams: named parameter blocks packed into one design vector (see include/adjsim/params.h). */
-#include <adjsim/params.h>
+#include "paramsimpl.h"
 
-#define ADJ_PARAMS_MAX 16
-
-typedef struct {
-  char         name[64], units[32];
-  AdjParamKind kind;
-  DM           da;     /* field blocks: the grid the field lives on */
-  Vec          view;   /* field blocks: a DMDA global vector whose array is placed onto the design block */
-  PetscInt     n;      /* global length */
-  PetscInt     nlocal; /* entries this rank holds in the design vector (0 if inactive) */
-  PetscInt     offset; /* start of this block in the local part of the design vector */
-  PetscReal    scale, lower, upper;
-  PetscReal   *lowerv, *upperv; /* array blocks: bounds per entry (NULL: lower, upper for all) */
-  PetscBool    active;
-} AdjParamBlock;
-
-#define ADJ_PARAMS_MAX_ARRAY_BOUNDS 64
-
-struct _p_AdjParams {
-  MPI_Comm      comm;
-  PetscMPIInt   rank;
-  PetscInt      nblocks, nlocal, nactive;
-  AdjParamBlock block[ADJ_PARAMS_MAX];
-  PetscBool     setup;
-};
-
-static PetscErrorCode AdjParamsFind(AdjParams params, const char name[], AdjParamBlock **blk)
+PetscErrorCode AdjParamsFind(AdjParams params, const char name[], AdjParamBlock **blk)
 {
   PetscFunctionBeginUser;
   *blk = NULL;
@@ -241,6 +216,36 @@ static PetscErrorCode AdjParamsArrayBoundsFromOptions(PetscOptionItems *PetscOpt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -adjoint_regularization_<name> alpha,beta of a field block on a grid (any solver's). */
+static PetscErrorCode AdjParamsRegularizationFromOptions(PetscOptionItems *PetscOptionsObject, AdjParams params,
+                                                         AdjParamBlock *blk)
+{
+  PetscReal w[2] = {blk->reg_alpha, blk->reg_beta};
+  PetscInt  n    = 2;
+  PetscBool set;
+  char      opt[128], help[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-adjoint_regularization_%s", blk->name));
+  PetscCall(PetscSNPrintf(help, sizeof(help),
+                          "Tikhonov weights alpha,beta of field parameter '%s': R += alpha/2 ||p||^2 + beta/2 "
+                          "||grad p||^2 (integrals over the domain)",
+                          blk->name));
+  PetscCall(PetscOptionsRealArray(opt, help, "AdjParamsSetRegularization", w, &n, &set));
+  PetscCheck(!set || n == 2, params->comm, PETSC_ERR_USER_INPUT, "%s needs two weights alpha,beta, got %" PetscInt_FMT,
+             opt, n);
+  if (set) PetscCall(AdjParamsSetRegularization(params, blk->name, w[0], w[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjParamsSetOptionsPrefix - prefix of the -adjoint_* options (that of the solver). @*/
+PetscErrorCode AdjParamsSetOptionsPrefix(AdjParams params, const char prefix[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(params->prefix, prefix ? prefix : "", sizeof(params->prefix)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjParamsSetFromOptions - reads -adjoint_params, -adjoint_scale_<name>, -adjoint_lower_<name>,
     -adjoint_upper_<name>. Collective. @*/
 PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
@@ -249,7 +254,8 @@ PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(params->comm, NULL, "Parameters of gradient and optimization runs", "AdjParams");
+  PetscOptionsBegin(params->comm, params->prefix[0] ? params->prefix : NULL,
+                    "Parameters of gradient and optimization runs", "AdjParams");
   PetscCall(PetscOptionsString("-adjoint_params",
                                "Comma-separated parameter blocks to differentiate and optimize (default: all)",
                                "AdjParamsSetFromOptions", names, names, sizeof(names), &set));
@@ -263,6 +269,8 @@ PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
                             blk->name, blk->units));
     PetscCall(PetscOptionsReal(opt, help, "AdjParamsSetScale", scale, &scale, &set));
     if (set) PetscCall(AdjParamsSetScale(params, blk->name, scale));
+    if (blk->kind == ADJ_PARAM_FIELD && blk->h[0] > 0)
+      PetscCall(AdjParamsRegularizationFromOptions(PetscOptionsObject, params, blk));
     if (blk->kind == ADJ_PARAM_ARRAY && blk->n > 1 && blk->n <= ADJ_PARAMS_MAX_ARRAY_BOUNDS) {
       PetscCall(AdjParamsArrayBoundsFromOptions(PetscOptionsObject, params, blk));
       continue;

@@ -78,36 +78,31 @@ static PetscErrorCode FluidBodyShapeBounds(Fluid fl, AdjParams params)
 }
 
 /* A new shape: checked (impossible shapes are refused) and the mask recomputed. */
-static PetscErrorCode FluidBodyUnpack(Fluid fl, AdjParams params, Vec p)
+static PetscErrorCode FluidBodyChanged(void *ctx)
 {
-  PetscBool any = PETSC_FALSE, active;
+  Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  if (!fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt b = 0; b < 3; b++) {
-    PetscCall(AdjParamsIsActive(params, FluidBodyBlocks[b], &active));
-    if (active)
-      PetscCall(AdjParamsUnpackArray(params, FluidBodyBlocks[b], p, fl->body.shape.p + FluidBodyBlockStart[b]));
-    any = (PetscBool)(any || active);
-  }
-  if (!any) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjShapeSetUp(fl->comm, &fl->body.shape));
   PetscCall(FluidBodyMask(fl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dJ/d(side velocity) for xlo, xhi, ylo, yhi (the same on every rank). */
-static PetscErrorCode FluidBoundaryGradient(Fluid fl, PetscScalar g[4])
+/* The side velocities xlo, xhi, ylo, yhi (inflow speed, wall speed). */
+static PetscErrorCode FluidBoundaryVelocitiesGet(void *ctx, PetscReal v[])
 {
+  Fluid fl = (Fluid)ctx;
+
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Allreduce(&fl->gbc_local[0][0], g, 4, MPIU_SCALAR, MPIU_SUM, fl->comm));
+  for (PetscInt q = 0; q < 4; q++) v[q] = fl->grid.bc[q / 2][q % 2].velocity;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* New side velocities (inflow speed, wall speed); the time step must stay within the stability
- * limit of the fastest boundary speed. */
-static PetscErrorCode FluidSetBoundaryVelocities(Fluid fl, const PetscReal v[4])
+/* New side velocities; the time step must stay within the stability limit of the fastest
+ * boundary speed. */
+static PetscErrorCode FluidBoundaryVelocitiesSet(void *ctx, PetscReal v[])
 {
+  Fluid     fl   = (Fluid)ctx;
   PetscReal umax = fl->uscale, limit;
 
   PetscFunctionBeginUser;
@@ -125,97 +120,64 @@ static PetscErrorCode FluidSetBoundaryVelocities(Fluid fl, const PetscReal v[4])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Parameter blocks: "nu" (one value), "u0" and "v0" (the initial face velocities before the
- * projection, fields laid out like the state: u of each cell's left face, v of its bottom face). */
-static PetscErrorCode FluidPack(Fluid fl, AdjParams params, PetscBool gradient, Vec p)
-{
-  PetscScalar gnu, gbc[4];
-  PetscReal   bcv[4];
-  Vec         c;
-
-  PetscFunctionBeginUser;
-  if (gradient) {
-    PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
-    PetscCall(AdjParamsPackGradientArray(params, "nu", &gnu, p));
-    PetscCall(FluidBoundaryGradient(fl, gbc));
-    PetscCall(AdjParamsPackGradientArray(params, "bc_velocity", gbc, p));
-    PetscCall(AdjParamsPackGradientField(params, "u0", fl->gu0, p));
-    PetscCall(AdjParamsPackGradientField(params, "v0", fl->gv0, p));
-    if (fl->body.on) {
-      PetscReal gs[ADJ_SHAPE_MAX_PARAMS];
-      PetscCall(FluidBodyShapeGradient(fl, gs));
-      for (PetscInt b = 0; b < 3; b++)
-        PetscCall(AdjParamsPackGradientArray(params, FluidBodyBlocks[b], gs + FluidBodyBlockStart[b], p));
-    }
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (fl->body.on)
-    for (PetscInt b = 0; b < 3; b++)
-      PetscCall(AdjParamsPackArray(params, FluidBodyBlocks[b], fl->body.shape.p + FluidBodyBlockStart[b], p));
-  PetscCall(AdjParamsPackArray(params, "nu", &fl->nu, p));
-  for (PetscInt q = 0; q < 4; q++) bcv[q] = fl->grid.bc[q / 2][q % 2].velocity;
-  PetscCall(AdjParamsPackArray(params, "bc_velocity", bcv, p));
-  PetscCall(DMGetGlobalVector(fl->pda, &c));
-  for (PetscInt f = 0; f < 2; f++) {
-    PetscCall(VecStrideGather(fl->x0sample, f, c, INSERT_VALUES));
-    PetscCall(AdjParamsPackField(params, f ? "v0" : "u0", c, p));
-  }
-  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidGetParameters(void *ctx, AdjParams params, Vec p)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(FluidPack(fl, params, PETSC_FALSE, p));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* A new viscosity must still satisfy the stability limit of the chosen time step. */
-static PetscErrorCode FluidSetViscosity(Fluid fl, PetscReal nu)
+static PetscErrorCode FluidViscosityChanged(void *ctx)
 {
+  Fluid     fl = (Fluid)ctx;
   PetscReal limit;
 
   PetscFunctionBeginUser;
-  PetscCheck(nu >= 0, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity parameter nu = %g m^2/s is negative", (double)nu);
-  PetscCall(FluidStabilityLimit(&fl->grid, nu, fl->uscale, fl->uscale, &limit));
+  PetscCheck(fl->nu >= 0, fl->comm, PETSC_ERR_USER_INPUT, "Viscosity parameter nu = %g m^2/s is negative",
+             (double)fl->nu);
+  PetscCall(FluidStabilityLimit(&fl->grid, fl->nu, fl->uscale, fl->uscale, &limit));
   PetscCheck(fl->dt <= limit, fl->comm, PETSC_ERR_USER_INPUT,
-             "Viscosity nu = %g m^2/s makes the time step %g s exceed the stability limit %g s", (double)nu,
+             "Viscosity nu = %g m^2/s makes the time step %g s exceed the stability limit %g s", (double)fl->nu,
              (double)fl->dt, (double)limit);
-  fl->nu = nu;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidSetParameters(void *ctx, AdjParams params, Vec p)
+/* The initial face velocities u0 (f = 0) and v0 (f = 1) before the projection: components of the
+ * sampled initial state, laid out like the state (u of each cell's left face, v of its bottom face). */
+static PetscErrorCode FluidInitialU0Get(void *ctx, Vec c)
 {
-  Fluid     fl = (Fluid)ctx;
-  PetscBool active;
-  PetscReal nu;
-  Vec       c;
+  PetscFunctionBeginUser;
+  PetscCall(VecStrideGather(((Fluid)ctx)->x0sample, 0, c, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidInitialU0Set(void *ctx, Vec c)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecStrideScatter(c, 0, ((Fluid)ctx)->x0sample, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidInitialV0Get(void *ctx, Vec c)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecStrideGather(((Fluid)ctx)->x0sample, 1, c, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidInitialV0Set(void *ctx, Vec c)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecStrideScatter(c, 1, ((Fluid)ctx)->x0sample, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before gradients are packed or written: the rank-local partial sums of dJ/dnu and dJ/d(side
+ * velocity) summed over ranks, and the shape gradient (chain rule through the mask). */
+static PetscErrorCode FluidGradientSums(void *ctx)
+{
+  Fluid       fl = (Fluid)ctx;
+  PetscScalar gnu;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsIsActive(params, "nu", &active));
-  if (active) {
-    PetscCall(AdjParamsUnpackArray(params, "nu", p, &nu));
-    PetscCall(FluidSetViscosity(fl, nu));
-  }
-  PetscCall(AdjParamsIsActive(params, "bc_velocity", &active));
-  if (active) {
-    PetscReal v[4];
-    PetscCall(AdjParamsUnpackArray(params, "bc_velocity", p, v));
-    PetscCall(FluidSetBoundaryVelocities(fl, v));
-  }
-  PetscCall(DMGetGlobalVector(fl->pda, &c));
-  for (PetscInt f = 0; f < 2; f++) {
-    PetscCall(AdjParamsIsActive(params, f ? "v0" : "u0", &active));
-    if (!active) continue;
-    PetscCall(AdjParamsUnpackField(params, f ? "v0" : "u0", p, c));
-    PetscCall(VecStrideScatter(c, f, fl->x0sample, INSERT_VALUES));
-  }
-  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
-  PetscCall(FluidBodyUnpack(fl, params, p));
+  PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
+  fl->gnu = gnu;
+  PetscCallMPI(MPI_Allreduce(&fl->gbc_local[0][0], fl->gbc, 4, MPIU_SCALAR, MPIU_SUM, fl->comm));
+  if (fl->body.on) PetscCall(FluidBodyShapeGradient(fl, fl->gshape));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -310,55 +272,20 @@ static PetscErrorCode FluidZeroGradient(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidGetGradient(void *ctx, AdjParams params, Vec g)
+/* Besides the block gradients: the mask sensitivity maps dJ/dchi on u- and v-faces of a body. */
+static PetscErrorCode FluidWriteMaskSensitivity(void *ctx, AdjParams params, AdjOutput out)
 {
   Fluid fl = (Fluid)ctx;
+  Vec   c;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidPack(fl, params, PETSC_TRUE, g));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Sensitivity maps dJ/du0, dJ/dv0 (on the faces, stored per cell like the state) and dJ/dnu. */
-static PetscErrorCode FluidWriteGradient(void *ctx, AdjParams params, AdjOutput out)
-{
-  Fluid       fl = (Fluid)ctx;
-  PetscBool   active;
-  PetscScalar gnu;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjParamsIsActive(params, "u0", &active));
-  if (active) PetscCall(AdjOutputWriteGradientField(out, "u0", "m s^-1 per (m/s)", fl->gu0));
-  PetscCall(AdjParamsIsActive(params, "v0", &active));
-  if (active) PetscCall(AdjOutputWriteGradientField(out, "v0", "m s^-1 per (m/s)", fl->gv0));
-  PetscCall(AdjParamsIsActive(params, "nu", &active));
-  if (active) {
-    PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, fl->comm));
-    PetscCall(AdjOutputWriteGradientArray(out, "nu", "objective per m^2/s", 1, &gnu));
+  if (!fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMGetGlobalVector(fl->pda, &c));
+  for (PetscInt f = 0; f < 2; f++) {
+    PetscCall(VecStrideGather(fl->body.chibar, f, c, INSERT_VALUES));
+    PetscCall(AdjOutputWriteGradientField(out, f ? "mask_v" : "mask_u", "objective per unit mask", c));
   }
-  PetscCall(AdjParamsIsActive(params, "bc_velocity", &active));
-  if (active) {
-    PetscScalar gbc[4];
-    PetscCall(FluidBoundaryGradient(fl, gbc));
-    PetscCall(AdjOutputWriteGradientArray(out, "bc_velocity", "objective per m/s", 4, gbc));
-  }
-  if (fl->body.on) { /* the mask sensitivity maps dJ/dchi on u- and v-faces, and the shape gradient */
-    PetscReal gs[ADJ_SHAPE_MAX_PARAMS];
-    Vec       c;
-    PetscCall(DMGetGlobalVector(fl->pda, &c));
-    for (PetscInt f = 0; f < 2; f++) {
-      PetscCall(VecStrideGather(fl->body.chibar, f, c, INSERT_VALUES));
-      PetscCall(AdjOutputWriteGradientField(out, f ? "mask_v" : "mask_u", "objective per unit mask", c));
-    }
-    PetscCall(DMRestoreGlobalVector(fl->pda, &c));
-    PetscCall(FluidBodyShapeGradient(fl, gs));
-    for (PetscInt b = 0; b < 3; b++) {
-      PetscCall(AdjParamsIsActive(params, FluidBodyBlocks[b], &active));
-      if (active)
-        PetscCall(AdjOutputWriteGradientArray(out, FluidBodyBlocks[b], "objective per parameter unit",
-                                              FluidBodyBlockSize(fl, b), gs + FluidBodyBlockStart[b]));
-    }
-  }
+  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -463,76 +390,6 @@ static PetscErrorCode FluidMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidWriteParameters(void *ctx, AdjParams params, AdjOutput out)
-{
-  Fluid fl = (Fluid)ctx;
-  Vec   c;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteParameterArray(out, "nu", "m^2/s", 1, &fl->nu));
-  {
-    PetscReal v[4];
-    for (PetscInt q = 0; q < 4; q++) v[q] = fl->grid.bc[q / 2][q % 2].velocity;
-    PetscCall(AdjOutputWriteParameterArray(out, "bc_velocity", "m/s", 4, v));
-  }
-  PetscCall(DMGetGlobalVector(fl->pda, &c));
-  for (PetscInt f = 0; f < 2; f++) {
-    PetscCall(VecStrideGather(fl->x0sample, f, c, INSERT_VALUES));
-    PetscCall(AdjOutputWriteParameterField(out, f ? "v0" : "u0", "m/s", c));
-  }
-  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
-  if (fl->body.on)
-    for (PetscInt b = 0; b < 3; b++)
-      PetscCall(AdjOutputWriteParameterArray(out, FluidBodyBlocks[b], b == 1 ? "deg" : "m or 1",
-                                             FluidBodyBlockSize(fl, b), fl->body.shape.p + FluidBodyBlockStart[b]));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Parameter values from the /parameters group of a run file (to resume an optimization). */
-static PetscErrorCode FluidReadParameters(void *ctx, const char path[])
-{
-  Fluid      fl = (Fluid)ctx;
-  PetscInt   n;
-  PetscReal *nu;
-  Vec        c;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjInputReadArray(fl->comm, path, "/parameters/nu", &n, &nu));
-  PetscCheck(n == 1, fl->comm, PETSC_ERR_USER_INPUT, "%s: /parameters/nu holds %" PetscInt_FMT " values, not 1", path,
-             n);
-  PetscCall(FluidSetViscosity(fl, nu[0]));
-  PetscCall(PetscFree(nu));
-  PetscCall(AdjInputReadArray(fl->comm, path, "/parameters/bc_velocity", &n, &nu));
-  PetscCheck(n == 4, fl->comm, PETSC_ERR_USER_INPUT,
-             "%s: /parameters/bc_velocity holds %" PetscInt_FMT " values, not 4", path, n);
-  PetscCall(FluidSetBoundaryVelocities(fl, nu));
-  PetscCall(PetscFree(nu));
-  PetscCall(DMGetGlobalVector(fl->pda, &c));
-  for (PetscInt f = 0; f < 2; f++) {
-    PetscCall(AdjInputReadField(fl->comm, path, f ? "/parameters/v0" : "/parameters/u0", fl->pda, c));
-    PetscCall(VecStrideScatter(c, f, fl->x0sample, INSERT_VALUES));
-  }
-  PetscCall(DMRestoreGlobalVector(fl->pda, &c));
-  for (PetscInt b = 0; b < 3 && fl->body.on; b++) {
-    char       name[64];
-    PetscReal *v;
-    PetscCall(PetscSNPrintf(name, sizeof(name), "/parameters/%s", FluidBodyBlocks[b]));
-    PetscCall(AdjInputReadArray(fl->comm, path, name, &n, &v));
-    PetscCheck(n == FluidBodyBlockSize(fl, b), fl->comm, PETSC_ERR_USER_INPUT,
-               "%s: %s holds %" PetscInt_FMT " values, this body has %" PetscInt_FMT, path, name, n,
-               FluidBodyBlockSize(fl, b));
-    for (PetscInt i = 0; i < n; i++) fl->body.shape.p[FluidBodyBlockStart[b] + i] = v[i];
-    PetscCall(PetscFree(v));
-  }
-  if (fl->body.on) {
-    PetscCall(AdjShapeSetUp(fl->comm, &fl->body.shape));
-    PetscCall(FluidBodyMask(fl));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The restart state: the stored face velocities u (left x-face of each cell), v (bottom y-face)
- * and p, exactly as held (the high-side boundary faces follow from the boundary rules). */
 static const char *const FluidRestartNames[3] = {"u", "v", "p"};
 
 static PetscErrorCode FluidWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
@@ -614,6 +471,50 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The parameter blocks: nu, bc_velocity (xlo, xhi, ylo, yhi: inflow or wall speed), the initial
+ * face velocities u0 and v0 (fields, with Tikhonov regularization on request), and a body's
+ * position, angle of attack and shape. */
+static PetscErrorCode FluidRegisterParameters(Fluid fl, AdjParams params)
+{
+  const AdjParamFieldAccess get[2] = {FluidInitialU0Get, FluidInitialV0Get},
+                            set[2] = {FluidInitialU0Set, FluidInitialV0Set};
+  const Vec grad[2]                = {fl->gu0, fl->gv0};
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
+  PetscCall(AdjParamsSetArrayStorage(params, "nu", &fl->nu, &fl->gnu));
+  PetscCall(AdjParamsSetGradientUnits(params, "nu", "objective per m^2/s"));
+  PetscCall(AdjParamsSetChangeHook(params, "nu", FluidViscosityChanged, fl));
+  if (fl->nu > 0) PetscCall(AdjParamsSetScale(params, "nu", fl->nu));
+  PetscCall(AdjParamsSetBounds(params, "nu", 0.0, PETSC_INFINITY));
+  PetscCall(AdjParamsAddArray(params, "bc_velocity", "m/s", 4));
+  PetscCall(
+      AdjParamsSetArrayAccess(params, "bc_velocity", FluidBoundaryVelocitiesGet, FluidBoundaryVelocitiesSet, NULL, fl));
+  PetscCall(AdjParamsSetArrayStorage(params, "bc_velocity", NULL, fl->gbc));
+  PetscCall(AdjParamsSetGradientUnits(params, "bc_velocity", "objective per m/s"));
+  PetscCall(AdjParamsSetScale(params, "bc_velocity", fl->uscale));
+  for (PetscInt f = 0; f < 2; f++) {
+    const char *name = f ? "v0" : "u0";
+    PetscCall(AdjParamsAddField(params, name, "m/s", fl->pda));
+    PetscCall(AdjParamsSetFieldAccess(params, name, get[f], set[f], grad[f], fl));
+    PetscCall(AdjParamsSetGradientUnits(params, name, "m s^-1 per (m/s)"));
+    PetscCall(AdjParamsSetFieldSpacing(params, name, fl->grid.h));
+    PetscCall(AdjParamsSetScale(params, name, fl->uscale));
+  }
+  for (PetscInt b = 0; b < 3 && fl->body.on; b++) {
+    const char *name = FluidBodyBlocks[b];
+    PetscCall(AdjParamsAddArray(params, name, b == 1 ? "deg" : "m or 1", FluidBodyBlockSize(fl, b)));
+    PetscCall(AdjParamsSetArrayStorage(params, name, fl->body.shape.p + FluidBodyBlockStart[b],
+                                       fl->gshape + FluidBodyBlockStart[b]));
+    PetscCall(AdjParamsSetGradientUnits(params, name, "objective per parameter unit"));
+    PetscCall(AdjParamsSetChangeHook(params, name, FluidBodyChanged, fl));
+    if (b == 0) PetscCall(AdjParamsSetScale(params, name, fl->body.lref));
+  }
+  if (fl->body.on) PetscCall(FluidBodyShapeBounds(fl, params));
+  PetscCall(AdjParamsSetGradientHook(params, FluidGradientSums, fl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Reads the case from the options database (with the stepper's prefix) and builds the solver. */
 static PetscErrorCode FluidSetFromOptions(AdjStepper st)
 {
@@ -637,28 +538,13 @@ static PetscErrorCode FluidSetFromOptions(AdjStepper st)
     PetscCall(AdjStepperSetGrid(st, fl->pda, lower, upper));
   }
   PetscCall(AdjStepperGetParams(st, &params));
-  PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
-  if (fl->nu > 0) PetscCall(AdjParamsSetScale(params, "nu", fl->nu));
-  PetscCall(AdjParamsSetBounds(params, "nu", 0.0, PETSC_INFINITY));
-  PetscCall(AdjParamsAddArray(params, "bc_velocity", "m/s", 4)); /* xlo, xhi, ylo, yhi: inflow or wall speed */
-  PetscCall(AdjParamsSetScale(params, "bc_velocity", fl->uscale));
-  for (PetscInt f = 0; f < 2; f++) {
-    PetscCall(AdjParamsAddField(params, f ? "v0" : "u0", "m/s", fl->pda));
-    PetscCall(AdjParamsSetScale(params, f ? "v0" : "u0", fl->uscale));
-  }
-  for (PetscInt b = 0; b < 3 && fl->body.on; b++) {
-    PetscCall(AdjParamsAddArray(params, FluidBodyBlocks[b], b == 1 ? "deg" : "m or 1", FluidBodyBlockSize(fl, b)));
-    if (b == 0) PetscCall(AdjParamsSetScale(params, FluidBodyBlocks[b], fl->body.lref));
-  }
-  if (fl->body.on) PetscCall(FluidBodyShapeBounds(fl, params));
+  PetscCall(FluidRegisterParameters(fl, params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static const AdjStepperOps FluidOps = {.setfromoptions      = FluidSetFromOptions,
                                        .destroy             = FluidDestroy,
                                        .createstate         = FluidCreateState,
-                                       .getparameters       = FluidGetParameters,
-                                       .setparameters       = FluidSetParameters,
                                        .initialstate        = FluidInitialState,
                                        .initialstateadjoint = FluidInitialStateAdjoint,
                                        .step                = FluidStep,
@@ -667,13 +553,10 @@ static const AdjStepperOps FluidOps = {.setfromoptions      = FluidSetFromOption
                                        .objectiveadjoint    = FluidObjectiveAdjointOp,
                                        .hasobjective        = FluidHasObjective,
                                        .zerogradient        = FluidZeroGradient,
-                                       .getgradient         = FluidGetGradient,
                                        .checkstate          = FluidCheckState,
                                        .writefields         = FluidWriteFields,
                                        .monitor             = FluidMonitor,
-                                       .writeparameters     = FluidWriteParameters,
-                                       .writegradient       = FluidWriteGradient,
-                                       .readparameters      = FluidReadParameters,
+                                       .writegradient       = FluidWriteMaskSensitivity,
                                        .writerestart        = FluidWriteRestart,
                                        .readrestart         = FluidReadRestart};
 

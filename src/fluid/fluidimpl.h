@@ -110,19 +110,21 @@ struct _n_Fluid {
   Vec div, phi, philoc; /* Poisson right-hand side and solution (pda) */
   Vec out[4];           /* output fields on pda */
   /* adjoint work and parameter gradients (dJ/dvalue, this rank's partial sum for nu) */
-  Vec            xbloc;           /* ghosted adjoint of a state */
-  Vec            sbar, cbar;      /* adjoints of a stage and of a combination */
-  Vec            x0sample;        /* the sampled initial field (parameters u0, v0) before projection */
-  Vec            gu0, gv0;        /* dJ/du0, dJ/dv0 on pda */
-  PetscScalar    gnu_local;       /* dJ/dnu, this rank's part */
-  PetscScalar    gbc_local[2][2]; /* dJ/d(side velocity) [direction][side], this rank's part */
+  Vec            xbloc;                        /* ghosted adjoint of a state */
+  Vec            sbar, cbar;                   /* adjoints of a stage and of a combination */
+  Vec            x0sample;                     /* the sampled initial field (parameters u0, v0) before projection */
+  Vec            gu0, gv0;                     /* dJ/du0, dJ/dv0 on pda */
+  PetscScalar    gnu_local;                    /* dJ/dnu, this rank's part */
+  PetscScalar    gbc_local[2][2];              /* dJ/d(side velocity) [direction][side], this rank's part */
+  PetscReal      gnu, gbc[4];                  /* the same summed over ranks (FluidGradientSums) */
+  PetscReal      gshape[ADJ_SHAPE_MAX_PARAMS]; /* dJ/d(shape parameters) of the body */
   FluidObjective obj;
   FluidBody      body;
   PetscBool      quiet;
 };
 
 /* Kernels (boundary.c, momentum.c, projection.c): pure functions of DMDA arrays.  Forward
- * kernels read a ghosted local array and write owned entries; their adjoints will sit next to them. */
+ * kernels read a ghosted local array and write owned entries; each adjoint sits right below its kernel. */
 PetscErrorCode FluidFillBoundary(const FluidGrid *g, FluidCell **x);
 PetscErrorCode FluidFillPressureGhosts(const FluidGrid *g, PetscScalar **phi);
 PetscErrorCode FluidMomentumRHS(const FluidGrid *g, PetscReal nu, PetscReal a, const FluidCell *const *x0, PetscReal b,

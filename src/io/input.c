@@ -388,3 +388,37 @@ PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char da
   AdjCallH5(H5Fclose(file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@ AdjInputHasDataset - whether the readable HDF5 file holds the dataset (rank 0 looks, every rank
+    learns the answer); an unreadable file is an error naming it. Collective. @*/
+PetscErrorCode AdjInputHasDataset(MPI_Comm comm, const char path[], const char dataset[], PetscBool *has)
+{
+  PetscMPIInt rank;
+  int         code = 0, found = 0;
+  char        msg[ADJ_IO_MSG_MAX] = "";
+
+  PetscFunctionBeginUser;
+  PetscCheck(path && path[0], comm, PETSC_ERR_USER_INPUT, "No input file given (empty path)");
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    code = AdjInputProbe(path, PETSC_FALSE, msg, sizeof(msg));
+    if (!code) {
+      hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+      if (file >= 0) {
+        char parent[PETSC_MAX_PATH_LEN], *slash;
+        PetscCall(PetscStrncpy(parent, dataset, sizeof(parent)));
+        slash = strrchr(parent, '/');
+        if (slash && slash != parent) *slash = 0;
+        found =
+            (slash == parent || H5Lexists(file, parent, H5P_DEFAULT) > 0) && H5Lexists(file, dataset, H5P_DEFAULT) > 0;
+        H5Fclose(file);
+      }
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+  PetscCheck(!code, comm, (PetscErrorCode)code, "%s", msg);
+  PetscCallMPI(MPI_Bcast(&found, 1, MPI_INT, 0, comm));
+  *has = (PetscBool)found;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

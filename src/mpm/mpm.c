@@ -7,7 +7,6 @@
 #include <adjsim/io.h>
 #include <adjsim/particles.h>
 #include <adjsim/stepperimpl.h>
-#include <hdf5.h>
 
 const char *const MPMFieldNames[MPM_NFIELDS] = {"E_field", "nu_field"};
 
@@ -56,66 +55,84 @@ static PetscErrorCode MPMFieldGradient(MPM mpm, MPMFieldKind f, Vec grad)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Parameter blocks (arrays, the same on every rank): E, nu, rho per label [Pa, 1, kg/m^3], gravity
- * (gx, gy) [m/s^2], velocity (vx, vy per body: the initial velocity of body 0, 1, ...) [m/s], position
- * (translation per body) [m]; fields (one value per home particle): E_field [Pa], nu_field [1]. */
-static PetscErrorCode MPMPack(MPM mpm, AdjParams params, PetscBool gradient, Vec p)
+/* Before gradients are packed or written: the rank-local partial sums of the array gradients summed
+ * over ranks (one reduction), and the per-particle field gradients from the material adjoint. */
+static PetscErrorCode MPMGradientSums(void *ctx)
 {
+  MPM            mpm = (MPM)ctx;
+  const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES, n = 3 * L + MPM_DIM + 2 * nv;
+  PetscReal      g[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
+      G[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
+
   PetscFunctionBeginUser;
-  if (gradient) {
-    PetscReal g[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
-        G[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
-    const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES;
-
-    PetscCall(PetscArraycpy(g, mpm->gE, L));
-    PetscCall(PetscArraycpy(g + L, mpm->gnu, L));
-    PetscCall(PetscArraycpy(g + 2 * L, mpm->grho, L));
-    PetscCall(PetscArraycpy(g + 3 * L, mpm->ggravity, MPM_DIM));
-    PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM, mpm->gvelocity, nv));
-    PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + nv, mpm->gposition, nv));
-    PetscCallMPI(MPI_Allreduce(g, G, 3 * L + MPM_DIM + 2 * nv, MPIU_REAL, MPIU_SUM, mpm->comm));
-    if (!mpm->field_on[MPM_FIELD_E]) PetscCall(AdjParamsPackGradientArray(params, "E", G, p));
-    if (!mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjParamsPackGradientArray(params, "nu", G + L, p));
-    PetscCall(AdjParamsPackGradientArray(params, "rho", G + 2 * L, p));
-    PetscCall(AdjParamsPackGradientArray(params, "gravity", G + 3 * L, p));
-    PetscCall(AdjParamsPackGradientArray(params, "velocity", G + 3 * L + MPM_DIM, p));
-    PetscCall(AdjParamsPackGradientArray(params, "position", G + 3 * L + MPM_DIM + nv, p));
-    if (mpm->has_friction) {
-      PetscReal gf;
-
-      PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &gf, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
-      PetscCall(AdjParamsPackGradientArray(params, "friction", &gf, p));
-    }
-    for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
-      if (!mpm->field_on[f]) continue;
-      PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
-      PetscCall(AdjParamsPackGradientField(params, MPMFieldNames[f], mpm->field_grad[f], p));
-    }
-  } else {
-    PetscReal vel[MPM_DIM * MPM_MAX_BODIES], pos[MPM_DIM * MPM_MAX_BODIES];
-
-    for (PetscInt b = 0; b < mpm->nbodies; b++)
-      for (PetscInt a = 0; a < MPM_DIM; a++)
-        vel[MPM_DIM * b + a] = mpm->body[b].velocity[a], pos[MPM_DIM * b + a] = mpm->body[b].position[a];
-    if (!mpm->field_on[MPM_FIELD_E]) PetscCall(AdjParamsPackArray(params, "E", mpm->E, p));
-    if (!mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjParamsPackArray(params, "nu", mpm->nu, p));
-    PetscCall(AdjParamsPackArray(params, "rho", mpm->rho, p));
-    PetscCall(AdjParamsPackArray(params, "gravity", mpm->gravity, p));
-    PetscCall(AdjParamsPackArray(params, "velocity", vel, p));
-    PetscCall(AdjParamsPackArray(params, "position", pos, p));
-    if (mpm->has_friction) PetscCall(AdjParamsPackArray(params, "friction", &mpm->grid.friction, p));
-    for (PetscInt f = 0; f < MPM_NFIELDS; f++)
-      if (mpm->field_on[f]) PetscCall(AdjParamsPackField(params, MPMFieldNames[f], mpm->field[f], p));
-  }
+  PetscCall(PetscArraycpy(g, mpm->gE, L));
+  PetscCall(PetscArraycpy(g + L, mpm->gnu, L));
+  PetscCall(PetscArraycpy(g + 2 * L, mpm->grho, L));
+  PetscCall(PetscArraycpy(g + 3 * L, mpm->ggravity, MPM_DIM));
+  PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM, mpm->gvelocity, nv));
+  PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + nv, mpm->gposition, nv));
+  PetscCallMPI(MPI_Allreduce(g, G, (PetscMPIInt)n, MPIU_REAL, MPIU_SUM, mpm->comm));
+  PetscCall(PetscArraycpy(mpm->sE, G, L));
+  PetscCall(PetscArraycpy(mpm->snu, G + L, L));
+  PetscCall(PetscArraycpy(mpm->srho, G + 2 * L, L));
+  PetscCall(PetscArraycpy(mpm->sgravity, G + 3 * L, MPM_DIM));
+  PetscCall(PetscArraycpy(mpm->svelocity, G + 3 * L + MPM_DIM, nv));
+  PetscCall(PetscArraycpy(mpm->sposition, G + 3 * L + MPM_DIM + nv, nv));
+  if (mpm->has_friction)
+    PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &mpm->sfriction, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
+    if (mpm->field_on[f]) PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMGetParameters(void *ctx, AdjParams params, Vec p)
+/* The initial velocity (vx, vy per body) and translation of the bodies, kept in the body structs. */
+static PetscErrorCode MPMBodyVectorGet(MPM mpm, PetscBool position, PetscReal v[])
 {
-  MPM mpm = (MPM)ctx;
-
   PetscFunctionBeginUser;
-  PetscCall(MPMPack(mpm, params, PETSC_FALSE, p));
+  for (PetscInt b = 0; b < mpm->nbodies; b++)
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      v[MPM_DIM * b + a] = position ? mpm->body[b].position[a] : mpm->body[b].velocity[a];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMBodyVectorSet(MPM mpm, PetscBool position, const PetscReal v[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < mpm->nbodies; b++)
+    for (PetscInt a = 0; a < MPM_DIM; a++) {
+      if (position)
+        mpm->body[b].position[a] = v[MPM_DIM * b + a];
+      else
+        mpm->body[b].velocity[a] = v[MPM_DIM * b + a];
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMVelocityGet(void *ctx, PetscReal v[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MPMBodyVectorGet((MPM)ctx, PETSC_FALSE, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMVelocitySet(void *ctx, PetscReal v[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MPMBodyVectorSet((MPM)ctx, PETSC_FALSE, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMPositionGet(void *ctx, PetscReal v[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MPMBodyVectorGet((MPM)ctx, PETSC_TRUE, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPMPositionSet(void *ctx, PetscReal v[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MPMBodyVectorSet((MPM)ctx, PETSC_TRUE, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -293,37 +310,18 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMSetParameters(void *ctx, AdjParams params, Vec p)
+/* New parameter values arrived: checked, then copied to the particles (MPMApplyParameters). */
+static PetscErrorCode MPMParametersChanged(void *ctx)
 {
   MPM       mpm = (MPM)ctx;
-  PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS], g[MPM_DIM], vel[MPM_DIM * MPM_MAX_BODIES],
-      pos[MPM_DIM * MPM_MAX_BODIES];
+  PetscReal vel[MPM_DIM * MPM_MAX_BODIES], pos[MPM_DIM * MPM_MAX_BODIES];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArraycpy(E, mpm->E, MPM_MAX_LABELS));
-  PetscCall(PetscArraycpy(nu, mpm->nu, MPM_MAX_LABELS));
-  PetscCall(PetscArraycpy(rho, mpm->rho, MPM_MAX_LABELS));
-  PetscCall(PetscArraycpy(g, mpm->gravity, MPM_DIM));
-  for (PetscInt b = 0; b < mpm->nbodies; b++)
-    for (PetscInt a = 0; a < MPM_DIM; a++)
-      vel[MPM_DIM * b + a] = mpm->body[b].velocity[a], pos[MPM_DIM * b + a] = mpm->body[b].position[a];
-  if (!mpm->field_on[MPM_FIELD_E]) PetscCall(AdjParamsUnpackArray(params, "E", p, E));
-  if (!mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjParamsUnpackArray(params, "nu", p, nu));
-  PetscCall(AdjParamsUnpackArray(params, "rho", p, rho));
-  PetscCall(AdjParamsUnpackArray(params, "gravity", p, g));
-  PetscCall(AdjParamsUnpackArray(params, "velocity", p, vel));
-  PetscCall(AdjParamsUnpackArray(params, "position", p, pos));
-  for (PetscInt f = 0; f < MPM_NFIELDS; f++)
-    if (mpm->field_on[f]) PetscCall(AdjParamsUnpackField(params, MPMFieldNames[f], p, mpm->field[f]));
-  if (mpm->has_friction) {
-    PetscReal mu = mpm->grid.friction;
-
-    PetscCall(AdjParamsUnpackArray(params, "friction", p, &mu));
-    PetscCheck(mu >= 0 && PetscIsNormalReal(mu + 1), mpm->comm, PETSC_ERR_USER_INPUT,
-               "Friction parameter mu = %g is negative", (double)mu);
-    mpm->grid.friction = mu;
-  }
-  PetscCall(MPMApplyParameters(mpm, E, nu, rho, g, vel, pos));
+  PetscCheck(mpm->grid.friction >= 0 && PetscIsNormalReal(mpm->grid.friction + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+             "Friction parameter mu = %g is negative", (double)mpm->grid.friction);
+  PetscCall(MPMBodyVectorGet(mpm, PETSC_FALSE, vel));
+  PetscCall(MPMBodyVectorGet(mpm, PETSC_TRUE, pos));
+  PetscCall(MPMApplyParameters(mpm, mpm->E, mpm->nu, mpm->rho, mpm->gravity, vel, pos));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -465,15 +463,6 @@ static PetscErrorCode MPMZeroGradient(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMGetGradient(void *ctx, AdjParams params, Vec g)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPMPack(mpm, params, PETSC_TRUE, g));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* One component of the home-layout state adjoint, per particle (ncomp values each). */
 static PetscErrorCode MPMWriteSensitivityMap(MPM mpm, AdjOutput out, const char name[], const char units[],
                                              PetscInt offset, PetscReal *buf)
@@ -489,61 +478,19 @@ static PetscErrorCode MPMWriteSensitivityMap(MPM mpm, AdjOutput out, const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Per-particle maps in the global particle order (like /particles): dJ/dE_p, dJ/dnu_p of the active fields,
- * and the sensitivities dJ/dx0, dJ/dv0 to each particle's initial position and velocity. Collective. */
-static PetscErrorCode MPMWriteParticleGradients(MPM mpm, AdjParams params, AdjOutput out)
+/* Besides the block gradients: the sensitivities dJ/dx0, dJ/dv0 to each particle's initial position and
+ * velocity, in the global particle order (like /particles). Collective. */
+static PetscErrorCode MPMWriteInitialSensitivity(void *ctx, AdjParams params, AdjOutput out)
 {
+  MPM        mpm = (MPM)ctx;
   PetscReal *buf;
 
   PetscFunctionBeginUser;
+  if (!mpm->lambda0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &buf));
-  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
-    PetscBool          active;
-    const PetscScalar *g;
-
-    if (!mpm->field_on[f]) continue;
-    PetscCall(AdjParamsIsActive(params, MPMFieldNames[f], &active));
-    if (!active) continue;
-    PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
-    PetscCall(VecGetArrayRead(mpm->field_grad[f], &g));
-    PetscCall(AdjOutputWriteParticleGradient(
-        out, MPMFieldNames[f], f == MPM_FIELD_E ? "objective per Pa" : "objective per unit", 1, mpm->nhome, g));
-    PetscCall(VecRestoreArrayRead(mpm->field_grad[f], &g));
-  }
-  if (mpm->lambda0) {
-    PetscCall(MPMWriteSensitivityMap(mpm, out, "x0", "objective per m", 0, buf));
-    PetscCall(MPMWriteSensitivityMap(mpm, out, "v0", "objective per m/s", MPM_DIM, buf));
-  }
+  PetscCall(MPMWriteSensitivityMap(mpm, out, "x0", "objective per m", 0, buf));
+  PetscCall(MPMWriteSensitivityMap(mpm, out, "v0", "objective per m/s", MPM_DIM, buf));
   PetscCall(PetscFree(buf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* dJ/dE, dJ/dnu, dJ/drho per label, dJ/dgravity, dJ/dvelocity and dJ/dposition per body, for the active
- * blocks; the per-particle maps. */
-static PetscErrorCode MPMWriteGradient(void *ctx, AdjParams params, AdjOutput out)
-{
-  MPM              mpm      = (MPM)ctx;
-  const char      *names[7] = {"E", "nu", "rho", "gravity", "velocity", "position", "friction"};
-  const char      *units[7] = {"objective per Pa",  "objective per unit", "objective per kg/m^3", "objective per m/s^2",
-                               "objective per m/s", "objective per m",    "objective per unit"};
-  const PetscReal *local[7];
-  PetscInt         n[7];
-
-  PetscFunctionBeginUser;
-  local[0] = mpm->gE, local[1] = mpm->gnu, local[2] = mpm->grho, local[3] = mpm->ggravity, local[4] = mpm->gvelocity;
-  local[5] = mpm->gposition, local[6] = &mpm->gfriction;
-  n[0] = n[1] = n[2] = mpm->nlabels, n[3] = MPM_DIM, n[4] = n[5] = MPM_DIM * mpm->nbodies, n[6] = 1;
-  for (PetscInt b = 0; b < (mpm->has_friction ? 7 : 6); b++) {
-    PetscBool active;
-    PetscReal sum[MPM_DIM * MPM_MAX_BODIES];
-
-    if ((b == 0 && mpm->field_on[MPM_FIELD_E]) || (b == 1 && mpm->field_on[MPM_FIELD_NU])) continue;
-    PetscCall(AdjParamsIsActive(params, names[b], &active));
-    if (!active) continue;
-    PetscCallMPI(MPI_Allreduce(local[b], sum, (PetscMPIInt)n[b], MPIU_REAL, MPIU_SUM, mpm->comm));
-    PetscCall(AdjOutputWriteGradientArray(out, names[b], units[b], n[b], sum));
-  }
-  PetscCall(MPMWriteParticleGradients(mpm, params, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -751,133 +698,18 @@ static PetscErrorCode MPMMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMWriteParameters(void *ctx, AdjParams params, AdjOutput out)
+/* Besides the parameter blocks: the model of each label, and the label values of E and nu where
+ * per-particle fields replace them as parameters. */
+static PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out)
 {
   MPM       mpm = (MPM)ctx;
   PetscReal model[MPM_MAX_LABELS];
 
   PetscFunctionBeginUser;
   for (PetscInt l = 0; l < mpm->nlabels; l++) model[l] = mpm->model[l];
-  PetscCall(AdjOutputWriteParameterArray(out, "E", "Pa", mpm->nlabels, mpm->E));
-  PetscCall(AdjOutputWriteParameterArray(out, "nu", "1", mpm->nlabels, mpm->nu));
-  PetscCall(AdjOutputWriteParameterArray(out, "rho", "kg/m^3", mpm->nlabels, mpm->rho));
+  if (mpm->field_on[MPM_FIELD_E]) PetscCall(AdjOutputWriteParameterArray(out, "E", "Pa", mpm->nlabels, mpm->E));
+  if (mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjOutputWriteParameterArray(out, "nu", "1", mpm->nlabels, mpm->nu));
   PetscCall(AdjOutputWriteParameterArray(out, "model", "1", mpm->nlabels, model));
-  PetscCall(AdjOutputWriteParameterArray(out, "gravity", "m/s^2", MPM_DIM, mpm->gravity));
-  {
-    PetscReal vel[MPM_DIM * MPM_MAX_BODIES];
-
-    for (PetscInt b = 0; b < mpm->nbodies; b++)
-      for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].velocity[a];
-    PetscCall(AdjOutputWriteParameterArray(out, "velocity", "m/s", MPM_DIM * mpm->nbodies, vel));
-    for (PetscInt b = 0; b < mpm->nbodies; b++)
-      for (PetscInt a = 0; a < MPM_DIM; a++) vel[MPM_DIM * b + a] = mpm->body[b].position[a];
-    PetscCall(AdjOutputWriteParameterArray(out, "position", "m", MPM_DIM * mpm->nbodies, vel));
-  }
-  if (mpm->has_friction) PetscCall(AdjOutputWriteParameterArray(out, "friction", "1", 1, &mpm->grid.friction));
-  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
-    const PetscScalar *v;
-
-    if (!mpm->field_on[f]) continue;
-    PetscCall(VecGetArrayRead(mpm->field[f], &v));
-    PetscCall(AdjOutputWriteParticleParameter(out, MPMFieldNames[f], f == MPM_FIELD_E ? "Pa" : "1", 1, mpm->nhome, v));
-    PetscCall(VecRestoreArrayRead(mpm->field[f], &v));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Whether the (readable, already opened once) HDF5 file has the dataset; rank 0 looks. Collective. */
-static PetscErrorCode MPMFileHasDataset(MPM mpm, const char path[], const char dset[], PetscBool *has)
-{
-  int found = 0;
-
-  PetscFunctionBeginUser;
-  if (!mpm->rank) {
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-
-    if (file >= 0) {
-      found = H5Lexists(file, "/parameters", H5P_DEFAULT) > 0 && H5Lexists(file, dset, H5P_DEFAULT) > 0;
-      H5Fclose(file);
-    }
-  }
-  PetscCallMPI(MPI_Bcast(&found, 1, MPI_INT, 0, mpm->comm));
-  *has = (PetscBool)found;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The per-particle fields (/parameters/E_field, nu_field) and the body translations (/parameters/position)
- * of a run file, when it has them (files of runs without them keep the current values). Collective. */
-static PetscErrorCode MPMReadParticleParameters(MPM mpm, const char path[], PetscReal pos[])
-{
-  PetscBool found;
-
-  PetscFunctionBeginUser;
-  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
-    char         dset[64];
-    PetscScalar *v;
-
-    if (!mpm->field_on[f]) continue;
-    PetscCall(PetscSNPrintf(dset, sizeof(dset), "/parameters/%s", MPMFieldNames[f]));
-    PetscCall(VecGetArray(mpm->field[f], &v));
-    PetscCall(AdjInputReadParticleTable(mpm->comm, path, dset, 1, mpm->nhome, v, &found));
-    PetscCall(VecRestoreArray(mpm->field[f], &v));
-  }
-  PetscCall(MPMFileHasDataset(mpm, path, "/parameters/position", &found));
-  if (found) {
-    PetscInt   n;
-    PetscReal *v;
-
-    PetscCall(AdjInputReadArray(mpm->comm, path, "/parameters/position", &n, &v));
-    PetscCheck(n == MPM_DIM * mpm->nbodies, mpm->comm, PETSC_ERR_USER_INPUT,
-               "%s: /parameters/position holds %" PetscInt_FMT " values, this run needs %" PetscInt_FMT
-               " (bodies differ)",
-               path, n, MPM_DIM * mpm->nbodies);
-    PetscCall(PetscArraycpy(pos, v, n));
-    PetscCall(PetscFree(v));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Parameter values (E, nu, rho, gravity, body velocities and translations, per-particle fields) from a run
-   file's /parameters, e.g. to resume an optimization; the file must describe the same labels and bodies. */
-static PetscErrorCode MPMReadParameters(void *ctx, const char path[])
-{
-  MPM         mpm      = (MPM)ctx;
-  const char *names[5] = {"/parameters/E", "/parameters/nu", "/parameters/rho", "/parameters/gravity",
-                          "/parameters/velocity"};
-  PetscReal   val[5][MPM_DIM * MPM_MAX_BODIES];
-  PetscInt    expect[5];
-
-  PetscFunctionBeginUser;
-  expect[0] = expect[1] = expect[2] = mpm->nlabels, expect[3] = MPM_DIM, expect[4] = MPM_DIM * mpm->nbodies;
-  for (PetscInt b = 0; b < 5; b++) {
-    PetscInt   n;
-    PetscReal *v;
-
-    PetscCall(AdjInputReadArray(mpm->comm, path, names[b], &n, &v));
-    PetscCheck(n == expect[b], mpm->comm, PETSC_ERR_USER_INPUT,
-               "%s: %s holds %" PetscInt_FMT " values, this run needs %" PetscInt_FMT " (labels or bodies differ)",
-               path, names[b], n, expect[b]);
-    PetscCall(PetscArraycpy(val[b], v, n));
-    PetscCall(PetscFree(v));
-  }
-  if (mpm->has_friction) {
-    PetscInt   n;
-    PetscReal *v;
-
-    PetscCall(AdjInputReadArray(mpm->comm, path, "/parameters/friction", &n, &v));
-    PetscCheck(n == 1 && v[0] >= 0, mpm->comm, PETSC_ERR_USER_INPUT,
-               "%s: /parameters/friction must hold one non-negative coefficient", path);
-    mpm->grid.friction = v[0];
-    PetscCall(PetscFree(v));
-  }
-  {
-    PetscReal pos[MPM_DIM * MPM_MAX_BODIES];
-
-    for (PetscInt b = 0; b < mpm->nbodies; b++)
-      for (PetscInt a = 0; a < MPM_DIM; a++) pos[MPM_DIM * b + a] = mpm->body[b].position[a];
-    PetscCall(MPMReadParticleParameters(mpm, path, pos));
-    PetscCall(MPMApplyParameters(mpm, val[0], val[1], val[2], val[3], val[4], pos));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1012,47 +844,69 @@ static PetscErrorCode MPMSetUpFields(MPM mpm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An array block with its storage, gradient units and bounds. */
+static PetscErrorCode MPMAddArray(MPM mpm, AdjParams params, const char name[], const char units[], PetscInt n,
+                                  PetscReal value[], const PetscReal gradient[], const char gunits[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsAddArray(params, name, units, n));
+  PetscCall(AdjParamsSetArrayStorage(params, name, value, gradient));
+  PetscCall(AdjParamsSetGradientUnits(params, name, gunits));
+  PetscCall(AdjParamsSetChangeHook(params, name, MPMParametersChanged, mpm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The parameter blocks: per-label materials (or per-particle fields), gravity, per-body initial
  * velocity and translation, wall friction; scales of the typical magnitudes. */
 static PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
 {
-  PetscFunctionBeginUser;
-  PetscReal vscale = 0, gscale = PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1]));
+  const PetscInt  nb     = MPM_DIM * mpm->nbodies;
+  const PetscReal gscale = PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1]));
+  PetscReal       vscale = 0;
 
+  PetscFunctionBeginUser;
   for (PetscInt b = 0; b < mpm->nbodies; b++)
     vscale = PetscMax(vscale, PetscSqrtReal(PetscSqr(mpm->body[b].velocity[0]) + PetscSqr(mpm->body[b].velocity[1])));
   if (!mpm->field_on[MPM_FIELD_E]) {
-    PetscCall(AdjParamsAddArray(params, "E", "Pa", mpm->nlabels));
+    PetscCall(MPMAddArray(mpm, params, "E", "Pa", mpm->nlabels, mpm->E, mpm->sE, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
     PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
   }
   if (!mpm->field_on[MPM_FIELD_NU]) {
-    PetscCall(AdjParamsAddArray(params, "nu", "1", mpm->nlabels));
+    PetscCall(MPMAddArray(mpm, params, "nu", "1", mpm->nlabels, mpm->nu, mpm->snu, "objective per unit"));
     PetscCall(AdjParamsSetBounds(params, "nu", -0.99, 0.49));
   }
-  PetscCall(AdjParamsAddArray(params, "rho", "kg/m^3", mpm->nlabels));
+  PetscCall(MPMAddArray(mpm, params, "rho", "kg/m^3", mpm->nlabels, mpm->rho, mpm->srho, "objective per kg/m^3"));
   PetscCall(AdjParamsSetScale(params, "rho", mpm->rho[0]));
   PetscCall(AdjParamsSetBounds(params, "rho", 0.0, PETSC_INFINITY));
-  PetscCall(AdjParamsAddArray(params, "gravity", "m/s^2", MPM_DIM));
+  PetscCall(MPMAddArray(mpm, params, "gravity", "m/s^2", MPM_DIM, mpm->gravity, mpm->sgravity, "objective per m/s^2"));
   PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
-  PetscCall(AdjParamsAddArray(params, "velocity", "m/s", MPM_DIM * mpm->nbodies));
+  PetscCall(MPMAddArray(mpm, params, "velocity", "m/s", nb, NULL, mpm->svelocity, "objective per m/s"));
+  PetscCall(AdjParamsSetArrayAccess(params, "velocity", MPMVelocityGet, MPMVelocitySet, NULL, mpm));
   PetscCall(AdjParamsSetScale(params, "velocity", vscale > 0 ? vscale : 1.0));
-  /* translations of order a cell */
-  PetscCall(AdjParamsAddArray(params, "position", "m", MPM_DIM * mpm->nbodies));
+  /* translations of order a cell; files of runs before translations existed lack them */
+  PetscCall(MPMAddArray(mpm, params, "position", "m", nb, NULL, mpm->sposition, "objective per m"));
+  PetscCall(AdjParamsSetArrayAccess(params, "position", MPMPositionGet, MPMPositionSet, NULL, mpm));
   PetscCall(AdjParamsSetScale(params, "position", PetscMin(mpm->grid.h[0], mpm->grid.h[1])));
-  if (mpm->field_on[MPM_FIELD_E]) {
-    PetscCall(AdjParamsAddVector(params, "E_field", "Pa", mpm->field[MPM_FIELD_E]));
-    PetscCall(AdjParamsSetScale(params, "E_field", mpm->E[0]));
-    PetscCall(AdjParamsSetBounds(params, "E_field", 0.0, PETSC_INFINITY));
-  }
-  if (mpm->field_on[MPM_FIELD_NU]) {
-    PetscCall(AdjParamsAddVector(params, "nu_field", "1", mpm->field[MPM_FIELD_NU]));
-    PetscCall(AdjParamsSetBounds(params, "nu_field", -0.99, 0.49));
+  PetscCall(AdjParamsSetOptionalInFiles(params, "position"));
+  for (PetscInt f = 0; f < MPM_NFIELDS; f++) {
+    const char *name = MPMFieldNames[f];
+    if (!mpm->field_on[f]) continue;
+    PetscCall(AdjParamsAddVector(params, name, f == MPM_FIELD_E ? "Pa" : "1", mpm->field[f]));
+    PetscCall(AdjParamsSetFieldStorage(params, name, mpm->field[f], mpm->field_grad[f]));
+    PetscCall(AdjParamsSetGradientUnits(params, name, f == MPM_FIELD_E ? "objective per Pa" : "objective per unit"));
+    PetscCall(AdjParamsSetChangeHook(params, name, MPMParametersChanged, mpm));
+    if (f == MPM_FIELD_E) PetscCall(AdjParamsSetScale(params, name, mpm->E[0]));
+    if (f == MPM_FIELD_E)
+      PetscCall(AdjParamsSetBounds(params, name, 0.0, PETSC_INFINITY));
+    else
+      PetscCall(AdjParamsSetBounds(params, name, -0.99, 0.49));
   }
   if (mpm->has_friction) {
-    PetscCall(AdjParamsAddArray(params, "friction", "1", 1));
+    PetscCall(MPMAddArray(mpm, params, "friction", "1", 1, &mpm->grid.friction, &mpm->sfriction, "objective per unit"));
     PetscCall(AdjParamsSetBounds(params, "friction", 0.0, PETSC_INFINITY));
   }
+  PetscCall(AdjParamsSetGradientHook(params, MPMGradientSums, mpm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1103,8 +957,6 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
 static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .destroy             = MPMDestroy,
                                      .createstate         = MPMCreateState,
-                                     .getparameters       = MPMGetParameters,
-                                     .setparameters       = MPMSetParameters,
                                      .initialstate        = MPMInitialState,
                                      .initialstateadjoint = MPMInitialStateAdjoint,
                                      .step                = MPMStepOp,
@@ -1114,13 +966,11 @@ static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .regularization      = MPMRegularization,
                                      .hasobjective        = MPMHasObjective,
                                      .zerogradient        = MPMZeroGradient,
-                                     .getgradient         = MPMGetGradient,
                                      .checkstate          = MPMCheckState,
                                      .writefields         = MPMWriteFields,
                                      .monitor             = MPMMonitor,
-                                     .writeparameters     = MPMWriteParameters,
-                                     .writegradient       = MPMWriteGradient,
-                                     .readparameters      = MPMReadParameters,
+                                     .writeparameters     = MPMWriteModels,
+                                     .writegradient       = MPMWriteInitialSensitivity,
                                      .writerestart        = MPMWriteRestart,
                                      .readrestart         = MPMReadRestart};
 

@@ -160,6 +160,9 @@ struct _n_MPM {
   /* parameter gradients: this rank's partial sums (summed over ranks by getgradient/writegradient) */
   PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM], gfriction;
   PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES], gposition[MPM_DIM * MPM_MAX_BODIES];
+  /* the same summed over ranks (MPMGradientSums), where the parameter blocks find them */
+  PetscReal sE[MPM_MAX_LABELS], snu[MPM_MAX_LABELS], srho[MPM_MAX_LABELS], sgravity[MPM_DIM], sfriction;
+  PetscReal svelocity[MPM_DIM * MPM_MAX_BODIES], sposition[MPM_DIM * MPM_MAX_BODIES];
   /* objectives (objective.c) */
   PetscInt      nobs;       /* observed output steps */
   AdjStepIndex *obs_step;   /* their step numbers */

@@ -31,7 +31,7 @@ PetscErrorCode AdjStepperGetParameters(AdjStepper st, Vec p)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  PetscCall(st->ops.getparameters(st->ctx, st->params, p));
+  PetscCall(AdjParamsPack(st->params, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -41,7 +41,7 @@ PetscErrorCode AdjStepperSetParameters(AdjStepper st, Vec p)
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
   st->stepped_k = -1;
-  PetscCall(st->ops.setparameters(st->ctx, st->params, p));
+  PetscCall(AdjParamsUnpack(st->params, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -126,13 +126,16 @@ PetscErrorCode AdjStepperObjectiveAdjoint(AdjStepper st, AdjStepIndex k, Vec x, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A forward-only solver has no regularization: R = 0. */
+/* The blocks' Tikhonov terms, then the solver's own terms if any. */
 PetscErrorCode AdjStepperRegularization(AdjStepper st, PetscReal *R)
 {
+  PetscReal Rs = 0;
+
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  *R = 0;
-  if (st->ops.regularization) PetscCall(st->ops.regularization(st->ctx, st->params, R));
+  PetscCall(AdjParamsRegularization(st->params, R));
+  if (st->ops.regularization) PetscCall(st->ops.regularization(st->ctx, st->params, &Rs));
+  *R += Rs;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -157,7 +160,7 @@ PetscErrorCode AdjStepperGetGradient(AdjStepper st, Vec g)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReadyAdjoint(st));
-  PetscCall(st->ops.getgradient(st->ctx, st->params, g));
+  PetscCall(AdjParamsPackGradient(st->params, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -191,7 +194,8 @@ PetscErrorCode AdjStepperWriteParameters(AdjStepper st, AdjOutput out)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  PetscCall(st->ops.writeparameters(st->ctx, st->params, out));
+  PetscCall(AdjParamsWrite(st->params, out));
+  if (st->ops.writeparameters) PetscCall(st->ops.writeparameters(st->ctx, st->params, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -199,7 +203,8 @@ PetscErrorCode AdjStepperWriteGradient(AdjStepper st, AdjOutput out)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReadyAdjoint(st));
-  PetscCall(st->ops.writegradient(st->ctx, st->params, out));
+  PetscCall(AdjParamsWriteGradient(st->params, out));
+  if (st->ops.writegradient) PetscCall(st->ops.writegradient(st->ctx, st->params, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -226,9 +231,8 @@ PetscErrorCode AdjStepperReadParameters(AdjStepper st, const char path[])
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  PetscCheck(st->ops.readparameters, st->comm, PETSC_ERR_SUP, "Solver %s cannot read its parameters from a file (%s)",
-             st->type, path);
   st->stepped_k = -1;
-  PetscCall(st->ops.readparameters(st->ctx, path));
+  PetscCall(AdjParamsRead(st->params, path));
+  if (st->ops.readparameters) PetscCall(st->ops.readparameters(st->ctx, path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

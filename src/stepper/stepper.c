@@ -155,6 +155,7 @@ PetscErrorCode AdjStepperSetFromOptions(AdjStepper st)
   PetscCall(AdjStepperTypeFromOptions(st));
   st->setfromoptionscalled = PETSC_TRUE;
   PetscCall(st->ops.setfromoptions(st));
+  PetscCall(AdjParamsSetOptionsPrefix(st->params, st->prefix));
   PetscCall(AdjParamsSetFromOptions(st->params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -163,12 +164,11 @@ PetscErrorCode AdjStepperSetFromOptions(AdjStepper st)
 static PetscErrorCode AdjStepperCheckOps(AdjStepper st)
 {
   const AdjStepperOps *o         = &st->ops;
-  const void          *need[]    = {(void *)o->createstate,     (void *)o->initialstate, (void *)o->step,
-                                    (void *)o->checkstate,      (void *)o->objective,    (void *)o->getparameters,
-                                    (void *)o->setparameters,   (void *)o->zerogradient, (void *)o->writefields,
-                                    (void *)o->writeparameters, (void *)o->writerestart, (void *)o->readrestart};
+  const void          *need[]    = {(void *)o->createstate, (void *)o->initialstate, (void *)o->step,
+                                    (void *)o->checkstate,  (void *)o->objective,    (void *)o->zerogradient,
+                                    (void *)o->writefields, (void *)o->writerestart, (void *)o->readrestart};
   const void          *adjoint[] = {(void *)o->stepadjoint, (void *)o->objectiveadjoint, (void *)o->initialstateadjoint,
-                                    (void *)o->getgradient, (void *)o->hasobjective,     (void *)o->writegradient};
+                                    (void *)o->hasobjective};
   PetscInt             nadjoint  = 0;
 
   PetscFunctionBeginUser;

@@ -42,64 +42,6 @@ static PetscErrorCode TransportCreateState(void *ctx, Vec *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Packs the active parameter values (gradient = PETSC_FALSE) or their gradients dJ/dvalue
- * (PETSC_TRUE) into a design-space vector.  A constant diffusivity is one number; its gradient sums
- * the field gradient and the uniform-path partial sums (TransportKappaGradientConstant). */
-static PetscErrorCode TransportPack(Transport tr, AdjParams params, PetscBool gradient, Vec out)
-{
-  PetscErrorCode (*field)(AdjParams, const char[], Vec, Vec) =
-      gradient ? AdjParamsPackGradientField : AdjParamsPackField;
-  PetscErrorCode (*array)(AdjParams, const char[], const PetscReal[], Vec) =
-      gradient ? AdjParamsPackGradientArray : AdjParamsPackArray;
-  PetscScalar kappa;
-
-  PetscFunctionBeginUser;
-  PetscCall(field(params, "initial", gradient ? tr->gc0 : tr->c0, out));
-  PetscCall(field(params, "source", gradient ? tr->gsource : tr->source, out));
-  if (tr->kappa_is_field)
-    PetscCall(field(params, "kappa", gradient ? tr->gkappa : tr->kappa, out));
-  else {
-    if (gradient)
-      PetscCall(TransportKappaGradientConstant(tr, &kappa));
-    else
-      PetscCall(VecMax(tr->kappa, NULL, &kappa));
-    PetscCall(array(params, "kappa", &kappa, out));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportGetParameters(void *ctx, AdjParams params, Vec p)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(TransportPack(tr, params, PETSC_FALSE, p));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportSetParameters(void *ctx, AdjParams params, Vec p)
-{
-  Transport tr = (Transport)ctx;
-  PetscBool active;
-  PetscReal kappa;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjParamsUnpackField(params, "initial", p, tr->c0));
-  PetscCall(AdjParamsUnpackField(params, "source", p, tr->source));
-  PetscCall(AdjParamsIsActive(params, "source", &tr->need_gsource));
-  PetscCall(AdjParamsIsActive(params, "kappa", &active));
-  tr->need_gkappa = active;
-  if (tr->kappa_is_field)
-    PetscCall(AdjParamsUnpackField(params, "kappa", p, tr->kappa));
-  else if (active) {
-    PetscCall(AdjParamsUnpackArray(params, "kappa", p, &kappa));
-    PetscCall(VecSet(tr->kappa, kappa));
-  }
-  PetscCall(TransportPrepareKappa(tr));
-  PetscCall(TransportImplicitUpdateKappa(tr)); /* reassembles the Crank-Nicolson operator */
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode TransportInitialState(void *ctx, Vec x0)
 {
   Transport tr = (Transport)ctx;
@@ -156,28 +98,6 @@ static PetscErrorCode TransportObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Tikhonov terms of the active field parameters. */
-static PetscErrorCode TransportRegularization(void *ctx, AdjParams params, PetscReal *R)
-{
-  Transport tr = (Transport)ctx;
-  PetscBool active[3];
-  Vec       value[3], grad[3];
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjParamsIsActive(params, "initial", &active[0]));
-  PetscCall(AdjParamsIsActive(params, "kappa", &active[1]));
-  PetscCall(AdjParamsIsActive(params, "source", &active[2]));
-  active[1] = (PetscBool)(active[1] && tr->kappa_is_field);
-  value[0] = tr->c0, value[1] = tr->kappa, value[2] = tr->source;
-  grad[0] = tr->gc0, grad[1] = tr->gkappa, grad[2] = tr->gsource;
-  *R = 0;
-  for (PetscInt b = 0; b < 3; b++)
-    if (active[b])
-      PetscCall(AdjTikhonovField(tr->da, tr->grid.hx, tr->grid.hy, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b],
-                                 R, grad[b]));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode TransportHasObjective(void *ctx, PetscBool *has)
 {
   Transport tr = (Transport)ctx;
@@ -196,15 +116,6 @@ static PetscErrorCode TransportZeroGradient(void *ctx)
   PetscCall(VecSet(tr->gkappa, 0.0));
   PetscCall(VecSet(tr->gsource, 0.0));
   tr->gkappa_uniform = 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportGetGradient(void *ctx, AdjParams params, Vec g)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(TransportPack(tr, params, PETSC_TRUE, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -253,44 +164,14 @@ static PetscErrorCode TransportWriteFields(void *ctx, AdjOutput out, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportWriteParameters(void *ctx, AdjParams params, AdjOutput out)
+/* Besides the parameter blocks, /parameters holds the prescribed velocity (cell-centred components). */
+static PetscErrorCode TransportWriteVelocity(void *ctx, AdjParams params, AdjOutput out)
 {
   Transport tr = (Transport)ctx;
-  PetscReal kappa;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteParameterField(out, "initial", "1", tr->c0));
-  PetscCall(AdjOutputWriteParameterField(out, "source", "1/s", tr->source));
   PetscCall(AdjOutputWriteParameterField(out, "velocity_u", "m/s", tr->vel_u));
   PetscCall(AdjOutputWriteParameterField(out, "velocity_v", "m/s", tr->vel_v));
-  if (tr->kappa_is_field)
-    PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", tr->kappa));
-  else {
-    PetscCall(VecMax(tr->kappa, NULL, &kappa));
-    PetscCall(AdjOutputWriteParameterArray(out, "kappa", "m^2/s", 1, &kappa));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Gradients dJ/dvalue (physical units, not scaled) of the active parameters. */
-static PetscErrorCode TransportWriteGradient(void *ctx, AdjParams params, AdjOutput out)
-{
-  Transport   tr = (Transport)ctx;
-  PetscBool   active;
-  PetscScalar gk;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjParamsIsActive(params, "initial", &active));
-  if (active) PetscCall(AdjOutputWriteGradientField(out, "initial", "1/1", tr->gc0));
-  PetscCall(AdjParamsIsActive(params, "source", &active));
-  if (active) PetscCall(AdjOutputWriteGradientField(out, "source", "s", tr->gsource));
-  PetscCall(AdjParamsIsActive(params, "kappa", &active));
-  if (active && tr->kappa_is_field)
-    PetscCall(AdjOutputWriteGradientField(out, "kappa", "s/m^2", tr->gkappa));
-  else if (active) {
-    PetscCall(TransportKappaGradientConstant(tr, &gk));
-    PetscCall(AdjOutputWriteGradientArray(out, "kappa", "s/m^2", 1, &gk));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -322,31 +203,6 @@ static PetscErrorCode TransportReadRestart(void *ctx, const char path[], Vec x, 
              "Restart file %s: step %" PetscInt64_FMT
              " is at time %.12g s there but %.12g s in this run (time step differs)",
              path, (PetscInt64)*k, (double)t, (double)(*k * tr->dt));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Parameter values from the /parameters group of a run file (e.g. to resume an optimization). */
-static PetscErrorCode TransportReadParameters(void *ctx, const char path[])
-{
-  Transport  tr = (Transport)ctx;
-  PetscInt   n;
-  PetscReal *kappa;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjInputReadField(tr->comm, path, "/parameters/initial", tr->da, tr->c0));
-  PetscCall(AdjInputReadField(tr->comm, path, "/parameters/source", tr->da, tr->source));
-  if (tr->kappa_is_field)
-    PetscCall(AdjInputReadField(tr->comm, path, "/parameters/kappa", tr->da, tr->kappa));
-  else {
-    PetscCall(AdjInputReadArray(tr->comm, path, "/parameters/kappa", &n, &kappa));
-    PetscCheck(n == 1, tr->comm, PETSC_ERR_USER_INPUT,
-               "%s: /parameters/kappa holds %" PetscInt_FMT
-               " values; this run has a constant diffusivity (give -transport_kappa_file for a field)",
-               path, n);
-    PetscCall(VecSet(tr->kappa, kappa[0]));
-    PetscCall(PetscFree(kappa));
-  }
-  PetscCall(TransportPrepareKappa(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -409,8 +265,68 @@ static PetscErrorCode TransportCreateWork(Transport tr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The parameter blocks this solver offers; scales default to typical magnitudes so the
- * optimizer sees design variables of order one. */
+/* A constant diffusivity is one number: the value of the uniform field kappa; its gradient sums the
+ * field gradient and the uniform-path partial sums (TransportKappaGradientConstant). */
+static PetscErrorCode TransportKappaGet(void *ctx, PetscReal v[])
+{
+  Transport   tr = (Transport)ctx;
+  PetscScalar kappa;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecMax(tr->kappa, NULL, &kappa));
+  v[0] = kappa;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportKappaSet(void *ctx, PetscReal v[])
+{
+  Transport tr = (Transport)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecSet(tr->kappa, v[0]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TransportKappaGradient(void *ctx, PetscReal g[])
+{
+  Transport   tr = (Transport)ctx;
+  PetscScalar gk;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportKappaGradientConstant(tr, &gk));
+  g[0] = gk;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* New diffusivities: face values and the Crank-Nicolson operator follow. */
+static PetscErrorCode TransportKappaChanged(void *ctx)
+{
+  Transport tr = (Transport)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(TransportPrepareKappa(tr));
+  PetscCall(TransportImplicitUpdateKappa(tr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A field block on the grid with its storage, gradient units and Tikhonov weights. */
+static PetscErrorCode TransportAddField(Transport tr, AdjParams params, PetscInt b, const char name[],
+                                        const char units[], const char gunits[], Vec value, Vec gradient)
+{
+  const PetscReal h[2] = {tr->grid.hx, tr->grid.hy};
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsAddField(params, name, units, tr->da));
+  PetscCall(AdjParamsSetFieldStorage(params, name, value, gradient));
+  PetscCall(AdjParamsSetGradientUnits(params, name, gunits));
+  PetscCall(AdjParamsSetFieldSpacing(params, name, h));
+  PetscCall(AdjParamsSetRegularization(params, name, tr->obj.reg_alpha[b], tr->obj.reg_beta[b]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parameter blocks this solver offers: initial field, diffusivity (a field or one constant),
+ * source field; scales default to typical magnitudes so the optimizer sees design variables of
+ * order one. */
 static PetscErrorCode TransportRegisterParameters(Transport tr, AdjStepper st)
 {
   AdjParams params;
@@ -418,15 +334,34 @@ static PetscErrorCode TransportRegisterParameters(Transport tr, AdjStepper st)
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetParams(st, &params));
-  PetscCall(AdjParamsAddField(params, "initial", "1", tr->da));
+  PetscCall(TransportAddField(tr, params, 0, "initial", "1", "1/1", tr->c0, tr->gc0));
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   if (tr->kappa_is_field)
-    PetscCall(AdjParamsAddField(params, "kappa", "m^2/s", tr->da));
-  else
+    PetscCall(TransportAddField(tr, params, 1, "kappa", "m^2/s", "s/m^2", tr->kappa, tr->gkappa));
+  else {
     PetscCall(AdjParamsAddArray(params, "kappa", "m^2/s", 1));
+    PetscCall(
+        AdjParamsSetArrayAccess(params, "kappa", TransportKappaGet, TransportKappaSet, TransportKappaGradient, tr));
+    PetscCall(AdjParamsSetGradientUnits(params, "kappa", "s/m^2"));
+  }
+  PetscCall(AdjParamsSetChangeHook(params, "kappa", TransportKappaChanged, tr));
   if (kmax > 0) PetscCall(AdjParamsSetScale(params, "kappa", kmax));
   PetscCall(AdjParamsSetBounds(params, "kappa", 0.0, PETSC_INFINITY));
-  PetscCall(AdjParamsAddField(params, "source", "1/s", tr->da));
+  PetscCall(TransportAddField(tr, params, 2, "source", "1/s", "s", tr->source, tr->gsource));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Gradients are computed only for the active blocks. */
+static PetscErrorCode TransportSetUp(AdjStepper st)
+{
+  Transport tr;
+  AdjParams params;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, &tr));
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsIsActive(params, "source", &tr->need_gsource));
+  PetscCall(AdjParamsIsActive(params, "kappa", &tr->need_gkappa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -456,28 +391,25 @@ static PetscErrorCode TransportSetFromOptions(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const AdjStepperOps TransportOps = {.setfromoptions      = TransportSetFromOptions,
-                                           .destroy             = TransportDestroy,
-                                           .createstate         = TransportCreateState,
-                                           .getparameters       = TransportGetParameters,
-                                           .setparameters       = TransportSetParameters,
-                                           .initialstate        = TransportInitialState,
-                                           .initialstateadjoint = TransportInitialStateAdjoint,
-                                           .step                = TransportStep,
-                                           .stepadjoint         = TransportStepAdjoint,
-                                           .objective           = TransportObjective,
-                                           .objectiveadjoint    = TransportObjectiveAdjoint,
-                                           .regularization      = TransportRegularization,
-                                           .hasobjective        = TransportHasObjective,
-                                           .zerogradient        = TransportZeroGradient,
-                                           .getgradient         = TransportGetGradient,
-                                           .checkstate          = TransportCheckState,
-                                           .writefields         = TransportWriteFields,
-                                           .writeparameters     = TransportWriteParameters,
-                                           .writegradient       = TransportWriteGradient,
-                                           .writerestart        = TransportWriteRestart,
-                                           .readrestart         = TransportReadRestart,
-                                           .readparameters      = TransportReadParameters};
+static const AdjStepperOps TransportOps = {
+    .setfromoptions      = TransportSetFromOptions,
+    .setup               = TransportSetUp,
+    .destroy             = TransportDestroy,
+    .createstate         = TransportCreateState,
+    .initialstate        = TransportInitialState,
+    .initialstateadjoint = TransportInitialStateAdjoint,
+    .step                = TransportStep,
+    .stepadjoint         = TransportStepAdjoint,
+    .objective           = TransportObjective,
+    .objectiveadjoint    = TransportObjectiveAdjoint,
+    .hasobjective        = TransportHasObjective,
+    .zerogradient        = TransportZeroGradient,
+    .checkstate          = TransportCheckState,
+    .writefields         = TransportWriteFields,
+    .writeparameters     = TransportWriteVelocity,
+    .writerestart        = TransportWriteRestart,
+    .readrestart         = TransportReadRestart,
+};
 
 PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
 {
