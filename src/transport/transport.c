@@ -173,8 +173,7 @@ static PetscErrorCode TransportRegularization(void *ctx, AdjParams params, Petsc
   *R = 0;
   for (PetscInt b = 0; b < 3; b++)
     if (active[b])
-      PetscCall(AdjTikhonovField(tr->da, tr->grid.hx, tr->grid.hy, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b],
-                                 R, grad[b]));
+      PetscCall(AdjTikhonovField(tr->da, tr->grid.h, tr->obj.reg_alpha[b], tr->obj.reg_beta[b], value[b], R, grad[b]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -241,7 +240,7 @@ static PetscErrorCode TransportCheckState(void *ctx, AdjStepIndex k, Vec x)
     SETERRQ(tr->comm, PETSC_ERR_FP,
             "Scalar field became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at cell (i,j) = (%" PetscInt_FMT
             ",%" PetscInt_FMT "); check the time step, the diffusivity and the input fields",
-            (PetscInt64)k, (double)(k * tr->dt), nat % tr->grid.Mx, nat / tr->grid.Mx);
+            (PetscInt64)k, (double)(k * tr->dt), nat % tr->grid.M[0], nat / tr->grid.M[0]);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -449,7 +448,7 @@ static PetscErrorCode TransportSetFromOptions(AdjStepper st)
   PetscCall(TransportObjectiveSetUp(tr));
   PetscCall(AdjStepperSetTimes(st, tr->nsteps, tr->dt));
   {
-    const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.Lx, tr->grid.Ly};
+    const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.L[0], tr->grid.L[1]};
     PetscCall(AdjStepperSetGrid(st, tr->da, lower, upper));
   }
   PetscCall(TransportRegisterParameters(tr, st));
