@@ -49,18 +49,18 @@ typedef enum { ADJ_FFT_PERIODIC, ADJ_FFT_NEUMANN, ADJ_FFT_DIRICHLET } AdjFFTBoun
 typedef enum { ADJ_FFT_Y_AUTO, ADJ_FFT_Y_TRANSFORM, ADJ_FFT_Y_TRIDIAGONAL } AdjFFTYMethod;
 extern const char *const AdjFFTYMethods[];
 
-/*@ AdjFFTSolverCreate - plans the transforms and the redistribution for da (cell sizes hx, hy) with
+/*@ AdjFFTSolverCreate - plans the transforms and the redistribution for da (cell sizes h[0], h[1]) with
     the condition bc[d][s] on side s (0 low, 1 high) of direction d (0 x, 1 y); bc NULL: periodic
     box.  Periodic must be on both sides of a direction or on neither. Collective. @*/
-PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs);
+PetscErrorCode AdjFFTSolverCreate(DM da, const PetscReal h[], const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs);
 
 /*@ AdjFFTSolverCreateWith - the same with a choice of y method and, with measure, plans chosen by
     timing (FFTW_MEASURE): faster solves, but the plan, and so the last bits of every result, may
     differ from run to run (restarts are then not bit for bit).  Asking for the tridiagonal method
     where it cannot run (periodic y, fewer than 2 rows per rank) is an error that says why.
     Collective. @*/
-PetscErrorCode AdjFFTSolverCreateWith(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2],
-                                      AdjFFTYMethod ymethod, PetscBool measure, AdjFFTSolver *fs);
+PetscErrorCode AdjFFTSolverCreateWith(DM da, const PetscReal h[], const AdjFFTBoundary bc[2][2], AdjFFTYMethod ymethod,
+                                      PetscBool measure, AdjFFTSolver *fs);
 
 /*@ AdjFFTSolverTridiagonalPossible - whether the tridiagonal y method can run on da with bc, and if
     not, why (a periodic y, fewer than 2 rows on some rank). Collective. @*/

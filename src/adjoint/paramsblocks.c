@@ -412,7 +412,7 @@ PetscErrorCode AdjParamsRegularization(AdjParams params, PetscReal *R)
 
     if (!blk->active || (blk->reg_alpha == 0 && blk->reg_beta == 0)) continue;
     PetscCall(AdjParamsGetFieldValue(blk, &v));
-    PetscCall(AdjTikhonovField(blk->da, blk->h[0], blk->h[1], blk->reg_alpha, blk->reg_beta, v, R, blk->gradient));
+    PetscCall(AdjTikhonovField(blk->da, blk->h, blk->reg_alpha, blk->reg_beta, v, R, blk->gradient));
     PetscCall(AdjParamsRestoreFieldValue(blk, &v));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

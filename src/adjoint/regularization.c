@@ -1,9 +1,10 @@
 /* Tikhonov regularization of DMDA field parameters (see include/adjsim/regularization.h). */
 #include <adjsim/regularization.h>
 
-PetscErrorCode AdjTikhonovField(DM da, PetscReal hx, PetscReal hy, PetscReal alpha, PetscReal beta, Vec p, PetscReal *R,
+PetscErrorCode AdjTikhonovField(DM da, const PetscReal h[], PetscReal alpha, PetscReal beta, Vec p, PetscReal *R,
                                 Vec grad)
 {
+  const PetscReal     hx = h[0], hy = h[1];
   PetscInt            Mx, My, xs, ys, xm, ym;
   DMBoundaryType      bx, by;
   Vec                 pl, gl;

@@ -192,8 +192,7 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
       PetscCheck(ok, fl->comm, PETSC_ERR_USER_INPUT,
                  "-fluid_fftw_y tridiagonal cannot run here: %s; use -fluid_fftw_y auto or transform", why);
     }
-    PetscCall(
-        AdjFFTSolverCreateWith(fl->pda, fl->grid.h[0], fl->grid.h[1], bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
+    PetscCall(AdjFFTSolverCreateWith(fl->pda, fl->grid.h, bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FluidAssembleLaplacian(fl));

@@ -1,6 +1,7 @@
 /* Fluid solver: reading the case from the options database (grid, boundaries, viscosity, initial
  * condition, time step).  Every option has its help string and units (adjsim -help). */
 #include "fluidimpl.h"
+#include <adjsim/grid.h>
 #include <adjsim/io.h>
 
 const char *const FluidInitialTypes[] = {"zero", "taylor-green", "file", "FluidInitialType", "FLUID_INITIAL_", NULL};
@@ -67,9 +68,10 @@ static PetscErrorCode FluidCheckBoundaries(Fluid fl)
     cell DMDA with the same ownership, and the boundaries. Collective. @*/
 PetscErrorCode FluidSetUpGrid(Fluid fl)
 {
-  FluidGrid *g        = &fl->grid;
-  PetscInt   cells[2] = {32, 32}, n = 2;
-  PetscReal  len[2] = {1.0, 1.0};
+  FluidGrid     *g        = &fl->grid;
+  PetscInt       cells[2] = {32, 32}, n = 2;
+  PetscReal      len[2] = {1.0, 1.0};
+  DMBoundaryType dmbc[FLUID_DIM];
 
   PetscFunctionBeginUser;
   for (PetscInt d = 0; d < FLUID_DIM; d++)
@@ -100,17 +102,15 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
     g->M[d] = cells[d];
     g->L[d] = len[d];
     g->h[d] = len[d] / cells[d];
+    dmbc[d] = g->bc[d][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
   }
-  PetscCall(DMDACreate2d(fl->comm, g->bc[0][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED,
-                         g->bc[1][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED,
-                         DMDA_STENCIL_BOX, g->M[0], g->M[1], PETSC_DECIDE, PETSC_DECIDE, 3, 1, NULL, NULL, &fl->da));
-  PetscCall(DMSetUp(fl->da));
+  /* Point (i, j) holds cell (i, j)'s left u-face, bottom v-face and pressure: one point per cell. */
+  PetscCall(AdjGridCreateDMDA(fl->comm, FLUID_DIM, g->M, dmbc, ADJ_GRID_CELL, 3, DMDA_STENCIL_BOX, 1, NULL, &fl->da));
   PetscCall(DMDASetFieldName(fl->da, 0, "u"));
   PetscCall(DMDASetFieldName(fl->da, 1, "v"));
   PetscCall(DMDASetFieldName(fl->da, 2, "p"));
   PetscCall(DMDACreateCompatibleDMDA(fl->da, 1, &fl->pda));
-  PetscCall(DMDASetUniformCoordinates(fl->pda, 0.5 * g->h[0], g->L[0] - 0.5 * g->h[0], 0.5 * g->h[1],
-                                      g->L[1] - 0.5 * g->h[1], 0, 0));
+  PetscCall(AdjGridSetUniformCoordinates(fl->pda, ADJ_GRID_CELL, g->L));
   PetscCall(DMDASetFieldName(fl->pda, 0, "cell"));
   PetscCall(DMDAGetCorners(fl->da, &g->xs, &g->ys, NULL, &g->xm, &g->ym, NULL));
   PetscCall(DMDAGetGhostCorners(fl->da, &g->gxs, &g->gys, NULL, &g->gxm, &g->gym, NULL));

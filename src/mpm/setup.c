@@ -1,6 +1,7 @@
 /* MPM solver: reading the case from the options database (grid, walls, materials, gravity, time
  * step).  Every option has its help string and units (adjsim -help). */
 #include "mpmimpl.h"
+#include <adjsim/grid.h>
 
 const char *const MPMWallTypes[] = {"none", "sticky", "slip", "friction", "MPMWallType", "MPM_WALL_", NULL};
 const char *const MPMModels[]    = {"fixed-corotated", "neo-hookean", "MPMModel", "MPM_MODEL_", NULL};
@@ -49,9 +50,10 @@ static PetscErrorCode MPMSetUpNodeRanks(MPM mpm)
     walls. Collective. @*/
 PetscErrorCode MPMSetUpGrid(MPM mpm)
 {
-  MPMGrid  *g        = &mpm->grid;
-  PetscInt  cells[2] = {32, 32}, n = 2;
-  PetscReal len[2] = {1.0, 1.0};
+  MPMGrid       *g        = &mpm->grid;
+  PetscInt       cells[2] = {32, 32}, n = 2;
+  PetscReal      len[2] = {1.0, 1.0};
+  DMBoundaryType dmbc[MPM_DIM];
 
   PetscFunctionBeginUser;
   g->wall_width         = 3;
@@ -102,17 +104,17 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
     g->M[d] = cells[d];
     g->L[d] = len[d];
     g->h[d] = len[d] / cells[d];
+    dmbc[d] = DM_BOUNDARY_NONE;
   }
   /* Particles are owned by the rank owning their nearest node, whose stencil is that node +-1: a
    * ghost width of 1 covers it. */
-  PetscCall(DMDACreate2d(mpm->comm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, g->M[0] + 1, g->M[1] + 1,
-                         PETSC_DECIDE, PETSC_DECIDE, MPM_NNODE, 1, NULL, NULL, &mpm->da));
-  PetscCall(DMSetUp(mpm->da));
+  PetscCall(
+      AdjGridCreateDMDA(mpm->comm, MPM_DIM, g->M, dmbc, ADJ_GRID_NODE, MPM_NNODE, DMDA_STENCIL_BOX, 1, NULL, &mpm->da));
   PetscCall(DMDASetFieldName(mpm->da, 0, "mass"));
   PetscCall(DMDASetFieldName(mpm->da, 1, "px"));
   PetscCall(DMDASetFieldName(mpm->da, 2, "py"));
   PetscCall(DMDACreateCompatibleDMDA(mpm->da, 1, &mpm->da1));
-  PetscCall(DMDASetUniformCoordinates(mpm->da1, 0, g->L[0], 0, g->L[1], 0, 0));
+  PetscCall(AdjGridSetUniformCoordinates(mpm->da1, ADJ_GRID_NODE, g->L));
   PetscCall(DMDAGetCorners(mpm->da, &g->s[0], &g->s[1], NULL, &g->m[0], &g->m[1], NULL));
   PetscCall(DMDAGetGhostCorners(mpm->da, &g->gs[0], &g->gs[1], NULL, &g->gm[0], &g->gm[1], NULL));
   PetscCall(MPMSetUpNodeRanks(mpm));

@@ -94,9 +94,10 @@ static PetscErrorCode AdjFFTTransformSetUp(AdjFFTSolver fs, DM da, PetscReal hx,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjFFTSolverCreateWith(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc_in[2][2],
+PetscErrorCode AdjFFTSolverCreateWith(DM da, const PetscReal h[], const AdjFFTBoundary bc_in[2][2],
                                       AdjFFTYMethod ymethod, PetscBool measure, AdjFFTSolver *fs_out)
 {
+  const PetscReal      hx = h[0], hy = h[1];
   const AdjFFTBoundary periodic[2][2] = {{ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}, {ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}};
   const AdjFFTBoundary(*bc)[2]        = bc_in ? bc_in : periodic;
   const unsigned flags                = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
@@ -129,10 +130,10 @@ PetscErrorCode AdjFFTSolverCreateWith(DM da, PetscReal hx, PetscReal hy, const A
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjFFTSolverCreate(DM da, PetscReal hx, PetscReal hy, const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs)
+PetscErrorCode AdjFFTSolverCreate(DM da, const PetscReal h[], const AdjFFTBoundary bc[2][2], AdjFFTSolver *fs)
 {
   PetscFunctionBeginUser;
-  PetscCall(AdjFFTSolverCreateWith(da, hx, hy, bc, ADJ_FFT_Y_AUTO, PETSC_FALSE, fs));
+  PetscCall(AdjFFTSolverCreateWith(da, h, bc, ADJ_FFT_Y_AUTO, PETSC_FALSE, fs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

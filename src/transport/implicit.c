@@ -118,7 +118,7 @@ PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
   PetscCall(VecDuplicate(tr->cloc, &im->cloc2));
   PetscCall(VecSet(im->cloc2, 0.0)); /* corner ghosts are never read but keep them defined */
   if (im->solver == TRANSPORT_CN_FFTW)
-    PetscCall(AdjFFTSolverCreate(tr->da, tr->grid.hx, tr->grid.hy, NULL, &im->fft));
+    PetscCall(AdjFFTSolverCreate(tr->da, tr->grid.h, NULL, &im->fft));
   else
     PetscCall(TransportCNCreateKSP(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -185,7 +185,7 @@ static PetscErrorCode TransportCNBoundaryPart(Transport tr)
 static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
 {
   const TransportGrid *g  = &tr->grid;
-  const PetscReal      bx = 0.5 / (g->hx * g->hx), by = 0.5 / (g->hy * g->hy), h = 0.5 * tau;
+  const PetscReal      bx = 0.5 / (g->h[0] * g->h[0]), by = 0.5 / (g->h[1] * g->h[1]), h = 0.5 * tau;
   const PetscScalar  **k;
   Mat                  A = tr->impl.A;
 
@@ -196,8 +196,8 @@ static PetscErrorCode TransportCNAssemble(Transport tr, PetscReal tau)
       /* neighbours e, w, n, s: offset, weight, whether it is a physical ghost and its sigma */
       const PetscInt  di[4] = {1, -1, 0, 0}, dj[4] = {0, 0, 1, -1};
       const PetscBool ghost[4] = {
-          (PetscBool)(!tr->crule.periodic[0] && i == g->Mx - 1), (PetscBool)(!tr->crule.periodic[0] && i == 0),
-          (PetscBool)(!tr->crule.periodic[1] && j == g->My - 1), (PetscBool)(!tr->crule.periodic[1] && j == 0)};
+          (PetscBool)(!tr->crule.periodic[0] && i == g->M[0] - 1), (PetscBool)(!tr->crule.periodic[0] && i == 0),
+          (PetscBool)(!tr->crule.periodic[1] && j == g->M[1] - 1), (PetscBool)(!tr->crule.periodic[1] && j == 0)};
       const PetscReal sigma[4] = {tr->crule.sigma[0][1], tr->crule.sigma[0][0], tr->crule.sigma[1][1],
                                   tr->crule.sigma[1][0]};
       MatStencil      row      = {.i = i, .j = j}, col[5];

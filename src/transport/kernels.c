@@ -28,13 +28,13 @@ PetscErrorCode TransportFillGhosts(const TransportGrid *g, const TransportGhostR
   if (!rule->periodic[0]) {
     for (PetscInt j = g->ys; j < g->ys + g->ym; j++) {
       if (g->xs == 0) c[j][-1] = rule->sigma[0][0] * c[j][0] + on * rule->beta[0][0];
-      if (g->xs + g->xm == g->Mx) c[j][g->Mx] = rule->sigma[0][1] * c[j][g->Mx - 1] + on * rule->beta[0][1];
+      if (g->xs + g->xm == g->M[0]) c[j][g->M[0]] = rule->sigma[0][1] * c[j][g->M[0] - 1] + on * rule->beta[0][1];
     }
   }
   if (!rule->periodic[1]) {
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       if (g->ys == 0) c[-1][i] = rule->sigma[1][0] * c[0][i] + on * rule->beta[1][0];
-      if (g->ys + g->ym == g->My) c[g->My][i] = rule->sigma[1][1] * c[g->My - 1][i] + on * rule->beta[1][1];
+      if (g->ys + g->ym == g->M[1]) c[g->M[1]][i] = rule->sigma[1][1] * c[g->M[1] - 1][i] + on * rule->beta[1][1];
     }
   }
   PetscCall(PetscLogEventEnd(TRANSPORT_Ghosts, 0, 0, 0, 0));
@@ -52,9 +52,9 @@ PetscErrorCode TransportFillGhostsAdjoint(const TransportGrid *g, const Transpor
         cbar[j][0] += rule->sigma[0][0] * cbar[j][-1];
         cbar[j][-1] = 0;
       }
-      if (g->xs + g->xm == g->Mx) {
-        cbar[j][g->Mx - 1] += rule->sigma[0][1] * cbar[j][g->Mx];
-        cbar[j][g->Mx] = 0;
+      if (g->xs + g->xm == g->M[0]) {
+        cbar[j][g->M[0] - 1] += rule->sigma[0][1] * cbar[j][g->M[0]];
+        cbar[j][g->M[0]] = 0;
       }
     }
   }
@@ -64,9 +64,9 @@ PetscErrorCode TransportFillGhostsAdjoint(const TransportGrid *g, const Transpor
         cbar[0][i] += rule->sigma[1][0] * cbar[-1][i];
         cbar[-1][i] = 0;
       }
-      if (g->ys + g->ym == g->My) {
-        cbar[g->My - 1][i] += rule->sigma[1][1] * cbar[g->My][i];
-        cbar[g->My][i] = 0;
+      if (g->ys + g->ym == g->M[1]) {
+        cbar[g->M[1] - 1][i] += rule->sigma[1][1] * cbar[g->M[1]][i];
+        cbar[g->M[1]][i] = 0;
       }
     }
   }
@@ -85,7 +85,7 @@ typedef struct {
 
 static inline TransportStencil StencilOf(const TransportGrid *g)
 {
-  TransportStencil st = {0.5 / g->hx, 0.5 / g->hy, 0.5 / (g->hx * g->hx), 0.5 / (g->hy * g->hy)};
+  TransportStencil st = {0.5 / g->h[0], 0.5 / g->h[1], 0.5 / (g->h[0] * g->h[0]), 0.5 / (g->h[1] * g->h[1])};
   return st;
 }
 

@@ -110,7 +110,7 @@ static PetscErrorCode TransportSquaredMisfit(Transport tr, Vec c, Vec d, PetscRe
   PetscFunctionBeginUser;
   PetscCall(VecWAXPY(tr->rbar, -1.0, d, c));
   PetscCall(VecNorm(tr->rbar, NORM_2, &nrm));
-  *J += 0.5 * w * nrm * nrm * tr->grid.hx * tr->grid.hy;
+  *J += 0.5 * w * nrm * nrm * tr->grid.h[0] * tr->grid.h[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -130,7 +130,7 @@ PetscErrorCode TransportMisfit(Transport tr, AdjStepIndex k, Vec c, PetscReal *J
 /* lambda += w (c - d) hx hy for every term at step k. */
 PetscErrorCode TransportMisfitAdjoint(Transport tr, AdjStepIndex k, Vec c, Vec lambda)
 {
-  const PetscReal area = tr->grid.hx * tr->grid.hy;
+  const PetscReal area = tr->grid.h[0] * tr->grid.h[1];
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_MisfitAdj, 0, 0, 0, 0));

@@ -1,12 +1,13 @@
 /* Scalar transport: reading the case from the options database and building grid, velocity,
  * parameters and time step.  Every option is documented by its help string (adjsim -help). */
 #include "transportimpl.h"
+#include <adjsim/grid.h>
 #include <adjsim/io.h>
 
 static const char *const TransportBCTypes[] = {"periodic",        "dirichlet",     "neumann",
                                                "TransportBCType", "TRANSPORT_BC_", NULL};
 
-/*@ TransportSetUpGrid - DMDA of Mx x My cells on [0,Lx] x [0,Ly], ghosted boundaries where not periodic. @*/
+/*@ TransportSetUpGrid - DMDA of M[0] x M[1] cells on [0,L[0]] x [0,L[1]], ghosted boundaries where not periodic. @*/
 PetscErrorCode TransportSetUpGrid(Transport tr)
 {
   PetscInt    cells[2] = {64, 64}, n = 2;
@@ -14,6 +15,7 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
   PetscInt    bc[2]          = {TRANSPORT_BC_PERIODIC, TRANSPORT_BC_PERIODIC};
   const char *sidename[2][2] = {{"-transport_bc_xlo", "-transport_bc_xhi"}, {"-transport_bc_ylo", "-transport_bc_yhi"}};
   TransportGrid *g           = &tr->grid;
+  DMBoundaryType dmbc[TRANSPORT_DIM];
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: grid and boundaries", "Transport");
@@ -40,22 +42,18 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
              cells[1]);
   PetscCheck(len[0] > 0 && len[1] > 0, tr->comm, PETSC_ERR_USER_INPUT,
              "-transport_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
-  g->Mx = cells[0];
-  g->My = cells[1];
-  g->Lx = len[0];
-  g->Ly = len[1];
-  g->hx = len[0] / cells[0];
-  g->hy = len[1] / cells[1];
-  PetscCall(DMDACreate2d(tr->comm, bc[0] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED,
-                         bc[1] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED, DMDA_STENCIL_STAR,
-                         g->Mx, g->My, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &tr->da));
-  PetscCall(DMSetUp(tr->da));
+  for (PetscInt d = 0; d < TRANSPORT_DIM; d++) {
+    g->M[d] = cells[d];
+    g->L[d] = len[d];
+    g->h[d] = len[d] / cells[d];
+    dmbc[d] = bc[d] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
+  }
   PetscCall(
-      DMDASetUniformCoordinates(tr->da, 0.5 * g->hx, g->Lx - 0.5 * g->hx, 0.5 * g->hy, g->Ly - 0.5 * g->hy, 0, 0));
+      AdjGridCreateDMDA(tr->comm, TRANSPORT_DIM, g->M, dmbc, ADJ_GRID_CELL, 1, DMDA_STENCIL_STAR, 1, g->L, &tr->da));
   PetscCall(DMDASetFieldName(tr->da, 0, "c"));
   PetscCall(DMDAGetCorners(tr->da, &g->xs, &g->ys, NULL, &g->xm, &g->ym, NULL));
-  for (PetscInt d = 0; d < 2; d++) {
-    const PetscReal h     = d == 0 ? g->hx : g->hy;
+  for (PetscInt d = 0; d < TRANSPORT_DIM; d++) {
+    const PetscReal h     = g->h[d];
     tr->bctype[d]         = (TransportBCType)bc[d];
     tr->crule.periodic[d] = (PetscBool)(bc[d] == TRANSPORT_BC_PERIODIC);
     tr->krule.periodic[d] = tr->crule.periodic[d];
@@ -158,12 +156,12 @@ static PetscErrorCode TransportAnalyticFaces(Transport tr, PetscInt type, const 
   PetscFunctionBeginUser;
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i <= g->xs + g->xm; i++) {
-      const PetscReal y                                = (j + 0.5) * g->hy;
+      const PetscReal y                                = (j + 0.5) * g->h[1];
       tr->vel.u[(j - g->ys) * (g->xm + 1) + i - g->xs] = type == VELOCITY_UNIFORM ? uni[0] : -omega * (y - ctr[1]);
     }
   for (PetscInt j = g->ys; j <= g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      const PetscReal x                          = (i + 0.5) * g->hx;
+      const PetscReal x                          = (i + 0.5) * g->h[0];
       tr->vel.v[(j - g->ys) * g->xm + i - g->xs] = type == VELOCITY_UNIFORM ? uni[1] : omega * (x - ctr[0]);
     }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,7 +174,7 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
   TransportGrid *g    = &tr->grid;
   PetscInt       type = VELOCITY_UNIFORM, n = 2;
   PetscBool      unsteady = PETSC_FALSE;
-  PetscReal      uni[2] = {1.0, 0.0}, omega = 2 * PETSC_PI, ctr[2] = {0.5 * g->Lx, 0.5 * g->Ly}, lmax[2] = {0, 0};
+  PetscReal      uni[2] = {1.0, 0.0}, omega = 2 * PETSC_PI, ctr[2] = {0.5 * g->L[0], 0.5 * g->L[1]}, lmax[2] = {0, 0};
   char           file[PETSC_MAX_PATH_LEN] = "", dset[2][256] = {"/parameters/velocity_u", "/parameters/velocity_v"};
 
   PetscFunctionBeginUser;
@@ -249,7 +247,7 @@ static PetscErrorCode TransportBlobs(Transport tr, PetscInt n, const PetscReal b
   PetscCall(DMDAVecGetArray(tr->da, f, &a));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
-      const PetscReal x = (i + 0.5) * g->hx, y = (j + 0.5) * g->hy;
+      const PetscReal x = (i + 0.5) * g->h[0], y = (j + 0.5) * g->h[1];
       a[j][i] = 0;
       for (PetscInt b = 0; b + 3 < n; b += 4) {
         const PetscReal dx = x - blobs[b], dy = y - blobs[b + 1], s = blobs[b + 2];
@@ -269,7 +267,7 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
                                                 Vec f)
 {
   PetscInt  type = deftype, n = 32;
-  PetscReal blobs[32] = {0.5 * tr->grid.Lx, 0.5 * tr->grid.Ly, 0.1 * PetscMin(tr->grid.Lx, tr->grid.Ly), 1.0};
+  PetscReal blobs[32] = {0.5 * tr->grid.L[0], 0.5 * tr->grid.L[1], 0.1 * PetscMin(tr->grid.L[0], tr->grid.L[1]), 1.0};
   char      opt[4][64], help[4][256], file[PETSC_MAX_PATH_LEN] = "", dset[256];
 
   PetscFunctionBeginUser;
@@ -358,16 +356,16 @@ PetscErrorCode TransportCheckBoundaryPeclet(Transport tr)
   PetscFunctionBeginUser;
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++) { /* outward normal velocity on x sides */
     if (g->xs == 0) out[0] = PetscMax(out[0], -tr->vel.u[(j - g->ys) * (g->xm + 1)]);
-    if (g->xs + g->xm == g->Mx) out[1] = PetscMax(out[1], tr->vel.u[(j - g->ys) * (g->xm + 1) + g->xm]);
+    if (g->xs + g->xm == g->M[0]) out[1] = PetscMax(out[1], tr->vel.u[(j - g->ys) * (g->xm + 1) + g->xm]);
   }
   for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
     if (g->ys == 0) out[2] = PetscMax(out[2], -tr->vel.v[i - g->xs]);
-    if (g->ys + g->ym == g->My) out[3] = PetscMax(out[3], tr->vel.v[g->ym * g->xm + i - g->xs]);
+    if (g->ys + g->ym == g->M[1]) out[3] = PetscMax(out[3], tr->vel.v[g->ym * g->xm + i - g->xs]);
   }
   PetscCallMPI(MPI_Allreduce(out, gout, 4, MPIU_REAL, MPIU_MAX, tr->comm));
   PetscCall(VecMin(tr->kappa, NULL, &kmin));
-  for (PetscInt d = 0; d < 2; d++) {
-    const PetscReal h = d == 0 ? g->hx : g->hy;
+  for (PetscInt d = 0; d < TRANSPORT_DIM; d++) {
+    const PetscReal h = g->h[d];
     if (tr->bctype[d] != TRANSPORT_BC_DIRICHLET) continue;
     for (PetscInt sd = 0; sd < 2; sd++) {
       const PetscReal un = gout[2 * d + sd], pe = kmin > 0 ? un * h / kmin : PETSC_INFINITY;
@@ -418,7 +416,7 @@ PetscErrorCode TransportSetUpTime(Transport tr)
              tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT
                  ? "advection only: diffusion is implicit"
                  : "advection and diffusion; -transport_diffusion implicit removes the diffusion limit",
-             (double)tr->vel.umax, (double)tr->vel.vmax, (double)kmax, (double)tr->grid.hx, (double)tr->grid.hy);
+             (double)tr->vel.umax, (double)tr->vel.vmax, (double)kmax, (double)tr->grid.h[0], (double)tr->grid.h[1]);
   if (dt == 0) dt = tr->cfl * tr->dt_limit;
   if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(tr->final_time / dt * (1 - 1e-12));
   tr->nsteps = PetscMax(nsteps, 1);

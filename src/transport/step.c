@@ -111,8 +111,8 @@ PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax)
   PetscFunctionBeginUser;
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
   kmax = tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT ? 0 : PetscMax(kmax, 0);
-  PetscCall(AdjRK3CentredStabilityLimit(tr->vel.umax / tr->grid.hx, tr->vel.vmax / tr->grid.hy,
-                                        2 * kmax / (tr->grid.hx * tr->grid.hx), 2 * kmax / (tr->grid.hy * tr->grid.hy),
-                                        dtmax));
+  PetscCall(AdjRK3CentredStabilityLimit(tr->vel.umax / tr->grid.h[0], tr->vel.vmax / tr->grid.h[1],
+                                        2 * kmax / (tr->grid.h[0] * tr->grid.h[0]),
+                                        2 * kmax / (tr->grid.h[1] * tr->grid.h[1]), dtmax));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

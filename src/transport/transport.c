@@ -152,7 +152,7 @@ static PetscErrorCode TransportCheckState(void *ctx, AdjStepIndex k, Vec x)
     SETERRQ(tr->comm, PETSC_ERR_FP,
             "Scalar field became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at cell (i,j) = (%" PetscInt_FMT
             ",%" PetscInt_FMT "); check the time step, the diffusivity and the input fields",
-            (PetscInt64)k, (double)(k * tr->dt), nat % tr->grid.Mx, nat / tr->grid.Mx);
+            (PetscInt64)k, (double)(k * tr->dt), nat % tr->grid.M[0], nat / tr->grid.M[0]);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -313,7 +313,7 @@ static PetscErrorCode TransportKappaChanged(void *ctx)
 static PetscErrorCode TransportAddField(Transport tr, AdjParams params, PetscInt b, const char name[],
                                         const char units[], const char gunits[], Vec value, Vec gradient)
 {
-  const PetscReal h[2] = {tr->grid.hx, tr->grid.hy};
+  const PetscReal h[2] = {tr->grid.h[0], tr->grid.h[1]};
 
   PetscFunctionBeginUser;
   PetscCall(AdjParamsAddField(params, name, units, tr->da));
@@ -384,7 +384,7 @@ static PetscErrorCode TransportSetFromOptions(AdjStepper st)
   PetscCall(TransportObjectiveSetUp(tr));
   PetscCall(AdjStepperSetTimes(st, tr->nsteps, tr->dt));
   {
-    const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.Lx, tr->grid.Ly};
+    const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.L[0], tr->grid.L[1]};
     PetscCall(AdjStepperSetGrid(st, tr->da, lower, upper));
   }
   PetscCall(TransportRegisterParameters(tr, st));

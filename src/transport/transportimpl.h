@@ -8,10 +8,14 @@
 
 typedef enum { TRANSPORT_BC_PERIODIC, TRANSPORT_BC_DIRICHLET, TRANSPORT_BC_NEUMANN } TransportBCType;
 
-/* Cell-centred uniform grid; this rank owns cells [xs, xs+xm) x [ys, ys+ym). */
+#define TRANSPORT_DIM 2
+
+/* Cell-centred uniform grid of M[0] x M[1] cells on [0, L[0]] x [0, L[1]], h = L / M; this rank owns
+ * cells [xs, xs+xm) x [ys, ys+ym). */
 typedef struct {
-  PetscInt  Mx, My, xs, ys, xm, ym;
-  PetscReal Lx, Ly, hx, hy;
+  PetscInt  M[TRANSPORT_DIM];
+  PetscReal L[TRANSPORT_DIM], h[TRANSPORT_DIM];
+  PetscInt  xs, ys, xm, ym;
 } TransportGrid;
 
 /* Ghost-cell rule on each side of a non-periodic direction: ghost = sigma * inner + beta.
@@ -19,9 +23,9 @@ typedef struct {
  * Neumann outward derivative q:  sigma = +1, beta = h q (one-sided difference equals q).
  * Mirror (used for the diffusivity field): sigma = +1, beta = 0. */
 typedef struct {
-  PetscBool periodic[2]; /* [direction] */
-  PetscReal sigma[2][2]; /* [direction][low, high side] */
-  PetscReal beta[2][2];
+  PetscBool periodic[TRANSPORT_DIM]; /* [direction] */
+  PetscReal sigma[TRANSPORT_DIM][2]; /* [direction][low, high side] */
+  PetscReal beta[TRANSPORT_DIM][2];
 } TransportGhostRule;
 
 /* Face velocities of a prescribed steady field, local to this rank:
@@ -98,7 +102,7 @@ struct _n_Transport {
   const char               *prefix; /* options prefix of the stepper (NULL: none) */
   DM                        da;
   TransportGrid             grid;
-  TransportBCType           bctype[2];
+  TransportBCType           bctype[TRANSPORT_DIM];
   TransportGhostRule        crule, krule; /* ghost rules for the scalar and for the diffusivity */
   TransportVelocity         vel;          /* the velocity of the current step */
   TransportUnsteadyVelocity unsteady;     /* its history, for an unsteady velocity */

@@ -11,10 +11,12 @@ static const PetscReal tol = 1e-12;
 
 static PetscErrorCode Tikhonov(DM da, PetscReal alpha, PetscReal beta, Vec p, PetscReal *R, Vec g)
 {
+  const PetscReal h[2] = {0.1, 0.07};
+
   PetscFunctionBeginUser;
   *R = 0;
   PetscCall(VecSet(g, 0.0));
-  PetscCall(AdjTikhonovField(da, 0.1, 0.07, alpha, beta, p, R, g));
+  PetscCall(AdjTikhonovField(da, h, alpha, beta, p, R, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -157,8 +157,8 @@ static PetscErrorCode CheckCase(PetscInt Mx, PetscInt m, PetscInt n, const AdjFF
   PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bc[0][0] == ADJ_FFT_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE,
                          DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, Mx, My, m, n, 1, 1, NULL, NULL, &da));
   PetscCall(DMSetUp(da));
-  PetscCall(AdjFFTSolverCreateWith(da, h[0], h[1], bc, ADJ_FFT_Y_TRANSFORM, PETSC_FALSE, &tr));
-  PetscCall(AdjFFTSolverCreateWith(da, h[0], h[1], bc, ADJ_FFT_Y_TRIDIAGONAL, PETSC_FALSE, &li));
+  PetscCall(AdjFFTSolverCreateWith(da, h, bc, ADJ_FFT_Y_TRANSFORM, PETSC_FALSE, &tr));
+  PetscCall(AdjFFTSolverCreateWith(da, h, bc, ADJ_FFT_Y_TRIDIAGONAL, PETSC_FALSE, &li));
   PetscCall(AdjFFTSolverGetYMethod(li, &method));
   PetscCheck(method == ADJ_FFT_Y_TRIDIAGONAL, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "tridiagonal method not in use");
   PetscCall(DMCreateGlobalVector(da, &r));
@@ -192,7 +192,8 @@ static PetscErrorCode CheckRefusal(Tally *t)
 {
   const AdjFFTBoundary bc[2][2] = {{ADJ_FFT_NEUMANN, ADJ_FFT_NEUMANN}, {ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}};
   DM                   da;
-  AdjFFTSolver         fs = NULL;
+  const PetscReal      unit[2] = {1.0, 1.0};
+  AdjFFTSolver         fs      = NULL;
   PetscErrorCode       ierr;
 
   PetscFunctionBeginUser;
@@ -200,7 +201,7 @@ static PetscErrorCode CheckRefusal(Tally *t)
                          PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
   PetscCall(DMSetUp(da));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = AdjFFTSolverCreateWith(da, 1.0, 1.0, bc, ADJ_FFT_Y_TRIDIAGONAL, PETSC_FALSE, &fs);
+  ierr = AdjFFTSolverCreateWith(da, unit, bc, ADJ_FFT_Y_TRIDIAGONAL, PETSC_FALSE, &fs);
   PetscCall(PetscPopErrorHandler());
   if (ierr != PETSC_ERR_USER_INPUT) {
     t->failures++;

@@ -81,6 +81,7 @@ int main(int argc, char **argv)
   PetscInt  fail = 0, n;
   PetscReal R, R0, diff;
   char      what[128];
+  const PetscReal h[2] = {0.1, 0.07};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_PERIODIC, DMDA_STENCIL_STAR, 9, 7,
@@ -134,7 +135,7 @@ int main(int argc, char **argv)
   PetscCall(VecCopy(gf, g0));
   PetscCall(AdjParamsRegularization(params, &R));
   R0 = 0;
-  PetscCall(AdjTikhonovField(da, 0.1, 0.07, 0.3, 0.02, f, &R0, g0));
+  PetscCall(AdjTikhonovField(da, h, 0.3, 0.02, f, &R0, g0));
   PetscCall(VecAXPY(g0, -1.0, gf));
   PetscCall(VecNorm(g0, NORM_INFINITY, &diff));
   Check("Tikhonov term and gradient equal AdjTikhonovField's", (PetscBool)(R == R0 && R > 0 && diff == 0), &fail);

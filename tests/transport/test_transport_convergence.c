@@ -28,7 +28,7 @@ static PetscErrorCode FillExact(Transport tr, ExactFn f, PetscReal t, PetscReal 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArray(tr->da, c, &a));
   for (PetscInt j = g->ys; j < g->ys + g->ym; j++)
-    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) a[j][i] = f((i + 0.5) * g->hx, (j + 0.5) * g->hy, t, kappa);
+    for (PetscInt i = g->xs; i < g->xs + g->xm; i++) a[j][i] = f((i + 0.5) * g->h[0], (j + 0.5) * g->h[1], t, kappa);
   PetscCall(DMDAVecRestoreArray(tr->da, c, &a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -65,7 +65,7 @@ static PetscErrorCode RunError(PetscInt n, const char bcx[], const char velocity
   PetscCall(FillExact(tr, f, T, kappa, exact));
   PetscCall(VecAXPY(c, -1.0, exact));
   PetscCall(VecNorm(c, NORM_2, err));
-  *err *= PetscSqrtReal(tr->grid.hx * tr->grid.hy);
+  *err *= PetscSqrtReal(tr->grid.h[0] * tr->grid.h[1]);
   PetscCall(VecDestroy(&c));
   PetscCall(VecDestroy(&cn));
   PetscCall(VecDestroy(&exact));

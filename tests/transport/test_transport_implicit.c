@@ -49,7 +49,7 @@ static PetscErrorCode StiffTau(Transport tr, PetscReal *tau)
 
   PetscFunctionBeginUser;
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
-  *tau = 2.0 / (kmax * (1 / (tr->grid.hx * tr->grid.hx) + 1 / (tr->grid.hy * tr->grid.hy)));
+  *tau = 2.0 / (kmax * (1 / (tr->grid.h[0] * tr->grid.h[0]) + 1 / (tr->grid.h[1] * tr->grid.h[1])));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -2,7 +2,7 @@
 """Checks one entry of a dataset in an adjsim run file against an expected value, e.g. an exact
 gradient:  dJ/dv = T for J the final centre of mass of a body in free flight and v its initial velocity.
 
-  /usr/bin/python3 postprocess/adjsim_check_value.py run.h5 --dataset /gradients/velocity --index 0 \\
+  /usr/bin/python3 postprocess/checks/adjsim_check_value.py run.h5 --dataset /gradients/velocity --index 0 \\
       --expect 0.12 --rtol 1e-12
 
 Prints the value, the expected value and the relative error; exits 1 when the error exceeds --rtol

@@ -9,14 +9,14 @@ colour maps, coloured curves; an empty frame with grey labels and ticks has none
 per image and exits 1 on the first failure (2 for bad options).
 
 Example:
-  /usr/bin/python3 postprocess/adjsim_check_png.py fields.png --size 1200x500
+  /usr/bin/python3 postprocess/checks/adjsim_check_png.py fields.png --size 1200x500
 """
 import argparse
 import os
 import sys
 
 sys.dont_write_bytecode = True  # keep postprocess/ free of __pycache__
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # postprocess/
 import numpy as np  # noqa: E402
 
 import adjsim_h5 as ah  # noqa: E402

@@ -19,7 +19,7 @@ Exits 1 naming the first number that differs, 2 for bad options.
 
 Example:
   /usr/bin/python3 postprocess/adjsim_plot_particles.py run.h5 -o p.png > p.txt
-  /usr/bin/python3 postprocess/adjsim_check_printed.py particles run.h5 p.txt
+  /usr/bin/python3 postprocess/checks/adjsim_check_printed.py particles run.h5 p.txt
 """
 import argparse
 import re

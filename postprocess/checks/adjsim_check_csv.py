@@ -14,7 +14,7 @@ checks the row count against the HDF5 file. SOURCE is one of:
 Exits 1 with a message naming the column, the row and both values on the first difference.
 
 Example:
-  /usr/bin/python3 postprocess/adjsim_check_csv.py c.csv --rows 480 --match c run.h5 '/fields/c[-1]'
+  /usr/bin/python3 postprocess/checks/adjsim_check_csv.py c.csv --rows 480 --match c run.h5 '/fields/c[-1]'
 """
 import argparse
 import csv
@@ -24,7 +24,7 @@ import re
 import sys
 
 sys.dont_write_bytecode = True  # keep postprocess/ free of __pycache__
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # postprocess/
 import numpy as np  # noqa: E402
 
 import adjsim_h5 as ah  # noqa: E402

@@ -1,0 +1,69 @@
+/* Uniform structured grids: DMDA creation for any dimension (see include/adjsim/grid.h). */
+#include <adjsim/grid.h>
+
+const char *const AdjGridCentrings[] = {"cell", "node", "AdjGridCentring", "ADJ_GRID_", NULL};
+
+/* Points of one direction: a point per cell, or per node (the last node is the first when periodic). */
+static PetscInt AdjGridPoints(PetscInt cells, DMBoundaryType bc, AdjGridCentring centring)
+{
+  return centring == ADJ_GRID_NODE && bc != DM_BOUNDARY_PERIODIC ? cells + 1 : cells;
+}
+
+PetscErrorCode AdjGridCreateDMDA(MPI_Comm comm, PetscInt dim, const PetscInt cells[], const DMBoundaryType bc[],
+                                 AdjGridCentring centring, PetscInt dof, DMDAStencilType stencil, PetscInt width,
+                                 const PetscReal lengths[], DM *da)
+{
+  PetscInt n[ADJ_GRID_MAX_DIM];
+
+  PetscFunctionBeginUser;
+  PetscCheck(dim == 2 || dim == 3, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "AdjGridCreateDMDA: dimension %" PetscInt_FMT " not supported (2 or 3)", dim);
+  PetscCheck(dof >= 1 && width >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "AdjGridCreateDMDA: dof %" PetscInt_FMT " must be positive and width %" PetscInt_FMT " non-negative", dof,
+             width);
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscCheck(cells[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "AdjGridCreateDMDA: %" PetscInt_FMT " cells in direction %" PetscInt_FMT ", need at least one", cells[d],
+               d);
+    n[d] = AdjGridPoints(cells[d], bc[d], centring);
+  }
+  if (dim == 2)
+    PetscCall(
+        DMDACreate2d(comm, bc[0], bc[1], stencil, n[0], n[1], PETSC_DECIDE, PETSC_DECIDE, dof, width, NULL, NULL, da));
+  else
+    PetscCall(DMDACreate3d(comm, bc[0], bc[1], bc[2], stencil, n[0], n[1], n[2], PETSC_DECIDE, PETSC_DECIDE,
+                           PETSC_DECIDE, dof, width, NULL, NULL, NULL, da));
+  PetscCall(DMSetUp(*da));
+  if (lengths) PetscCall(AdjGridSetUniformCoordinates(*da, centring, lengths));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjGridSetUniformCoordinates(DM da, AdjGridCentring centring, const PetscReal lengths[])
+{
+  PetscInt       dim, n[ADJ_GRID_MAX_DIM];
+  DMBoundaryType bc[ADJ_GRID_MAX_DIM];
+  PetscReal      lo[ADJ_GRID_MAX_DIM] = {0, 0, 0}, hi[ADJ_GRID_MAX_DIM] = {0, 0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(da, &dim, &n[0], &n[1], &n[2], NULL, NULL, NULL, NULL, NULL, &bc[0], &bc[1], &bc[2], NULL));
+  /* DMDASetUniformCoordinates spaces M points by (max - min) / (M - 1), or by (max - min) / M in a
+   * periodic direction, where the point max is the point min again. */
+  for (PetscInt d = 0; d < dim; d++) {
+    const PetscBool periodic = (PetscBool)(bc[d] == DM_BOUNDARY_PERIODIC);
+
+    PetscCheck(lengths[d] > 0, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_OUTOFRANGE,
+               "AdjGridSetUniformCoordinates: length %g in direction %" PetscInt_FMT " must be positive",
+               (double)lengths[d], d);
+    if (centring == ADJ_GRID_CELL) {
+      const PetscReal h = lengths[d] / n[d];
+
+      lo[d] = 0.5 * h;
+      hi[d] = periodic ? lengths[d] + 0.5 * h : lengths[d] - 0.5 * h;
+    } else {
+      lo[d] = 0;
+      hi[d] = lengths[d];
+    }
+  }
+  PetscCall(DMDASetUniformCoordinates(da, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
