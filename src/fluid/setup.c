@@ -3,6 +3,7 @@
 #include "fluidimpl.h"
 #include <adjsim/grid.h>
 #include <adjsim/io.h>
+#include <adjsim/timeaxis.h>
 
 const char *const FluidInitialTypes[] = {"zero", "taylor-green", "file", "FluidInitialType", "FLUID_INITIAL_", NULL};
 
@@ -193,28 +194,23 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidSetUpTime - time step from the stability limit, or checked against it; the velocity scale
-    of the limit is the largest of the initial field, the boundary speeds (inflow peak) and
-    -fluid_velocity_scale. Collective. @*/
+/*@ FluidSetUpTime - the time axis (AdjTimeAxis: -fluid_final_time, -fluid_dt, -fluid_steps, -fluid_cfl) with
+    the stability limit of SSP-RK3; the velocity scale of the limit is the largest of the initial field, the
+    boundary speeds (inflow peak) and -fluid_velocity_scale. Collective. @*/
 PetscErrorCode FluidSetUpTime(Fluid fl)
 {
-  PetscReal dt = 0, umax, vmax, uscale = 0;
-  PetscInt  nsteps = 0;
-  Vec       x0;
+  PetscReal   umax, vmax, uscale = 0;
+  Vec         x0;
+  AdjTimeAxis ta;
+  char        detail[512];
 
   PetscFunctionBeginUser;
-  fl->final_time = 1.0;
-  fl->cfl        = 0.8;
   fl->blowup_cfl = 2.5;
+  PetscCall(AdjTimeAxisCreate(fl->comm, &ta));
+  PetscCall(AdjTimeAxisSetOptionsPrefix(ta, fl->prefix, "fluid"));
+  PetscCall(AdjTimeAxisSetDefaults(ta, 1.0, 0.8));
   PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: time stepping", "Fluid");
-  PetscCall(PetscOptionsReal("-fluid_final_time", "Final time [s]", "", fl->final_time, &fl->final_time, NULL));
-  PetscCall(PetscOptionsReal(
-      "-fluid_dt",
-      "Time step [s] (default: -fluid_cfl times the stability limit); rounded down so steps fit the final time", "", dt,
-      &dt, NULL));
-  PetscCall(PetscOptionsInt("-fluid_steps", "Number of time steps (overrides -fluid_dt)", "", nsteps, &nsteps, NULL));
-  PetscCall(PetscOptionsReal("-fluid_cfl", "Fraction of the stability limit used when no time step is given", "",
-                             fl->cfl, &fl->cfl, NULL));
+  PetscCall(AdjTimeAxisSetFromOptions(ta, PetscOptionsObject));
   PetscCall(PetscOptionsReal(
       "-fluid_velocity_scale",
       "Velocity [m/s] the stability limit must allow at least (added safety for flows that speed up; with "
@@ -225,11 +221,8 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
                        "Stop the run when the advective Courant number dt (|u|/hx + |v|/hy) of the state exceeds this",
                        "", fl->blowup_cfl, &fl->blowup_cfl, NULL));
   PetscOptionsEnd();
-  PetscCheck(fl->final_time > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_final_time must be > 0, got %g",
-             (double)fl->final_time);
-  PetscCheck(fl->cfl > 0 && fl->cfl <= 1, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_cfl must be in (0,1], got %g",
-             (double)fl->cfl);
-  PetscCheck(dt >= 0 && nsteps >= 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_dt and -fluid_steps must be positive");
+  PetscCall(AdjTimeAxisGetFinalTime(ta, &fl->final_time));
+  PetscCall(AdjTimeAxisGetCFL(ta, &fl->cfl));
   PetscCall(DMCreateGlobalVector(fl->da, &x0));
   PetscCall(FluidFillInitial(fl, x0));
   PetscCall(FluidMaxVelocity(fl, x0, &umax, &vmax));
@@ -253,20 +246,18 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
   }
   umax = PetscMax(umax, uscale), vmax = PetscMax(vmax, uscale);
   PetscCall(FluidStabilityLimit(&fl->grid, fl->nu, umax, vmax, &fl->dt_limit));
-  if (nsteps > 0) dt = fl->final_time / nsteps;
-  PetscCheck(
-      dt <= fl->dt_limit, fl->comm, PETSC_ERR_USER_INPUT,
-      "Time step %g s (-fluid_dt/-fluid_steps) exceeds the stability limit %g s of SSP-RK3 with centred advection and "
-      "explicit diffusion (max |u| %g, max |v| %g m/s, nu %g m^2/s, h %g x %g m; advective limit alone %g s, viscous "
-      "limit alone %g s)",
-      (double)dt, (double)fl->dt_limit, (double)umax, (double)vmax, (double)fl->nu, (double)fl->grid.h[0],
-      (double)fl->grid.h[1], (double)(PetscSqrtReal(3.0) / (umax / fl->grid.h[0] + vmax / fl->grid.h[1] + PETSC_SMALL)),
+  PetscCall(PetscSNPrintf(
+      detail, sizeof(detail),
+      " of SSP-RK3 with centred advection and explicit diffusion (max |u| %g, max |v| %g m/s, nu %g m^2/s, h %g x %g "
+      "m; advective limit alone %g s, viscous limit alone %g s)",
+      (double)umax, (double)vmax, (double)fl->nu, (double)fl->grid.h[0], (double)fl->grid.h[1],
+      (double)(PetscSqrtReal(3.0) / (umax / fl->grid.h[0] + vmax / fl->grid.h[1] + PETSC_SMALL)),
       (double)(2.51 / (4 * fl->nu * (1 / (fl->grid.h[0] * fl->grid.h[0]) + 1 / (fl->grid.h[1] * fl->grid.h[1])) +
-                       PETSC_SMALL)));
-  if (dt == 0) dt = fl->cfl * fl->dt_limit;
-  if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(fl->final_time / dt * (1 - 1e-12));
-  fl->nsteps = PetscMax(nsteps, 1);
-  fl->dt     = fl->final_time / (PetscReal)fl->nsteps;
+                       PETSC_SMALL))));
+  PetscCall(AdjTimeAxisSetLimit(ta, ADJ_TIME_LIMIT_STABILITY, fl->dt_limit, "stability limit", detail));
+  PetscCall(AdjTimeAxisSetUp(ta));
+  PetscCall(AdjTimeAxisGetSteps(ta, &fl->nsteps, &fl->dt));
+  PetscCall(AdjTimeAxisDestroy(&ta));
   fl->uscale = PetscMax(PetscMax(umax, vmax), PETSC_SMALL);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

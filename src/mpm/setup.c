@@ -2,6 +2,7 @@
  * step).  Every option has its help string and units (adjsim -help). */
 #include "mpmimpl.h"
 #include <adjsim/grid.h>
+#include <adjsim/timeaxis.h>
 
 const char *const MPMWallTypes[] = {"none", "sticky", "slip", "friction", "MPMWallType", "MPM_WALL_", NULL};
 const char *const MPMModels[]    = {"fixed-corotated", "neo-hookean", "MPMModel", "MPM_MODEL_", NULL};
@@ -238,44 +239,37 @@ static PetscErrorCode MPMSpeeds(MPM mpm, PetscReal *wave, PetscReal *speed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMSetUpTime - final time, time step and its CFL limit
+/*@ MPMSetUpTime - the time axis (AdjTimeAxis: -mpm_final_time, -mpm_dt, -mpm_steps, -mpm_cfl) with the CFL limit
       dt <= cfl h_min / (c + v),  c the largest P-wave speed, v = largest initial speed + |g| T
     (a bound on the speed reached by free fall during the run). Collective. @*/
 PetscErrorCode MPMSetUpTime(MPM mpm)
 {
-  PetscReal dt = 0, v0 = 0;
-  PetscBool dtset;
+  PetscReal   v0 = 0;
+  AdjTimeAxis ta;
+  char        detail[256];
 
   PetscFunctionBeginUser;
-  mpm->final_time = 1.0;
-  mpm->cfl        = 0.5;
+  PetscCall(AdjTimeAxisCreate(mpm->comm, &ta));
+  PetscCall(AdjTimeAxisSetOptionsPrefix(ta, mpm->prefix, "mpm"));
+  PetscCall(AdjTimeAxisSetDefaults(ta, 1.0, 0.5));
+  PetscCall(AdjTimeAxisSetHelp(ta, "Simulated time [s]",
+                               "Time step [s]; default: the CFL limit (rounded down to divide final_time)", NULL,
+                               "CFL number in (0, 1]: dt <= cfl h / (wave speed sqrt((lambda + 2 mu)/rho) + largest "
+                               "initial speed + |g| final_time)"));
   PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: time stepping", "MPM");
-  PetscCall(PetscOptionsReal("-mpm_final_time", "Simulated time [s]", "", mpm->final_time, &mpm->final_time, NULL));
-  PetscCall(PetscOptionsReal("-mpm_cfl",
-                             "CFL number in (0, 1]: dt <= cfl h / (wave speed sqrt((lambda + 2 mu)/rho) + largest "
-                             "initial speed + |g| final_time)",
-                             "", mpm->cfl, &mpm->cfl, NULL));
-  PetscCall(PetscOptionsReal("-mpm_dt", "Time step [s]; default: the CFL limit (rounded down to divide final_time)", "",
-                             dt, &dt, &dtset));
+  PetscCall(AdjTimeAxisSetFromOptions(ta, PetscOptionsObject));
   PetscOptionsEnd();
-  PetscCheck(mpm->final_time > 0 && PetscIsNormalReal(mpm->final_time), mpm->comm, PETSC_ERR_USER_INPUT,
-             "-mpm_final_time %g must be positive", (double)mpm->final_time);
-  PetscCheck(mpm->cfl > 0 && mpm->cfl <= 1, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_cfl %g must lie in (0, 1]",
-             (double)mpm->cfl);
+  PetscCall(AdjTimeAxisGetFinalTime(ta, &mpm->final_time));
+  PetscCall(AdjTimeAxisGetCFL(ta, &mpm->cfl));
   PetscCall(MPMSpeeds(mpm, &mpm->wave_speed, &v0));
   mpm->speed_bound = v0 + PetscSqrtReal(PetscSqr(mpm->gravity[0]) + PetscSqr(mpm->gravity[1])) * mpm->final_time;
   mpm->dt_limit    = mpm->cfl * PetscMin(mpm->grid.h[0], mpm->grid.h[1]) / (mpm->wave_speed + mpm->speed_bound);
-  if (dtset) {
-    PetscCheck(dt > 0, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_dt %g must be positive", (double)dt);
-    PetscCheck(dt <= mpm->dt_limit, mpm->comm, PETSC_ERR_USER_INPUT,
-               "-mpm_dt %g s exceeds the CFL limit %g s = -mpm_cfl %g x h %g m / (wave speed %g m/s + speed bound %g "
-               "m/s); use -mpm_dt <= %g",
-               (double)dt, (double)mpm->dt_limit, (double)mpm->cfl, (double)PetscMin(mpm->grid.h[0], mpm->grid.h[1]),
-               (double)mpm->wave_speed, (double)mpm->speed_bound, (double)mpm->dt_limit);
-  } else
-    dt = mpm->dt_limit;
-  mpm->nsteps = (AdjStepIndex)PetscCeilReal(mpm->final_time / dt * (1 - 1e-12));
-  if (mpm->nsteps < 1) mpm->nsteps = 1;
-  mpm->dt = mpm->final_time / (PetscReal)mpm->nsteps;
+  PetscCall(PetscSNPrintf(detail, sizeof(detail), " = -mpm_cfl %g x h %g m / (wave speed %g m/s + speed bound %g m/s)",
+                          (double)mpm->cfl, (double)PetscMin(mpm->grid.h[0], mpm->grid.h[1]), (double)mpm->wave_speed,
+                          (double)mpm->speed_bound));
+  PetscCall(AdjTimeAxisSetLimit(ta, ADJ_TIME_LIMIT_CFL, mpm->dt_limit, "CFL limit", detail));
+  PetscCall(AdjTimeAxisSetUp(ta));
+  PetscCall(AdjTimeAxisGetSteps(ta, &mpm->nsteps, &mpm->dt));
+  PetscCall(AdjTimeAxisDestroy(&ta));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,6 +3,7 @@
 #include "transportimpl.h"
 #include <adjsim/grid.h>
 #include <adjsim/io.h>
+#include <adjsim/timeaxis.h>
 
 static const char *const TransportBCTypes[] = {"periodic",        "dirichlet",     "neumann",
                                                "TransportBCType", "TRANSPORT_BC_", NULL};
@@ -380,47 +381,38 @@ PetscErrorCode TransportCheckBoundaryPeclet(Transport tr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ TransportSetUpTime - time step from the stability limit, or checked against it. @*/
+/*@ TransportSetUpTime - the time axis (AdjTimeAxis: -transport_final_time, -transport_dt, -transport_steps,
+    -transport_cfl) with the stability limit of SSP-RK3 in the diffusion mode. @*/
 PetscErrorCode TransportSetUpTime(Transport tr)
 {
-  PetscReal dt     = 0, kmax;
-  PetscInt  nsteps = 0;
+  PetscReal   kmax;
+  AdjTimeAxis ta;
+  char        detail[512];
 
   PetscFunctionBeginUser;
-  tr->final_time = 1.0;
-  tr->cfl        = 0.9;
+  PetscCall(AdjTimeAxisCreate(tr->comm, &ta));
+  PetscCall(AdjTimeAxisSetOptionsPrefix(ta, tr->prefix, "transport"));
+  PetscCall(AdjTimeAxisSetDefaults(ta, 1.0, 0.9));
   PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: time stepping", "Transport");
-  PetscCall(PetscOptionsReal("-transport_final_time", "Final time [s]", "", tr->final_time, &tr->final_time, NULL));
-  PetscCall(PetscOptionsReal(
-      "-transport_dt",
-      "Time step [s] (default: -transport_cfl times the stability limit); rounded down so steps fit the final time", "",
-      dt, &dt, NULL));
-  PetscCall(
-      PetscOptionsInt("-transport_steps", "Number of time steps (overrides -transport_dt)", "", nsteps, &nsteps, NULL));
-  PetscCall(PetscOptionsReal("-transport_cfl", "Fraction of the stability limit used when no time step is given", "",
-                             tr->cfl, &tr->cfl, NULL));
+  PetscCall(AdjTimeAxisSetFromOptions(ta, PetscOptionsObject));
   PetscOptionsEnd();
-  PetscCheck(tr->final_time > 0, tr->comm, PETSC_ERR_USER_INPUT, "-transport_final_time must be > 0, got %g",
-             (double)tr->final_time);
-  PetscCheck(tr->cfl > 0 && tr->cfl <= 1, tr->comm, PETSC_ERR_USER_INPUT, "-transport_cfl must be in (0,1], got %g",
-             (double)tr->cfl);
-  PetscCheck(dt >= 0 && nsteps >= 0, tr->comm, PETSC_ERR_USER_INPUT,
-             "-transport_dt and -transport_steps must be positive");
+  PetscCall(AdjTimeAxisGetFinalTime(ta, &tr->final_time));
+  PetscCall(AdjTimeAxisGetCFL(ta, &tr->cfl));
   PetscCall(TransportStabilityLimit(tr, &tr->dt_limit));
   PetscCall(VecMax(tr->kappa, NULL, &kmax));
-  if (nsteps > 0) dt = tr->final_time / nsteps;
-  PetscCheck(dt <= tr->dt_limit, tr->comm, PETSC_ERR_USER_INPUT,
-             "Time step %g s (-transport_dt/-transport_steps) exceeds the stability limit %g s of SSP-RK3 with centred "
-             "fluxes in -transport_diffusion %s mode (%s; max |u| %g, max |v| %g m/s, max kappa %g m^2/s, h %g x %g m)",
-             (double)dt, (double)tr->dt_limit, TransportDiffusionModes[tr->impl.mode],
-             tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT
-                 ? "advection only: diffusion is implicit"
-                 : "advection and diffusion; -transport_diffusion implicit removes the diffusion limit",
-             (double)tr->vel.umax, (double)tr->vel.vmax, (double)kmax, (double)tr->grid.h[0], (double)tr->grid.h[1]);
-  if (dt == 0) dt = tr->cfl * tr->dt_limit;
-  if (nsteps == 0) nsteps = (PetscInt)PetscCeilReal(tr->final_time / dt * (1 - 1e-12));
-  tr->nsteps = PetscMax(nsteps, 1);
-  tr->dt     = tr->final_time / (PetscReal)tr->nsteps;
+  PetscCall(PetscSNPrintf(detail, sizeof(detail),
+                          " of SSP-RK3 with centred fluxes in -transport_diffusion %s mode (%s; max |u| %g, max |v| %g "
+                          "m/s, max kappa %g m^2/s, h %g x %g m)",
+                          TransportDiffusionModes[tr->impl.mode],
+                          tr->impl.mode == TRANSPORT_DIFFUSION_IMPLICIT
+                              ? "advection only: diffusion is implicit"
+                              : "advection and diffusion; -transport_diffusion implicit removes the diffusion limit",
+                          (double)tr->vel.umax, (double)tr->vel.vmax, (double)kmax, (double)tr->grid.h[0],
+                          (double)tr->grid.h[1]));
+  PetscCall(AdjTimeAxisSetLimit(ta, ADJ_TIME_LIMIT_STABILITY, tr->dt_limit, "stability limit", detail));
+  PetscCall(AdjTimeAxisSetUp(ta));
+  PetscCall(AdjTimeAxisGetSteps(ta, &tr->nsteps, &tr->dt));
+  PetscCall(AdjTimeAxisDestroy(&ta));
   PetscCall(TransportCheckUnsteadyTime(tr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
