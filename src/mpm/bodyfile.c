@@ -19,7 +19,7 @@
  * the particles; every error names the body option, the file and the dataset or particle. */
 #define _POSIX_C_SOURCE 200809L
 #include "mpmimpl.h"
-#include <hdf5.h>
+#include <adjsim/tables.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,55 +41,8 @@ typedef enum {
 static const char *const MPMFileDataNames[MPMF_N] = {"position", "volume", "mass", "velocity", "label", "F", "E", "nu"};
 static const PetscInt    MPMFileDataComps[MPMF_N] = {MPM_DIM, 1, 1, MPM_DIM, 1, MPM_DIM *MPM_DIM, 1, 1};
 
-/* Rank 0: dataset `name` of group as n x ncomp reals (the last slice of an (nt, N[, ncomp]) dataset);
- * *data = NULL if it is absent.  Returns nonzero with msg on a malformed dataset. */
-static int MPMFileReadDataset(hid_t file, const char group[], const char name[], PetscInt ncomp, hsize_t *n,
-                              PetscReal **data, char msg[], size_t len)
-{
-  char    path[300];
-  hid_t   dset, space;
-  hsize_t dims[8], total = 1, slice;
-  int     nd, status     = 0;
-
-  *data = NULL;
-  snprintf(path, sizeof(path), "%s/%s", group, name);
-  if (H5Lexists(file, path, H5P_DEFAULT) <= 0) return 0;
-  dset = H5Dopen2(file, path, H5P_DEFAULT);
-  if (dset < 0) {
-    snprintf(msg, len, "cannot open dataset %s", path);
-    return 1;
-  }
-  space = H5Dget_space(dset);
-  nd    = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
-  if (nd < 1 || nd > 3 || (ncomp == 1 && nd > 2) || (ncomp > 1 && (nd < 2 || dims[nd - 1] != (hsize_t)ncomp))) {
-    snprintf(msg, len, "dataset %s must be shaped %s (or with a leading time dimension)", path,
-             ncomp == 1 ? "(N)" : (ncomp == 2 ? "(N, 2)" : "(N, 4)"));
-    status = 1;
-  } else {
-    const int lead = ncomp == 1 ? nd - 1 : nd - 2; /* 1 with a time dimension */
-
-    for (int d = 0; d < nd; d++) total *= dims[d];
-    *n    = dims[lead];
-    slice = *n * (hsize_t)ncomp;
-    if (lead && dims[0] == 0) {
-      snprintf(msg, len, "dataset %s has no time slice", path);
-      status = 1;
-    } else if (!(*data = (PetscReal *)malloc((size_t)(total ? total : 1) * sizeof(PetscReal)))) {
-      snprintf(msg, len, "out of memory reading %s", path);
-      status = 1;
-    } else if (H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
-      snprintf(msg, len, "cannot read dataset %s", path);
-      status = 1;
-    } else if (lead)
-      memmove(*data, *data + (total - slice), (size_t)slice * sizeof(PetscReal));
-  }
-  if (space >= 0) H5Sclose(space);
-  H5Dclose(dset);
-  return status;
-}
-
 /* Rank 0: checks of the particles read; fills the volumes from masses. Returns nonzero with msg. */
-static int MPMFileCheck(MPM mpm, const char group[], hsize_t n[], PetscReal *data[], char msg[], size_t len)
+static int MPMFileCheck(MPM mpm, const char group[], PetscInt n[], PetscReal *data[], char msg[], size_t len)
 {
   const PetscReal *x = data[MPMF_POSITION];
 
@@ -111,7 +64,7 @@ static int MPMFileCheck(MPM mpm, const char group[], hsize_t n[], PetscReal *dat
     snprintf(msg, len, "dataset %s/position holds no particle", group);
     return 1;
   }
-  for (hsize_t p = 0; p < n[MPMF_POSITION]; p++) {
+  for (PetscInt p = 0; p < n[MPMF_POSITION]; p++) {
     const PetscReal *lab = data[MPMF_LABEL];
     const PetscReal  q   = data[MPMF_VOLUME] ? data[MPMF_VOLUME][p] : data[MPMF_MASS][p];
     PetscInt         l   = 0;
@@ -167,29 +120,21 @@ static int MPMFileCheck(MPM mpm, const char group[], hsize_t n[], PetscReal *dat
 }
 
 /* Rank 0: opens the file and reads every dataset. Returns nonzero with msg. */
-static int MPMFileRead(MPM mpm, const char path[], hsize_t n[], PetscReal *data[], char msg[], size_t len)
+static int MPMFileRead(MPM mpm, const char path[], PetscInt n[], PetscReal *data[], char msg[], size_t len)
 {
-  hid_t       file;
-  const char *group;
-  int         status = 0;
+  AdjTableFile file;
+  const char  *group;
+  int          status;
 
-  if (access(path, R_OK)) {
-    snprintf(msg, len, "cannot read the particle file: it does not exist or is not readable");
-    return 1;
+  status = AdjTableFileOpen(path, "the particle file", &file, msg, len);
+  if (status) return status;
+  group = AdjTableFileHas(file, "/particles") ? "/particles" : "";
+  for (int k = 0; k < MPMF_N && !status; k++) {
+    char name[300];
+    snprintf(name, sizeof(name), "%s/%s", group, MPMFileDataNames[k]);
+    status = AdjTableFileRead(file, name, MPMFileDataComps[k], &n[k], &data[k], msg, len);
   }
-  if (H5Fis_hdf5(path) <= 0) {
-    snprintf(msg, len, "the particle file is not an HDF5 file");
-    return 1;
-  }
-  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) {
-    snprintf(msg, len, "cannot open the particle file");
-    return 1;
-  }
-  group = H5Lexists(file, "/particles", H5P_DEFAULT) > 0 ? "/particles" : "";
-  for (int k = 0; k < MPMF_N && !status; k++)
-    status = MPMFileReadDataset(file, group, MPMFileDataNames[k], MPMFileDataComps[k], &n[k], &data[k], msg, len);
-  H5Fclose(file);
+  AdjTableFileClose(&file);
   if (!status) status = MPMFileCheck(mpm, group, n, data, msg, len);
   return status;
 }
@@ -213,22 +158,14 @@ static PetscErrorCode MPMFileBcast(MPM mpm, PetscInt n, PetscInt ncomp, PetscRea
     copy. Collective; errors name the option, the file and the dataset or particle. @*/
 PetscErrorCode MPMBodyFileLoad(MPM mpm, MPMBody *b)
 {
-  hsize_t    n[MPMF_N]         = {0};
+  PetscInt   n[MPMF_N]         = {0};
   PetscReal *data[MPMF_N]      = {NULL};
   char       msg[MPM_FILE_MSG] = "";
   int        status            = 0;
   PetscInt   np;
 
   PetscFunctionBeginUser;
-  if (!mpm->rank) {
-    H5E_auto2_t func;
-    void       *cdata;
-
-    H5Eget_auto2(H5E_DEFAULT, &func, &cdata);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our messages, not HDF5's error stack */
-    status = MPMFileRead(mpm, b->path, n, data, msg, sizeof(msg));
-    H5Eset_auto2(H5E_DEFAULT, func, cdata);
-  }
+  if (!mpm->rank) status = MPMFileRead(mpm, b->path, n, data, msg, sizeof(msg));
   PetscCallMPI(MPI_Bcast(&status, 1, MPI_INT, 0, mpm->comm));
   PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, mpm->comm));
   if (status)

@@ -21,45 +21,9 @@
  * would have, so J = 0 is reachable. */
 #include "mpmimpl.h"
 #include <adjsim/io.h>
-#include <hdf5.h>
+#include <adjsim/tables.h>
 
 static PetscErrorCode MPMMassTargetSetFromOptions(MPM mpm);
-
-/* Reads rows [hstart, hstart + nhome) of slice s of /particles/position (nt, N, 2) with serial HDF5 on
- * every rank (read-only).  Returns a nonzero status instead of failing, so that the caller can stop
- * every rank together. */
-static int MPMReadPositionRows(const char path[], hsize_t s, hsize_t N, hsize_t hstart, hsize_t nhome, PetscReal *buf,
-                               hsize_t *nt)
-{
-  hid_t   file, dset, space, mem;
-  hsize_t dims[3], start[3] = {s, hstart, 0}, count[3] = {1, nhome, MPM_DIM}, nmem = nhome * MPM_DIM;
-  int     status = 1;
-
-  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) return 1;
-  dset = H5Dopen2(file, "/particles/position", H5P_DEFAULT);
-  if (dset >= 0) {
-    space = H5Dget_space(dset);
-    if (space >= 0 && H5Sget_simple_extent_ndims(space) == 3 && H5Sget_simple_extent_dims(space, dims, NULL) == 3) {
-      *nt = dims[0];
-      if (dims[1] != N || dims[2] != MPM_DIM)
-        status = 2;
-      else if (s >= dims[0])
-        status = 3;
-      else if (nhome == 0)
-        status = 0;
-      else if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
-        mem = H5Screate_simple(1, &nmem, NULL);
-        if (mem >= 0 && H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, buf) >= 0) status = 0;
-        if (mem >= 0) H5Sclose(mem);
-      }
-    }
-    if (space >= 0) H5Sclose(space);
-    H5Dclose(dset);
-  }
-  H5Fclose(file);
-  return status;
-}
 
 /* Observations: every output step of the file within 1..n. Collective. */
 static PetscErrorCode MPMLoadObservations(MPM mpm, const char path[])
@@ -73,8 +37,8 @@ static PetscErrorCode MPMLoadObservations(MPM mpm, const char path[])
   PetscCall(PetscMalloc2(nt, &mpm->obs_step, nt, &mpm->obs_x));
   mpm->nobs = 0;
   for (PetscInt s = 0; s < nt; s++) {
-    int     status, gstatus;
-    hsize_t ntpos = 0;
+    int        status, gstatus;
+    PetscInt64 ntpos = 0;
 
     if (steps[s] < 1 || steps[s] > mpm->nsteps) continue;
     PetscCheck(PetscAbsReal(times[s] - steps[s] * mpm->dt) <= 1e-9 * mpm->final_time, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -82,8 +46,9 @@ static PetscErrorCode MPMLoadObservations(MPM mpm, const char path[])
                "this run: the time steps differ (give -mpm_dt)",
                path, (PetscInt64)steps[s], (double)times[s], (double)(steps[s] * mpm->dt));
     PetscCall(PetscMalloc1((size_t)mpm->nhome * MPM_DIM + 1, &mpm->obs_x[mpm->nobs]));
-    status = MPMReadPositionRows(path, (hsize_t)s, (hsize_t)mpm->N, (hsize_t)mpm->hstart, (hsize_t)mpm->nhome,
-                                 mpm->obs_x[mpm->nobs], &ntpos);
+    /* every rank reads its home rows of the slice (serial HDF5, read-only), then all agree on the verdict */
+    status = AdjTableReadRows(path, "/particles/position", s, mpm->N, MPM_DIM, mpm->hstart, mpm->nhome,
+                              mpm->obs_x[mpm->nobs], &ntpos);
     PetscCallMPI(MPI_Allreduce(&status, &gstatus, 1, MPI_INT, MPI_MAX, mpm->comm));
     mpm->obs_step[mpm->nobs] = steps[s];
     mpm->nobs++;
