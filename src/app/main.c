@@ -7,6 +7,7 @@
 #include <adjsim/optim.h>
 #include <adjsim/interrupt.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <string.h>
 
 static const char help[] =
@@ -349,6 +350,34 @@ static void AdjTakeOptionsFiles(int *argc, char **argv, char *files[], int *nfil
   argv[kept] = NULL;
 }
 
+/* An options file must be a readable regular file.  Rank 0 looks and every rank learns the verdict,
+ * so that no rank waits in PETSc's broadcast of a file that rank 0 cannot parse (a directory opens
+ * with fopen but cannot be read). */
+static PetscErrorCode AdjCheckOptionsFile(const char path[])
+{
+  char        reason[256] = "";
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank) {
+    struct stat st;
+    FILE       *fp = NULL;
+    if (stat(path, &st))
+      snprintf(reason, sizeof(reason), "%s", strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+      snprintf(reason, sizeof(reason), "it is %s, not a file",
+               S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    else if (!(fp = fopen(path, "r")))
+      snprintf(reason, sizeof(reason), "%s", strerror(errno));
+    if (fp) fclose(fp);
+  }
+  PetscCallMPI(MPI_Bcast(reason, sizeof(reason), MPI_CHAR, 0, PETSC_COMM_WORLD));
+  PetscCheck(!reason[0], PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read options file %s (-options_file): %s", path,
+             reason);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Options files first, then the command line again on top (command line wins, as usual). */
 static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc, char ***argv)
 {
@@ -357,10 +386,7 @@ static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc
   PetscFunctionBeginUser;
   for (int f = 0; f < nfiles; f++) {
     PetscErrorCode ierr;
-    FILE          *fp = fopen(files[f], "r");
-    PetscCheck(fp, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot read options file %s (-options_file): %s", files[f],
-               strerror(errno));
-    fclose(fp);
+    PetscCall(AdjCheckOptionsFile(files[f]));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, files[f], PETSC_TRUE);
     PetscCall(PetscPopErrorHandler());
