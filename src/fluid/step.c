@@ -173,7 +173,7 @@ PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vma
 {
   const FluidGrid  *g = &fl->grid;
   const FluidCell **xa;
-  PetscReal         lmax[2] = {0, 0}, gmax[2];
+  PetscReal         lmax[2] = {0, 0}, gmax[2], probe = 0;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
@@ -181,8 +181,12 @@ PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vma
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       lmax[0] = PetscMax(lmax[0], PetscAbsScalar(xa[j][i].u));
       lmax[1] = PetscMax(lmax[1], PetscAbsScalar(xa[j][i].v));
+      probe += (xa[j][i].u - xa[j][i].u) + (xa[j][i].v - xa[j][i].v); /* 0, or NaN for a NaN or an Inf */
     }
   PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
+  /* PetscMax drops a NaN and MPI_MAX's result with one depends on the order: a non-finite face makes
+   * both maxima +Inf instead, which every caller treats as a blow-up (FluidCheckState then finds the face) */
+  if (probe != 0 || PetscIsInfOrNanReal(probe)) lmax[0] = lmax[1] = PETSC_INFINITY;
   PetscCallMPI(MPI_Allreduce(lmax, gmax, 2, MPIU_REAL, MPIU_MAX, fl->comm));
   *umax = gmax[0];
   *vmax = gmax[1];
