@@ -1,0 +1,129 @@
+/* Walls of the MPM box (-mpm_wall_<side> sticky, slip, friction) on the grid-node velocities, each kernel
+ * with its adjoint right below it: the smoothed Coulomb wall and the per-node wall sequence applied by the
+ * grid update (grid.c). */
+#include "mpmimpl.h"
+
+/* Smoothed Coulomb wall (-mpm_wall_<side> friction) acting on the velocity v of one node, for the wall
+ * whose outward normal is sgn e_d (sgn = -1 on the low side, +1 on the high side); t = the tangential
+ * direction, eps = -mpm_friction_smoothing [m/s], mu = -mpm_wall_friction.  With vn = sgn v_d (> 0:
+ * moving into the wall) and the smooth positive part s(vn) = (vn + sqrt(vn^2 + eps^2)) / 2:
+ *   normal:      vn' = vn - r,  r = s(vn) - eps/2
+ * (r(0) = 0; r -> vn - eps/2 for vn >> eps: an approach speed of up to eps/2 is let through; r -> -eps/2
+ * for vn << -eps: a node leaving the wall is held back by up to eps/2, a weak adhesion),
+ *   tangential:  vt' solves  vt' + c phi(vt') = vt,  c = mu s(vn),  phi(u) = u / sqrt(u^2 + eps^2),
+ * i.e. a backward-Euler step of the regularized Coulomb law: vt' has the sign of vt, |vt'| <= |vt|, and
+ * vt' -> sign(vt) max(0, |vt| - c) as eps -> 0.  A node at rest stays at rest (r(0) = 0, phi(0) = 0).
+ * Returns the number of Newton iterations (safeguarded by bisection on [0, |vt|]). */
+PetscInt MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM])
+{
+  const PetscInt  t  = 1 - d;
+  const PetscReal vn = sgn * v[d], s = 0.5 * (vn + PetscSqrtReal(vn * vn + eps * eps)), c = mu * s;
+  const PetscReal a = PetscAbsReal(v[t]);
+  PetscReal       u = 0, lo = 0, hi = a;
+  PetscInt        it;
+
+  v[d] -= sgn * (s - 0.5 * eps);
+  if (c == 0 || a == 0) return 0;
+  for (it = 1; it <= 100; it++) {
+    const PetscReal q = PetscSqrtReal(u * u + eps * eps), gval = u + c * u / q - a,
+                    dg = 1 + c * eps * eps / (q * q * q);
+    PetscReal un       = u - gval / dg;
+
+    if (gval < 0)
+      lo = u;
+    else
+      hi = u;
+    if (!(un > lo && un < hi)) un = 0.5 * (lo + hi);
+    if (PetscAbsReal(un - u) <= 1e-15 * (a + eps)) {
+      u = un;
+      break;
+    }
+    u = un;
+  }
+  v[t] = v[t] > 0 ? u : -u;
+  return it;
+}
+
+/* Adjoint of MPMFrictionWall at the input velocity vin: vb in, the adjoint of v'; out, that of v; mub +=
+ * dJ/dmu.  By implicit differentiation of vt' + c phi(vt') = vt, with D = 1 + c phi'(vt'):
+ *   vtb = vt'b / D,  cb = -vt'b phi(vt') / D,  mub += cb s,  vnb = vn'b (1 - s') + mu cb s',
+ * s' = (1 + vn / sqrt(vn^2 + eps^2)) / 2 (= r'). */
+void MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
+                            PetscScalar vb[MPM_DIM], PetscReal *mub)
+{
+  const PetscInt  t  = 1 - d;
+  const PetscReal vn = sgn * vin[d], rt = PetscSqrtReal(vn * vn + eps * eps), s = 0.5 * (vn + rt),
+                  ds     = 0.5 * (1 + vn / rt);
+  PetscScalar v[MPM_DIM] = {vin[0], vin[1]};
+  PetscReal   u, q, D, cb, vnb;
+
+  (void)MPMFrictionWall(mu, eps, d, sgn, v);
+  u  = v[t];
+  q  = PetscSqrtReal(u * u + eps * eps);
+  D  = 1 + mu * s * eps * eps / (q * q * q);
+  cb = -vb[t] * (u / q) / D;
+  *mub += cb * s;
+  vnb   = sgn * vb[d] * (1 - ds) + mu * cb * ds;
+  vb[t] = vb[t] / D;
+  vb[d] = sgn * vnb;
+}
+
+/* The wall of side (d, side) on the velocity v of a node within its band: sticky v = 0, slip v_d = 0
+ * (linear: their own adjoints), friction MPMFrictionWall. */
+static void MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM])
+{
+  if (g->wall[d][side] == MPM_WALL_STICKY)
+    for (PetscInt a = 0; a < MPM_DIM; a++) v[a] = 0;
+  else if (g->wall[d][side] == MPM_WALL_SLIP)
+    v[d] = 0;
+  else if (g->wall[d][side] == MPM_WALL_FRICTION)
+    (void)MPMFrictionWall(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v);
+}
+
+static PetscBool MPMWallNear(const MPMGrid *g, PetscInt i, PetscInt j, PetscInt d, PetscInt side)
+{
+  const PetscInt idx[2] = {i, j};
+
+  return (PetscBool)(g->wall[d][side] != MPM_WALL_NONE &&
+                     (side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width));
+}
+
+/* The walls on a node (i, j), in the order xlo, xhi, ylo, yhi, each on the nodes within wall_width
+ * nodes of its side. */
+void MPMWallProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM])
+{
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt side = 0; side < 2; side++)
+      if (MPMWallNear(g, i, j, d, side)) MPMWallSide(g, d, side, v);
+}
+
+/* Adjoint of MPMWallProject at the input velocity vin: the walls' adjoints in reverse order, each at the
+ * velocity it saw in the forward pass; vb in/out, mub += dJ/dmu. */
+void MPMWallProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
+                           PetscScalar vb[MPM_DIM], PetscReal *mub)
+{
+  PetscScalar v[2 * MPM_DIM][MPM_DIM];
+  PetscInt    nw = 0, wd[2 * MPM_DIM], ws[2 * MPM_DIM];
+
+  for (PetscInt a = 0; a < MPM_DIM; a++) v[0][a] = vin[a];
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt side = 0; side < 2; side++) {
+      if (!MPMWallNear(g, i, j, d, side)) continue;
+      wd[nw] = d, ws[nw] = side;
+      if (nw + 1 < 2 * MPM_DIM) {
+        for (PetscInt a = 0; a < MPM_DIM; a++) v[nw + 1][a] = v[nw][a];
+        MPMWallSide(g, d, side, v[nw + 1]);
+      }
+      nw++;
+    }
+  for (PetscInt w = nw - 1; w >= 0; w--) {
+    const PetscInt d = wd[w], side = ws[w];
+
+    if (g->wall[d][side] == MPM_WALL_STICKY)
+      for (PetscInt a = 0; a < MPM_DIM; a++) vb[a] = 0;
+    else if (g->wall[d][side] == MPM_WALL_SLIP)
+      vb[d] = 0;
+    else
+      MPMFrictionWallAdjoint(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v[w], vb, mub);
+  }
+}
