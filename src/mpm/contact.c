@@ -1,6 +1,6 @@
-/* Contact with rigid obstacles (obstacles.c reads them): signed distance, contact weight, the contact law
- * on a node velocity and the per-node obstacle sequence applied by the grid update (grid.c), each kernel
- * with its adjoint right below it. */
+/* Contact with rigid obstacles (obstacles.c reads them): signed distance, contact weight and the contact
+ * law on the velocity of one grid node, each kernel with its adjoint right below it.  The sequence of
+ * obstacles on a node is applied by the grid update (grid.c). */
 #include "mpmimpl.h"
 
 /* Signed distance phi [m] from the point x to the obstacle o (phi < 0 inside) and the outward unit
@@ -87,42 +87,4 @@ void MPMObstacleContactAdjoint(MPMWallType type, PetscReal s, const PetscReal n[
       MPMFrictionWallAdjoint(0.0, eps, 0, 1.0, w, wb, &slipmub); /* mu does not enter a slip obstacle */
   }
   for (PetscInt a = 0; a < MPM_DIM; a++) vb[a] = (1 - s) * vb[a] + wb[0] * e0[a] + wb[1] * e1[a];
-}
-
-/* Position of node (i, j) [m]. */
-static void MPMNodePosition(const MPMGrid *g, PetscInt i, PetscInt j, PetscReal x[MPM_DIM])
-{
-  x[0] = i * g->h[0];
-  x[1] = j * g->h[1];
-}
-
-/* The obstacles on a node (i, j), in the order 0, 1, ..., each with its weight s(phi) (MPMObstacleContact). */
-void MPMObstacleProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM])
-{
-  PetscReal x[MPM_DIM], n[MPM_DIM];
-
-  MPMNodePosition(g, i, j, x);
-  for (PetscInt k = 0; k < g->nobstacles; k++) {
-    const PetscReal s = MPMObstacleWeight(MPMObstacleDistance(&g->obstacle[k], x, n), g->obstacle_width);
-
-    MPMObstacleContact(g->obstacle[k].type, s, n, g->friction, g->friction_smoothing, v);
-  }
-}
-
-/* Adjoint of MPMObstacleProject at the input velocity vin: the obstacles' adjoints in reverse order, each at
- * the velocity it saw in the forward pass; vb in/out, mub += dJ/dmu. */
-void MPMObstacleProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
-                               PetscScalar vb[MPM_DIM], PetscReal *mub)
-{
-  PetscScalar v[MPM_MAX_OBSTACLES][MPM_DIM];
-  PetscReal   x[MPM_DIM], n[MPM_MAX_OBSTACLES][MPM_DIM], s[MPM_MAX_OBSTACLES];
-
-  MPMNodePosition(g, i, j, x);
-  for (PetscInt k = 0; k < g->nobstacles; k++) {
-    s[k] = MPMObstacleWeight(MPMObstacleDistance(&g->obstacle[k], x, n[k]), g->obstacle_width);
-    for (PetscInt a = 0; a < MPM_DIM; a++) v[k][a] = k ? v[k - 1][a] : vin[a];
-    if (k) MPMObstacleContact(g->obstacle[k - 1].type, s[k - 1], n[k - 1], g->friction, g->friction_smoothing, v[k]);
-  }
-  for (PetscInt k = g->nobstacles - 1; k >= 0; k--)
-    MPMObstacleContactAdjoint(g->obstacle[k].type, s[k], n[k], g->friction, g->friction_smoothing, v[k], vb, mub);
 }

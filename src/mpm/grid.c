@@ -1,6 +1,87 @@
 /* Grid update of MLS-MPM on the owned nodes (momentum to velocity, gravity, walls, obstacles) and its
- * adjoint. */
+ * adjoint, with the per-node sequences of walls (kernels in walls.c) and obstacles (contact.c), each with
+ * its adjoint right below it.  The sequences sit here, static, so that the node loops compile them in. */
 #include "mpmimpl.h"
+
+/* Node (i, j) lies within the band of the wall of side (d, side), and that wall is not none. */
+static inline PetscBool MPMWallNear(const MPMGrid *g, PetscInt i, PetscInt j, PetscInt d, PetscInt side)
+{
+  const PetscInt idx = d == 0 ? i : j;
+
+  return (PetscBool)(g->wall[d][side] != MPM_WALL_NONE &&
+                     (side == 0 ? idx < g->wall_width : idx > g->M[d] - g->wall_width));
+}
+
+/* The walls on a node (i, j), in the order xlo, xhi, ylo, yhi, each on the nodes within wall_width
+ * nodes of its side. */
+static void MPMWallProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM])
+{
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt side = 0; side < 2; side++)
+      if (MPMWallNear(g, i, j, d, side)) MPMWallSide(g, d, side, v);
+}
+
+/* Adjoint of MPMWallProject at the input velocity vin: the walls' adjoints in reverse order, each at the
+ * velocity it saw in the forward pass; vb in/out, mub += dJ/dmu. */
+static void MPMWallProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
+                                  PetscScalar vb[MPM_DIM], PetscReal *mub)
+{
+  PetscScalar v[2 * MPM_DIM][MPM_DIM];
+  PetscInt    nw = 0, wd[2 * MPM_DIM], ws[2 * MPM_DIM];
+
+  for (PetscInt a = 0; a < MPM_DIM; a++) v[0][a] = vin[a];
+  for (PetscInt d = 0; d < MPM_DIM; d++)
+    for (PetscInt side = 0; side < 2; side++) {
+      if (!MPMWallNear(g, i, j, d, side)) continue;
+      wd[nw] = d, ws[nw] = side;
+      if (nw + 1 < 2 * MPM_DIM) {
+        for (PetscInt a = 0; a < MPM_DIM; a++) v[nw + 1][a] = v[nw][a];
+        MPMWallSide(g, d, side, v[nw + 1]);
+      }
+      nw++;
+    }
+  for (PetscInt w = nw - 1; w >= 0; w--) {
+    MPMWallSideAdjoint(g, wd[w], ws[w], v[w], vb, mub);
+  }
+}
+
+/* Position of node (i, j) [m]. */
+static void MPMNodePosition(const MPMGrid *g, PetscInt i, PetscInt j, PetscReal x[MPM_DIM])
+{
+  x[0] = i * g->h[0];
+  x[1] = j * g->h[1];
+}
+
+/* The obstacles on a node (i, j), in the order 0, 1, ..., each with its weight s(phi) (MPMObstacleContact). */
+static void MPMObstacleProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM])
+{
+  PetscReal x[MPM_DIM], n[MPM_DIM];
+
+  MPMNodePosition(g, i, j, x);
+  for (PetscInt k = 0; k < g->nobstacles; k++) {
+    const PetscReal s = MPMObstacleWeight(MPMObstacleDistance(&g->obstacle[k], x, n), g->obstacle_width);
+
+    MPMObstacleContact(g->obstacle[k].type, s, n, g->friction, g->friction_smoothing, v);
+  }
+}
+
+/* Adjoint of MPMObstacleProject at the input velocity vin: the obstacles' adjoints in reverse order, each at
+ * the velocity it saw in the forward pass; vb in/out, mub += dJ/dmu. */
+static void MPMObstacleProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
+                                      PetscScalar vb[MPM_DIM], PetscReal *mub)
+{
+  PetscScalar v[MPM_MAX_OBSTACLES][MPM_DIM];
+  PetscReal   x[MPM_DIM], n[MPM_MAX_OBSTACLES][MPM_DIM], s[MPM_MAX_OBSTACLES];
+
+  MPMNodePosition(g, i, j, x);
+  for (PetscInt k = 0; k < g->nobstacles; k++) {
+    s[k] = MPMObstacleWeight(MPMObstacleDistance(&g->obstacle[k], x, n[k]), g->obstacle_width);
+    for (PetscInt a = 0; a < MPM_DIM; a++) v[k][a] = k ? v[k - 1][a] : vin[a];
+    if (k) MPMObstacleContact(g->obstacle[k - 1].type, s[k - 1], n[k - 1], g->friction, g->friction_smoothing, v[k]);
+  }
+  for (PetscInt k = g->nobstacles - 1; k >= 0; k--)
+    MPMObstacleContactAdjoint(g->obstacle[k].type, s[k], n[k], g->friction, g->friction_smoothing, v[k], vb, mub);
+}
 
 /* Grid update on the owned nodes: v_i = (m v)_i / m_i + dt g, then the walls on the nodes within
  * wall_width nodes of each side: sticky v = 0, slip v_n = 0 (no penetration, no separation: linear,

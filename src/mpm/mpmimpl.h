@@ -201,9 +201,9 @@ PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscR
 PetscInt MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM]);
 void     MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
                                 PetscScalar vb[MPM_DIM], PetscReal *mub);
-void     MPMWallProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM]);
-void     MPMWallProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
-                               PetscScalar vb[MPM_DIM], PetscReal *mub);
+void     MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM]);
+void     MPMWallSideAdjoint(const MPMGrid *g, PetscInt d, PetscInt side, const PetscScalar vin[MPM_DIM],
+                            PetscScalar vb[MPM_DIM], PetscReal *mub);
 /* contact.c: rigid obstacles */
 PetscReal MPMObstacleDistance(const MPMObstacle *o, const PetscReal x[MPM_DIM], PetscReal n[MPM_DIM]);
 PetscReal MPMObstacleWeight(PetscReal phi, PetscReal width);
@@ -211,21 +211,13 @@ void      MPMObstacleContact(MPMWallType type, PetscReal s, const PetscReal n[MP
                              PetscScalar v[MPM_DIM]);
 void MPMObstacleContactAdjoint(MPMWallType type, PetscReal s, const PetscReal n[MPM_DIM], PetscReal mu, PetscReal eps,
                                const PetscScalar vin[MPM_DIM], PetscScalar vb[MPM_DIM], PetscReal *mub);
-void MPMObstacleProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM]);
-void MPMObstacleProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
-                               PetscScalar vb[MPM_DIM], PetscReal *mub);
-/* models/kinematics.c: helpers of the constitutive models */
-void      MPMLameParameters(PetscReal E, PetscReal nu, PetscReal *mu, PetscReal *lambda);
-void      MPMLameParametersAdjoint(PetscReal E, PetscReal nu, PetscReal mub, PetscReal lambdab, PetscReal *Eb,
-                                   PetscReal *nub);
-PetscReal MPMDeterminant(const PetscScalar F[MPM_DIM][MPM_DIM]);
-void      MPMPolarRotation(const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar R[MPM_DIM][MPM_DIM]);
-void      MPMPolarRotationAdjoint(const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar Rb[MPM_DIM][MPM_DIM],
-                                  PetscScalar Fb[MPM_DIM][MPM_DIM]);
 /* model.c: the particle's constitutive model through its table entry (mpmmodel.h), models without
  * internal state: Kirchhoff stress tau(F), stored energy V0 psi(F) [J/m] */
 void MPMKirchhoff(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar tau[MPM_DIM][MPM_DIM]);
 PetscReal MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]);
+
+/* models/kinematics.h: Lame parameters, determinant, cofactor, polar rotation (static inline) */
+#include "models/kinematics.h"
 
 /* Distribution (exchange.c): scatter home -> owner by position, and back. */
 PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x);

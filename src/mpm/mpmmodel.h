@@ -67,6 +67,3 @@ static inline const MPMModelOps *MPMMaterialModel(const MPMMaterialPoint *mp)
 
 PetscErrorCode MPMModelFromName(MPI_Comm comm, const char *option, const char *name, PetscInt label, MPMModel *m);
 PetscErrorCode MPMModelList(const char *sep, const char *last, PetscBool describe, size_t len, char list[]);
-
-/* Helpers shared by the models (models/kinematics.c), each with its adjoint. */
-void MPMCofactor(const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar cof[MPM_DIM][MPM_DIM]);

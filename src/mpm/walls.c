@@ -1,6 +1,6 @@
-/* Walls of the MPM box (-mpm_wall_<side> sticky, slip, friction) on the grid-node velocities, each kernel
- * with its adjoint right below it: the smoothed Coulomb wall and the per-node wall sequence applied by the
- * grid update (grid.c). */
+/* Walls of the MPM box (-mpm_wall_<side> sticky, slip, friction) on the velocity of one grid node, each
+ * kernel with its adjoint right below it: the smoothed Coulomb wall and one wall of any type.  Which nodes
+ * a wall acts on, and in which order, is the grid update's business (grid.c). */
 #include "mpmimpl.h"
 
 /* Smoothed Coulomb wall (-mpm_wall_<side> friction) acting on the velocity v of one node, for the wall
@@ -70,7 +70,7 @@ void MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal s
 
 /* The wall of side (d, side) on the velocity v of a node within its band: sticky v = 0, slip v_d = 0
  * (linear: their own adjoints), friction MPMFrictionWall. */
-static void MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM])
+void MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM])
 {
   if (g->wall[d][side] == MPM_WALL_STICKY)
     for (PetscInt a = 0; a < MPM_DIM; a++) v[a] = 0;
@@ -80,50 +80,15 @@ static void MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar
     (void)MPMFrictionWall(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v);
 }
 
-static PetscBool MPMWallNear(const MPMGrid *g, PetscInt i, PetscInt j, PetscInt d, PetscInt side)
+/* Adjoint of MPMWallSide at the input velocity vin: vb in, the adjoint of v'; out, that of v; mub += dJ/dmu
+ * (friction).  Sticky and slip zero the same components of vb. */
+void MPMWallSideAdjoint(const MPMGrid *g, PetscInt d, PetscInt side, const PetscScalar vin[MPM_DIM],
+                        PetscScalar vb[MPM_DIM], PetscReal *mub)
 {
-  const PetscInt idx[2] = {i, j};
-
-  return (PetscBool)(g->wall[d][side] != MPM_WALL_NONE &&
-                     (side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width));
-}
-
-/* The walls on a node (i, j), in the order xlo, xhi, ylo, yhi, each on the nodes within wall_width
- * nodes of its side. */
-void MPMWallProject(const MPMGrid *g, PetscInt i, PetscInt j, PetscScalar v[MPM_DIM])
-{
-  for (PetscInt d = 0; d < MPM_DIM; d++)
-    for (PetscInt side = 0; side < 2; side++)
-      if (MPMWallNear(g, i, j, d, side)) MPMWallSide(g, d, side, v);
-}
-
-/* Adjoint of MPMWallProject at the input velocity vin: the walls' adjoints in reverse order, each at the
- * velocity it saw in the forward pass; vb in/out, mub += dJ/dmu. */
-void MPMWallProjectAdjoint(const MPMGrid *g, PetscInt i, PetscInt j, const PetscScalar vin[MPM_DIM],
-                           PetscScalar vb[MPM_DIM], PetscReal *mub)
-{
-  PetscScalar v[2 * MPM_DIM][MPM_DIM];
-  PetscInt    nw = 0, wd[2 * MPM_DIM], ws[2 * MPM_DIM];
-
-  for (PetscInt a = 0; a < MPM_DIM; a++) v[0][a] = vin[a];
-  for (PetscInt d = 0; d < MPM_DIM; d++)
-    for (PetscInt side = 0; side < 2; side++) {
-      if (!MPMWallNear(g, i, j, d, side)) continue;
-      wd[nw] = d, ws[nw] = side;
-      if (nw + 1 < 2 * MPM_DIM) {
-        for (PetscInt a = 0; a < MPM_DIM; a++) v[nw + 1][a] = v[nw][a];
-        MPMWallSide(g, d, side, v[nw + 1]);
-      }
-      nw++;
-    }
-  for (PetscInt w = nw - 1; w >= 0; w--) {
-    const PetscInt d = wd[w], side = ws[w];
-
-    if (g->wall[d][side] == MPM_WALL_STICKY)
-      for (PetscInt a = 0; a < MPM_DIM; a++) vb[a] = 0;
-    else if (g->wall[d][side] == MPM_WALL_SLIP)
-      vb[d] = 0;
-    else
-      MPMFrictionWallAdjoint(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v[w], vb, mub);
-  }
+  if (g->wall[d][side] == MPM_WALL_STICKY)
+    for (PetscInt a = 0; a < MPM_DIM; a++) vb[a] = 0;
+  else if (g->wall[d][side] == MPM_WALL_SLIP)
+    vb[d] = 0;
+  else
+    MPMFrictionWallAdjoint(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, vin, vb, mub);
 }
