@@ -50,12 +50,13 @@ typedef struct {
   void (*stateinit)(const MPMMaterialPoint *mp, PetscScalar z[]);
 } MPMModelOps;
 
-extern const MPMModelOps MPMModelFixedCorotated, MPMModelNeoHookean;
+/* The models (src/mpm/models/) and the table indexed by MPMModel (model.c). */
+extern const MPMModelOps        MPMModelFixedCorotated, MPMModelNeoHookean;
+extern const MPMModelOps *const MPMModelTable[MPM_NMODELS];
 
 /* The model of number m (0 <= m < MPM_NMODELS). */
 static inline const MPMModelOps *MPMModelGetOps(MPMModel m)
 {
-  extern const MPMModelOps *const MPMModelTable[MPM_NMODELS];
   return MPMModelTable[m];
 }
 
