@@ -1,15 +1,41 @@
 /* Grid update of MLS-MPM on the owned nodes (momentum to velocity, gravity, walls, obstacles) and its
- * adjoint, with the per-node sequences of walls (kernels in walls.c) and obstacles (contact.c), each with
- * its adjoint right below it.  The sequences sit here, static, so that the node loops compile them in. */
+ * adjoint, with the walls on one node (sticky, slip; the friction law in walls.c) and the per-node sequences of
+ * walls and obstacles (contact laws in contact.c), each with its adjoint right below it.  They sit here,
+ * static, so that the node loops compile them in (measurably faster than calls into walls.c). */
 #include "mpmimpl.h"
 
-/* Node (i, j) lies within the band of the wall of side (d, side), and that wall is not none. */
-static inline PetscBool MPMWallNear(const MPMGrid *g, PetscInt i, PetscInt j, PetscInt d, PetscInt side)
+/* The wall of side (d, side) on the velocity v of a node within its band: sticky v = 0, slip v_d = 0
+ * (linear: their own adjoints), friction MPMFrictionWall. */
+static void MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM])
 {
-  const PetscInt idx = d == 0 ? i : j;
+  if (g->wall[d][side] == MPM_WALL_STICKY)
+    for (PetscInt a = 0; a < MPM_DIM; a++) v[a] = 0;
+  else if (g->wall[d][side] == MPM_WALL_SLIP)
+    v[d] = 0;
+  else if (g->wall[d][side] == MPM_WALL_FRICTION)
+    (void)MPMFrictionWall(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v);
+}
+
+/* Adjoint of MPMWallSide at the input velocity vin: vb in, the adjoint of v'; out, that of v; mub += dJ/dmu
+ * (friction).  Sticky and slip zero the same components of vb. */
+static void MPMWallSideAdjoint(const MPMGrid *g, PetscInt d, PetscInt side, const PetscScalar vin[MPM_DIM],
+                               PetscScalar vb[MPM_DIM], PetscReal *mub)
+{
+  if (g->wall[d][side] == MPM_WALL_STICKY)
+    for (PetscInt a = 0; a < MPM_DIM; a++) vb[a] = 0;
+  else if (g->wall[d][side] == MPM_WALL_SLIP)
+    vb[d] = 0;
+  else
+    MPMFrictionWallAdjoint(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, vin, vb, mub);
+}
+
+/* Node (i, j) lies within the band of the wall of side (d, side), and that wall is not none. */
+static PetscBool MPMWallNear(const MPMGrid *g, PetscInt i, PetscInt j, PetscInt d, PetscInt side)
+{
+  const PetscInt idx[2] = {i, j};
 
   return (PetscBool)(g->wall[d][side] != MPM_WALL_NONE &&
-                     (side == 0 ? idx < g->wall_width : idx > g->M[d] - g->wall_width));
+                     (side == 0 ? idx[d] < g->wall_width : idx[d] > g->M[d] - g->wall_width));
 }
 
 /* The walls on a node (i, j), in the order xlo, xhi, ylo, yhi, each on the nodes within wall_width

@@ -193,17 +193,14 @@ PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, con
 PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
                                         const MPMNode *const *nodes, const MPMParticle poutb[], MPMParticle pinb[],
                                         MPMNode **nodesb);
-/* grid.c: grid update (gravity, walls, obstacles) */
+/* grid.c: grid update (gravity, walls: sticky, slip, friction; obstacles) */
 PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], MPMNode **nodes);
 PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], const MPMNode *const *in,
                                     MPMNode **nodesb, PetscReal gravityb[], PetscReal *frictionb);
-/* walls.c: walls of the box */
+/* walls.c: the friction wall */
 PetscInt MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM]);
 void     MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
                                 PetscScalar vb[MPM_DIM], PetscReal *mub);
-void     MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM]);
-void     MPMWallSideAdjoint(const MPMGrid *g, PetscInt d, PetscInt side, const PetscScalar vin[MPM_DIM],
-                            PetscScalar vb[MPM_DIM], PetscReal *mub);
 /* contact.c: rigid obstacles */
 PetscReal MPMObstacleDistance(const MPMObstacle *o, const PetscReal x[MPM_DIM], PetscReal n[MPM_DIM]);
 PetscReal MPMObstacleWeight(PetscReal phi, PetscReal width);

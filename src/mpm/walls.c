@@ -1,6 +1,6 @@
-/* Walls of the MPM box (-mpm_wall_<side> sticky, slip, friction) on the velocity of one grid node, each
- * kernel with its adjoint right below it: the smoothed Coulomb wall and one wall of any type.  Which nodes
- * a wall acts on, and in which order, is the grid update's business (grid.c). */
+/* Friction walls of the MPM box (-mpm_wall_<side> friction): the smoothed Coulomb law on the velocity of one
+ * grid node and its adjoint right below it (also the contact law of the obstacles, contact.c).  Sticky and
+ * slip walls are projections; the grid update (grid.c) applies every wall on the nodes of its band. */
 #include "mpmimpl.h"
 
 /* Smoothed Coulomb wall (-mpm_wall_<side> friction) acting on the velocity v of one node, for the wall
@@ -66,29 +66,4 @@ void MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal s
   vnb   = sgn * vb[d] * (1 - ds) + mu * cb * ds;
   vb[t] = vb[t] / D;
   vb[d] = sgn * vnb;
-}
-
-/* The wall of side (d, side) on the velocity v of a node within its band: sticky v = 0, slip v_d = 0
- * (linear: their own adjoints), friction MPMFrictionWall. */
-void MPMWallSide(const MPMGrid *g, PetscInt d, PetscInt side, PetscScalar v[MPM_DIM])
-{
-  if (g->wall[d][side] == MPM_WALL_STICKY)
-    for (PetscInt a = 0; a < MPM_DIM; a++) v[a] = 0;
-  else if (g->wall[d][side] == MPM_WALL_SLIP)
-    v[d] = 0;
-  else if (g->wall[d][side] == MPM_WALL_FRICTION)
-    (void)MPMFrictionWall(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, v);
-}
-
-/* Adjoint of MPMWallSide at the input velocity vin: vb in, the adjoint of v'; out, that of v; mub += dJ/dmu
- * (friction).  Sticky and slip zero the same components of vb. */
-void MPMWallSideAdjoint(const MPMGrid *g, PetscInt d, PetscInt side, const PetscScalar vin[MPM_DIM],
-                        PetscScalar vb[MPM_DIM], PetscReal *mub)
-{
-  if (g->wall[d][side] == MPM_WALL_STICKY)
-    for (PetscInt a = 0; a < MPM_DIM; a++) vb[a] = 0;
-  else if (g->wall[d][side] == MPM_WALL_SLIP)
-    vb[d] = 0;
-  else
-    MPMFrictionWallAdjoint(g->friction, g->friction_smoothing, d, side == 0 ? -1.0 : 1.0, vin, vb, mub);
 }
