@@ -8,7 +8,8 @@
  * (adjsim -help); docs/mpm.md.
  *
  * Forward solver and its discrete adjoint: every kernel is a pure function with its hand-written
- * adjoint right below it (src/mpm/kernels.c); the stepper has the full set of adjoint ops, parameter
+ * adjoint right below it (src/mpm/, by topic; constitutive models through the table of
+ * src/mpm/mpmmodel.h, one file each in src/mpm/models/); the stepper has the full set of adjoint ops, parameter
  * blocks E, nu, rho (per label), gravity, velocity (initial velocity per body), position (translation per
  * body), friction (with friction walls), per-particle E_field, nu_field with Tikhonov regularization, and
  * objectives (particle-position misfit to an earlier run, centre-of-mass target). */

@@ -11,8 +11,8 @@
 /* The energies of the home particles' state x, summed over the ranks (as in MPMSummarize):
  *   kinetic   K = sum_p m_p |v_p|^2 / 2            (translational, particle velocities; the APIC
  *                                                   affine part m_p C_p : C_p h^2/4 is not included),
- *   elastic   U = sum_p V0_p psi(F_p)              (MPMStrainEnergy, the potential of the stress in
- *                                                   kernels.c: tau = (dpsi/dF) F^T),
+ *   elastic   U = sum_p V0_p psi(F_p)              (MPMStrainEnergy: the energy op of the particle's
+ *                                                   model, mpmmodel.h: tau = (dpsi/dF) F^T),
  *   potential G = -sum_p m_p g . x_p               (relative to the origin). */
 static PetscErrorCode MPMEnergies(MPM mpm, Vec x, PetscReal e[3])
 {

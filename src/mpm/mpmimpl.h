@@ -15,11 +15,11 @@
 #define MPM_STENCIL 3
 
 typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION } MPMWallType;
-typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN } MPMModel;
+/* Constitutive models: the numbers of the entries of MPMModelTable (model.c, mpmmodel.h). */
+typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN, MPM_NMODELS } MPMModel;
 typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK, MPM_SHAPE_FILE } MPMShape;
 typedef enum { MPM_OBSTACLE_PLANE, MPM_OBSTACLE_CIRCLE } MPMObstacleShape;
 extern const char *const MPMWallTypes[];
-extern const char *const MPMModels[];
 
 /* The state of one particle: position, velocity, APIC affine velocity C (= B D^-1), deformation
  * gradient F.  Row-major matrices.  The state Vec is an array of these (block size MPM_NSTATE). */
@@ -51,7 +51,7 @@ typedef struct {
 } MPMNode;
 #define MPM_NNODE ((PetscInt)(sizeof(MPMNode) / sizeof(PetscScalar)))
 
-/* A rigid obstacle fixed in space (obstacles.c, kernels.c), given by its signed distance phi (< 0 inside)
+/* A rigid obstacle fixed in space (obstacles.c, contact.c), given by its signed distance phi (< 0 inside)
  * and outward unit normal n = grad phi: a half-space behind a plane, or a solid circle. */
 typedef struct {
   MPMObstacleShape shape;
@@ -181,54 +181,43 @@ struct _n_MPM {
   PetscInt   energy_nrows;
 };
 
-/* Kernels (kernels.c): pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits
- * right below it in the file. */
-void      MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL], PetscReal *frac);
-PetscReal MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL]);
-void      MPMLameParameters(PetscReal E, PetscReal nu, PetscReal *mu, PetscReal *lambda);
-void      MPMLameParametersAdjoint(PetscReal E, PetscReal nu, PetscReal mub, PetscReal lambdab, PetscReal *Eb,
-                                   PetscReal *nub);
-PetscReal MPMDeterminant(const PetscScalar F[MPM_DIM][MPM_DIM]);
-void      MPMPolarRotation(const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar R[MPM_DIM][MPM_DIM]);
-void      MPMPolarRotationAdjoint(const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar Rb[MPM_DIM][MPM_DIM],
-                                  PetscScalar Fb[MPM_DIM][MPM_DIM]);
-void      MPMKirchhoffFixedCorotated(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
-                                     PetscScalar tau[MPM_DIM][MPM_DIM]);
-void      MPMKirchhoffFixedCorotatedAdjoint(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
-                                            const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
-                                            PetscReal *mub, PetscReal *lambdab);
-void      MPMKirchhoffNeoHookean(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
-                                 PetscScalar tau[MPM_DIM][MPM_DIM]);
-void      MPMKirchhoffNeoHookeanAdjoint(PetscReal mu, PetscReal lambda, const PetscScalar F[MPM_DIM][MPM_DIM],
-                                        const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
-                                        PetscReal *mub, PetscReal *lambdab);
-void MPMKirchhoff(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar tau[MPM_DIM][MPM_DIM]);
-void MPMKirchhoffAdjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM],
-                         const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM], PetscReal *Eb,
-                         PetscReal *nub);
-PetscReal      MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]);
+/* Kernels: pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits right below it in
+ * its file. */
+/* transfer.c: B-spline weights, particle-to-grid, grid-to-particle */
+void           MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL], PetscReal *frac);
+PetscReal      MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL]);
 PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
                                  const MPMMaterialPoint mat[], MPMNode **nodes);
 PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
                                         const MPMMaterialPoint mat[], const MPMNode *const *nodesb, MPMParticle pb[],
                                         MPMMaterialPoint matb[]);
+PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
+                                 const MPMNode *const *nodes, MPMParticle pout[]);
+PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
+                                        const MPMNode *const *nodes, const MPMParticle poutb[], MPMParticle pinb[],
+                                        MPMNode **nodesb);
+/* grid.c: grid update (gravity, walls: sticky, slip, friction; obstacles) */
 PetscErrorCode MPMGridUpdate(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], MPMNode **nodes);
 PetscErrorCode MPMGridUpdateAdjoint(const MPMGrid *g, PetscReal dt, const PetscReal gravity[], const MPMNode *const *in,
                                     MPMNode **nodesb, PetscReal gravityb[], PetscReal *frictionb);
-PetscInt       MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM]);
-void      MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
-                                 PetscScalar vb[MPM_DIM], PetscReal *mub);
+/* walls.c: the friction wall */
+PetscInt MPMFrictionWall(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, PetscScalar v[MPM_DIM]);
+void     MPMFrictionWallAdjoint(PetscReal mu, PetscReal eps, PetscInt d, PetscReal sgn, const PetscScalar vin[MPM_DIM],
+                                PetscScalar vb[MPM_DIM], PetscReal *mub);
+/* contact.c: rigid obstacles */
 PetscReal MPMObstacleDistance(const MPMObstacle *o, const PetscReal x[MPM_DIM], PetscReal n[MPM_DIM]);
 PetscReal MPMObstacleWeight(PetscReal phi, PetscReal width);
 void      MPMObstacleContact(MPMWallType type, PetscReal s, const PetscReal n[MPM_DIM], PetscReal mu, PetscReal eps,
                              PetscScalar v[MPM_DIM]);
 void MPMObstacleContactAdjoint(MPMWallType type, PetscReal s, const PetscReal n[MPM_DIM], PetscReal mu, PetscReal eps,
                                const PetscScalar vin[MPM_DIM], PetscScalar vb[MPM_DIM], PetscReal *mub);
-PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
-                                 const MPMNode *const *nodes, MPMParticle pout[]);
-PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
-                                        const MPMNode *const *nodes, const MPMParticle poutb[], MPMParticle pinb[],
-                                        MPMNode **nodesb);
+/* model.c: the particle's constitutive model through its table entry (mpmmodel.h), models without
+ * internal state: Kirchhoff stress tau(F), stored energy V0 psi(F) [J/m] */
+void MPMKirchhoff(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar tau[MPM_DIM][MPM_DIM]);
+PetscReal MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]);
+
+/* models/kinematics.h: Lame parameters, determinant, cofactor, polar rotation (static inline) */
+#include "models/kinematics.h"
 
 /* Distribution (exchange.c): scatter home -> owner by position, and back. */
 PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x);

@@ -1,5 +1,5 @@
 /* MPM rigid obstacles: fixed shapes given by their signed distance phi (< 0 inside), acting on the grid
- * node velocities in the grid update (MPMObstacleContact in kernels.c, adjoint below it).
+ * node velocities in the grid update (MPMObstacleContact in contact.c, adjoint below it).
  *
  *   -mpm_obstacle0 plane:px,py,nx,ny[:type]     the half-space behind the line through (px,py) with outward
  *                                               normal (nx,ny) (normalized here) [m]

@@ -1,11 +1,11 @@
 /* MPM solver: reading the case from the options database (grid, walls, materials, gravity, time
  * step).  Every option has its help string and units (adjsim -help). */
 #include "mpmimpl.h"
+#include "mpmmodel.h"
 #include <adjsim/grid.h>
 #include <adjsim/timeaxis.h>
 
 const char *const MPMWallTypes[] = {"none", "sticky", "slip", "friction", "MPMWallType", "MPM_WALL_", NULL};
-const char *const MPMModels[]    = {"fixed-corotated", "neo-hookean", "MPMModel", "MPM_MODEL_", NULL};
 
 static const char *const MPMSideNames[MPM_DIM][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}};
 
@@ -143,7 +143,7 @@ static PetscErrorCode MPMLabelArray(PetscOptionItems *PetscOptionsObject, MPM mp
 PetscErrorCode MPMSetUpMaterials(MPM mpm)
 {
   PetscInt  nE, nnu, nrho, nmodel = MPM_MAX_LABELS, ng = MPM_DIM;
-  char     *models[MPM_MAX_LABELS];
+  char     *models[MPM_MAX_LABELS], help[512], list[256];
   PetscBool set;
 
   PetscFunctionBeginUser;
@@ -156,10 +156,9 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
                           "Poisson ratio [1] per label, in (-1, 0.5): one value or one per label", mpm->nu, &nnu));
   PetscCall(MPMLabelArray(PetscOptionsObject, mpm, "-mpm_rho", "Density [kg/m^3] per label: one value or one per label",
                           mpm->rho, &nrho));
-  PetscCall(PetscOptionsStringArray("-mpm_model",
-                                    "Constitutive model per label: fixed-corotated or neo-hookean (compressible); one "
-                                    "value or one per label",
-                                    "", models, &nmodel, &set));
+  PetscCall(MPMModelList(", ", " or ", PETSC_TRUE, sizeof(list), list));
+  PetscCall(PetscSNPrintf(help, sizeof(help), "Constitutive model per label: %s; one value or one per label", list));
+  PetscCall(PetscOptionsStringArray("-mpm_model", help, "", models, &nmodel, &set));
   if (!set) nmodel = 0;
   PetscCall(PetscOptionsRealArray("-mpm_gravity", "Gravity gx,gy [m/s^2]", "", mpm->gravity, &ng, &set));
   PetscOptionsEnd();
@@ -182,17 +181,7 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
              "-mpm_model has %" PetscInt_FMT " values but there are %" PetscInt_FMT " labels", nmodel, mpm->nlabels);
   for (PetscInt l = 0; l < mpm->nlabels; l++) {
     mpm->model[l] = MPM_MODEL_FIXED_COROTATED;
-    if (nmodel) {
-      const char *name  = models[nmodel == 1 ? 0 : l];
-      PetscBool   found = PETSC_FALSE;
-
-      for (PetscInt m = 0; m < 2 && !found; m++) {
-        PetscCall(PetscStrcmp(name, MPMModels[m], &found));
-        if (found) mpm->model[l] = (MPMModel)m;
-      }
-      PetscCheck(found, mpm->comm, PETSC_ERR_USER_INPUT,
-                 "-mpm_model %s (label %" PetscInt_FMT ") is unknown: use fixed-corotated or neo-hookean", name, l);
-    }
+    if (nmodel) PetscCall(MPMModelFromName(mpm->comm, "-mpm_model", models[nmodel == 1 ? 0 : l], l, &mpm->model[l]));
     PetscCheck(mpm->E[l] > 0 && PetscIsNormalReal(mpm->E[l]), mpm->comm, PETSC_ERR_USER_INPUT,
                "-mpm_E: Young's modulus of label %" PetscInt_FMT " is %g Pa; it must be positive and finite", l,
                (double)mpm->E[l]);

@@ -1,8 +1,9 @@
 /* Tangent-linear models of the MPM constitutive kernels, written independently of their adjoints
- * (kernels.c) for the dot-product tests. */
+ * (src/mpm/models/, src/mpm/models/kinematics.c) for the dot-product tests. */
 #pragma once
 
 #include "mpmtest.h"
+#include "mpm/mpmmodel.h"
 
 typedef PetscScalar Mat2[MPM_DIM][MPM_DIM];
 
@@ -33,32 +34,83 @@ static inline void LameTangent(PetscReal E, PetscReal nu, PetscReal dE, PetscRea
   *dlambda = nu / g * dE + E * (1 + 2 * nu * nu) / (g * g) * dnu;
 }
 
-/* dtau of model m at (F, E, nu) in direction (dF, dE, dnu). */
-static inline void KirchhoffTangent(PetscInt m, PetscReal E, PetscReal nu, const Mat2 F, const Mat2 dF, PetscReal dE,
-                                    PetscReal dnu, Mat2 dtau)
+/* Tangent-linear model of one constitutive model (mpmmodel.h): dtau and the internal-state tangent dz' at
+ * (F, z; E, nu) in the direction (dF, dz; dE, dnu) (z, dz, dz' NULL for models without internal state). */
+typedef void (*MPMTangentFn)(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
+                             const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau, PetscScalar dznew[]);
+
+/* Shared by the elastic tangents: F F^T, R F^T and their tangents at entry (a, b). */
+static inline void ElasticProducts(const Mat2 F, const Mat2 dF, const Mat2 R, const Mat2 dR, PetscInt a, PetscInt b,
+                                   PetscScalar *ffd, PetscScalar *ff, PetscScalar *rfd, PetscScalar *rf)
+{
+  *ffd = *ff = *rfd = *rf = 0;
+  for (PetscInt k = 0; k < MPM_DIM; k++) {
+    *ffd += dF[a][k] * F[b][k] + F[a][k] * dF[b][k];
+    *ff += F[a][k] * F[b][k];
+    *rfd += dR[a][k] * F[b][k] + R[a][k] * dF[b][k];
+    *rf += R[a][k] * F[b][k];
+  }
+}
+
+/* fixed-corotated: tau = 2 mu (F - R) F^T + lambda (J - 1) J I. */
+static inline void FixedCorotatedTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
+                                         const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+                                         PetscScalar dznew[])
 {
   PetscReal       mu, lambda, dmu, dlambda;
   const PetscReal J  = MPMDeterminant(F);
   const PetscReal dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
   Mat2            R, dR;
 
+  (void)z, (void)dz, (void)dznew;
   MPMLameParameters(E, nu, &mu, &lambda);
   LameTangent(E, nu, dE, dnu, &dmu, &dlambda);
   MPMPolarRotation(F, R);
   PolarTangent(F, dF, dR);
   for (PetscInt a = 0; a < MPM_DIM; a++)
     for (PetscInt b = 0; b < MPM_DIM; b++) {
-      PetscScalar ffd = 0, ff = 0, rfd = 0, rf = 0;
-      for (PetscInt k = 0; k < MPM_DIM; k++) {
-        ffd += dF[a][k] * F[b][k] + F[a][k] * dF[b][k];
-        ff += F[a][k] * F[b][k];
-        rfd += dR[a][k] * F[b][k] + R[a][k] * dF[b][k];
-        rf += R[a][k] * F[b][k];
-      }
-      if (m == MPM_MODEL_FIXED_COROTATED)
-        dtau[a][b] = 2 * mu * (ffd - rfd) + 2 * dmu * (ff - rf) +
-                     (a == b ? lambda * (2 * J - 1) * dJ + dlambda * (J * J - J) : 0);
-      else
-        dtau[a][b] = mu * ffd + dmu * (ff - (a == b)) + (a == b ? lambda * dJ / J + dlambda * PetscLogReal(J) : 0);
+      PetscScalar ffd, ff, rfd, rf;
+
+      ElasticProducts(F, dF, R, dR, a, b, &ffd, &ff, &rfd, &rf);
+      dtau[a][b] =
+          2 * mu * (ffd - rfd) + 2 * dmu * (ff - rf) + (a == b ? lambda * (2 * J - 1) * dJ + dlambda * (J * J - J) : 0);
     }
+}
+
+/* neo-Hookean: tau = mu (F F^T - I) + lambda log(J) I. */
+static inline void NeoHookeanTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
+                                     const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+                                     PetscScalar dznew[])
+{
+  PetscReal       mu, lambda, dmu, dlambda;
+  const PetscReal J  = MPMDeterminant(F);
+  const PetscReal dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
+  Mat2            R, dR;
+
+  (void)z, (void)dz, (void)dznew;
+  MPMLameParameters(E, nu, &mu, &lambda);
+  LameTangent(E, nu, dE, dnu, &dmu, &dlambda);
+  MPMPolarRotation(F, R);
+  PolarTangent(F, dF, dR);
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt b = 0; b < MPM_DIM; b++) {
+      PetscScalar ffd, ff, rfd, rf;
+
+      ElasticProducts(F, dF, R, dR, a, b, &ffd, &ff, &rfd, &rf);
+      dtau[a][b] = mu * ffd + dmu * (ff - (a == b)) + (a == b ? lambda * dJ / J + dlambda * PetscLogReal(J) : 0);
+    }
+}
+
+/* The tangent of every model of the table (mpmmodel.h), by model number.  A model registered without a
+ * tangent here has a NULL entry, which the dot-product test (test_mpm_dot.c) reports as a failure. */
+static const MPMTangentFn MPMModelTangents[MPM_NMODELS] = {
+    [MPM_MODEL_FIXED_COROTATED] = FixedCorotatedTangent,
+    [MPM_MODEL_NEO_HOOKEAN]     = NeoHookeanTangent,
+};
+
+/* dtau of model m at (F, E, nu) in direction (dF, dE, dnu) (models without internal state). */
+static inline void KirchhoffTangent(PetscInt m, PetscReal E, PetscReal nu, const Mat2 F, const Mat2 dF, PetscReal dE,
+                                    PetscReal dnu, Mat2 dtau)
+{
+  MPMModelTangents[m](E, nu, F, NULL, dF, NULL, dE, dnu, dtau, NULL);
 }

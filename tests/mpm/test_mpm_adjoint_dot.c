@@ -1,4 +1,4 @@
-/* Dot-product tests of the MPM transfer adjoints (kernels.c, exchange.c, step.c):
+/* Dot-product tests of the MPM transfer adjoints (transfer.c, grid.c, walls.c, contact.c, exchange.c, step.c):
  *   <T du, y> = <du, T^T y>   to 1e-12 relative to |T du| |y|,
  * with T the tangent-linear model of each kernel, written here independently of the adjoints (forward
  * mode, by hand) and itself checked against central differences of the forward kernel (1e-6):

@@ -1,0 +1,70 @@
+/* Constitutive models of the MPM solver: one operations table (MPMModelOps) per model, looked up by the
+ * particle's model number (MPMModelGetOps).  The transfers (transfer.c), the energy history (energy.c) and
+ * the stress output (mpm.c) call through the table; no kernel switches on the model.
+ *
+ * Adding a material = one file + one table entry:
+ *   1. src/mpm/models/<name>.c: the forward kernel (tau and the internal-state update), its hand-written
+ *      adjoint right below it with the maths in comments, the energy density, and
+ *      `const MPMModelOps MPMModel<Name> = {.name = "<name>", ...};` (the -mpm_model value);
+ *   2. its enum value before MPM_NMODELS in MPMModel (mpmimpl.h) and its entry in MPMModelTable (model.c);
+ *      -mpm_model, its help text and its error messages list the table, so nothing else changes;
+ *   3. its tangent-linear model in tests/mpm/mpmtangent.h: the constitutive dot-product test (mpm_dot)
+ *      loops over the table and fails for a model without one.
+ *
+ * Internal state.  A model may carry nstate reals z per particle (an elastic or plastic deformation gradient,
+ * a hardening variable, ...).  The forward kernel maps (F, z) -> (tau, z') in one call, so a return mapping
+ * computes the trial state, projects it and returns both the stress and the projected state; its adjoint is
+ * the transpose of that whole map, (taub, z'b) -> (Fb, zb, material parameters b).  Elastic models have
+ * nstate = 0 and receive z = z' = zb = z'b = NULL.  The particle state does not store z yet: MPMSetUpMaterials
+ * refuses a model with nstate > 0 until the particle layout, exchange and checkpoints carry it (docs/mpm.md,
+ * "Constitutive models").
+ *
+ * Material parameters.  A model reads its parameters from the material point (E and nu today; a yield stress
+ * would be a new MPMMaterialPoint field with its parameter block) and its adjoint adds their adjoints to the
+ * same fields of mpb; `params` names them for -help and messages. */
+#pragma once
+
+#include "mpmimpl.h"
+
+/* Largest number of internal-state reals per particle of any model. */
+#define MPM_MODEL_MAX_STATE 8
+
+typedef struct {
+  const char *name;        /* the -mpm_model value, e.g. "fixed-corotated" */
+  const char *description; /* for -help, e.g. "Stomakhin et al. 2012" */
+  const char *params;      /* the material-point fields it reads, e.g. "E,nu" */
+  PetscInt    nstate;      /* internal-state reals per particle (0: elastic), <= MPM_MODEL_MAX_STATE */
+  /* Kirchhoff stress tau = P F^T (J times Cauchy) and the updated internal state z' of a particle with
+   * deformation gradient F and internal state z (z, z' NULL when nstate = 0). */
+  void (*kirchhoff)(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
+                    PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar znew[]);
+  /* Adjoint of kirchhoff at (F, z):  Fb += (dtau/dF)^T taub + (dz'/dF)^T z'b,  zb += (dtau/dz)^T taub +
+   * (dz'/dz)^T z'b,  mpb->E, mpb->nu, ... += the same for each parameter in `params` (other fields untouched). */
+  void (*kirchhoffadjoint)(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
+                           const PetscScalar taub[MPM_DIM][MPM_DIM], const PetscScalar znewb[],
+                           PetscScalar Fb[MPM_DIM][MPM_DIM], PetscScalar zb[], MPMMaterialPoint *mpb);
+  /* Stored energy density psi(F, z) per unit reference volume [J/m^3] (diagnostics), with tau = (dpsi/dF) F^T
+   * for elastic models. */
+  PetscReal (*energy)(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[]);
+  /* Internal state of an undeformed particle (NULL when nstate = 0). */
+  void (*stateinit)(const MPMMaterialPoint *mp, PetscScalar z[]);
+} MPMModelOps;
+
+/* The models (src/mpm/models/) and the table indexed by MPMModel (model.c). */
+extern const MPMModelOps        MPMModelFixedCorotated, MPMModelNeoHookean;
+extern const MPMModelOps *const MPMModelTable[MPM_NMODELS];
+
+/* The model of number m (0 <= m < MPM_NMODELS). */
+static inline const MPMModelOps *MPMModelGetOps(MPMModel m)
+{
+  return MPMModelTable[m];
+}
+
+/* The model of a material point. */
+static inline const MPMModelOps *MPMMaterialModel(const MPMMaterialPoint *mp)
+{
+  return MPMModelGetOps((MPMModel)(PetscInt)mp->model);
+}
+
+PetscErrorCode MPMModelFromName(MPI_Comm comm, const char *option, const char *name, PetscInt label, MPMModel *m);
+PetscErrorCode MPMModelList(const char *sep, const char *last, PetscBool describe, size_t len, char list[]);
