@@ -263,3 +263,14 @@ PetscErrorCode MPMBodyFileDestroy(MPMBody *b);
 
 extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 PetscErrorCode       MPMRegisterEvents(void);
+
+/* Parameter blocks, their checks and regularization (parameters.c); output and restart (output.c). */
+PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R);
+PetscErrorCode MPMSetUpFields(MPM mpm);
+PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params);
+PetscErrorCode MPMWriteInitialSensitivity(void *ctx, AdjParams params, AdjOutput out);
+PetscErrorCode MPMWriteFields(void *ctx, AdjOutput out, Vec x);
+PetscErrorCode MPMMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
+PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out);
+PetscErrorCode MPMWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone);
+PetscErrorCode MPMReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k);
