@@ -19,10 +19,6 @@
     AdjStepperCreate, AdjStepperSetType(st, "fluid") or -problem fluid, then AdjStepperSetFromOptions). @*/
 PetscErrorCode AdjStepperCreate_Fluid(AdjStepper stepper);
 
-/*@ FluidGetDM - the cell-centred dof-1 DMDA the output fields live on (the run's grid).
-    Not collective. @*/
-PetscErrorCode FluidGetDM(AdjStepper stepper, DM *da);
-
 /*@ FluidGetStateDM - the dof-3 DMDA of the state: per cell (u of its left x-face, v of its
-    bottom y-face, p at its centre). Same ownership as FluidGetDM(). Not collective. @*/
+    bottom y-face, p at its centre). Same ownership as the output grid (AdjStepperGetGrid). Not collective. @*/
 PetscErrorCode FluidGetStateDM(AdjStepper stepper, DM *da);

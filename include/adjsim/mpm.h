@@ -21,10 +21,6 @@
     AdjStepperCreate, AdjStepperSetType(st, "mpm") or -problem mpm, then AdjStepperSetFromOptions). @*/
 PetscErrorCode AdjStepperCreate_MPM(AdjStepper stepper);
 
-/*@ MPMGetNodeDM - the dof-1 DMDA of the grid nodes ((Mx+1) x (My+1)); it is the run's output grid,
-    whose output "cells" are centred on the nodes. Not collective. @*/
-PetscErrorCode MPMGetNodeDM(AdjStepper stepper, DM *da);
-
 /*@ MPMGetNumParticles - the global number of particles. Not collective. @*/
 PetscErrorCode MPMGetNumParticles(AdjStepper stepper, PetscInt *n);
 

@@ -13,6 +13,3 @@
 /*@ AdjStepperCreate_Transport - the "transport" stepper type (registered by AdjStepperRegisterAll; create it with
     AdjStepperCreate, AdjStepperSetType(st, "transport") or -problem transport, then AdjStepperSetFromOptions). @*/
 PetscErrorCode AdjStepperCreate_Transport(AdjStepper stepper);
-
-/* Access for tests and tools: the grid the scalar lives on. */
-PetscErrorCode TransportGetDM(AdjStepper stepper, DM *da);

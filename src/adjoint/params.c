@@ -29,6 +29,7 @@ PetscErrorCode AdjParamsDestroy(AdjParams *params)
   if (!*params) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt b = 0; b < (*params)->nblocks; b++) {
     PetscCall(VecDestroy(&(*params)->block[b].view));
+    PetscCall(VecDestroy(&(*params)->block[b].work));
     PetscCall(DMDestroy(&(*params)->block[b].da));
     PetscCall(PetscFree2((*params)->block[b].lowerv, (*params)->block[b].upperv));
   }

@@ -121,27 +121,24 @@ PetscErrorCode AdjParamsSetRegularization(AdjParams params, const char name[], P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The current values of a field block in a Vec of its layout: the storage itself, or a work
- * vector filled by the accessor (restore with AdjParamsRestoreFieldValue). */
-static PetscErrorCode AdjParamsGetFieldValue(AdjParamBlock *blk, Vec *v)
+/* A Vec for a field block's values: the storage itself, or the block's work vector (made once) for a
+ * block behind accessors. */
+static PetscErrorCode AdjParamsFieldVec(AdjParamBlock *blk, Vec *v)
 {
   PetscFunctionBeginUser;
-  if (blk->value) {
-    *v = blk->value;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCheck(blk->fget, PetscObjectComm((PetscObject)blk->view), PETSC_ERR_ORDER,
-             "Parameter '%s' has no storage: the solver must declare it", blk->name);
-  PetscCall(VecDuplicate(blk->view, v));
-  PetscCall(blk->fget(blk->actx, *v));
+  if (!blk->value && !blk->work) PetscCall(VecDuplicate(blk->view, &blk->work));
+  *v = blk->value ? blk->value : blk->work;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjParamsRestoreFieldValue(AdjParamBlock *blk, Vec *v)
+/* The current values of a field block (AdjParamsFieldVec, filled by the accessor if any). */
+static PetscErrorCode AdjParamsGetFieldValue(AdjParamBlock *blk, Vec *v)
 {
   PetscFunctionBeginUser;
-  if (*v != blk->value) PetscCall(VecDestroy(v));
-  *v = NULL;
+  PetscCheck(blk->value || blk->fget, PetscObjectComm((PetscObject)blk->view), PETSC_ERR_ORDER,
+             "Parameter '%s' has no storage: the solver must declare it", blk->name);
+  PetscCall(AdjParamsFieldVec(blk, v));
+  if (!blk->value) PetscCall(blk->fget(blk->actx, *v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -188,10 +185,9 @@ PetscErrorCode AdjParamsPack(AdjParams params, Vec design)
 
     if (!blk->active) continue;
     if (blk->kind == ADJ_PARAM_FIELD) {
-      Vec v;
+      Vec v = NULL;
       PetscCall(AdjParamsGetFieldValue(blk, &v));
       PetscCall(AdjParamsPackField(params, blk->name, v, design));
-      PetscCall(AdjParamsRestoreFieldValue(blk, &v));
     } else {
       PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
       PetscCheck(blk->n <= ADJ_PARAMS_MAX_ARRAY_BOUNDS, params->comm, PETSC_ERR_SUP, "Array parameter '%s' too long",
@@ -233,11 +229,10 @@ PetscErrorCode AdjParamsUnpack(AdjParams params, Vec design)
     changed[b] = blk->active;
     if (!blk->active) continue;
     if (blk->kind == ADJ_PARAM_FIELD) {
-      Vec v = blk->value;
-      if (!v) PetscCall(VecDuplicate(blk->view, &v));
+      Vec v = NULL;
+      PetscCall(AdjParamsFieldVec(blk, &v));
       PetscCall(AdjParamsUnpackField(params, blk->name, design, v));
       PetscCall(AdjParamsSetFieldValue(params, blk, v));
-      if (v != blk->value) PetscCall(VecDestroy(&v));
     } else {
       PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
       PetscCall(AdjParamsUnpackArray(params, blk->name, design, v));
@@ -308,13 +303,12 @@ PetscErrorCode AdjParamsWrite(AdjParams params, AdjOutput out)
     AdjParamBlock *blk = &params->block[b];
 
     if (blk->kind == ADJ_PARAM_FIELD) {
-      Vec v;
+      Vec v = NULL;
       PetscCall(AdjParamsGetFieldValue(blk, &v));
       if (blk->da)
         PetscCall(AdjOutputWriteParameterField(out, blk->name, blk->units, v));
       else
         PetscCall(AdjParamsWriteItemField(out, blk, v, PETSC_FALSE));
-      PetscCall(AdjParamsRestoreFieldValue(blk, &v));
     } else {
       PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
       PetscCall(AdjParamsGetArrayValue(params, blk, v));
@@ -355,12 +349,13 @@ static PetscErrorCode AdjParamsReadBlock(AdjParams params, AdjParamBlock *blk, c
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(dset, sizeof(dset), "/parameters/%s", blk->name));
   *found = PETSC_TRUE;
-  if (blk->optional || (blk->kind == ADJ_PARAM_FIELD && !blk->da))
+  /* a per-item table reports a missing dataset itself (*found); other optional blocks are looked up first */
+  if (blk->optional && !(blk->kind == ADJ_PARAM_FIELD && !blk->da))
     PetscCall(AdjInputHasDataset(params->comm, path, dset, found));
   if (!*found) PetscFunctionReturn(PETSC_SUCCESS);
   if (blk->kind == ADJ_PARAM_FIELD) {
-    Vec v = blk->value;
-    if (!v) PetscCall(VecDuplicate(blk->view, &v));
+    Vec v = NULL;
+    PetscCall(AdjParamsFieldVec(blk, &v));
     if (blk->da)
       PetscCall(AdjInputReadField(params->comm, path, dset, blk->da, v));
     else {
@@ -371,8 +366,7 @@ static PetscErrorCode AdjParamsReadBlock(AdjParams params, AdjParamBlock *blk, c
       PetscCall(AdjInputReadParticleTable(params->comm, path, dset, 1, nlocal, a, found));
       PetscCall(VecRestoreArray(v, &a));
     }
-    PetscCall(AdjParamsSetFieldValue(params, blk, v));
-    if (v != blk->value) PetscCall(VecDestroy(&v));
+    if (*found) PetscCall(AdjParamsSetFieldValue(params, blk, v));
   } else {
     PetscInt   n;
     PetscReal *v;
@@ -408,12 +402,11 @@ PetscErrorCode AdjParamsRegularization(AdjParams params, PetscReal *R)
   *R = 0;
   for (PetscInt b = 0; b < params->nblocks; b++) {
     AdjParamBlock *blk = &params->block[b];
-    Vec            v;
+    Vec            v   = NULL;
 
     if (!blk->active || (blk->reg_alpha == 0 && blk->reg_beta == 0)) continue;
     PetscCall(AdjParamsGetFieldValue(blk, &v));
     PetscCall(AdjTikhonovField(blk->da, blk->h, blk->reg_alpha, blk->reg_beta, v, R, blk->gradient));
-    PetscCall(AdjParamsRestoreFieldValue(blk, &v));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

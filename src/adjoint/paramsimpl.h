@@ -19,6 +19,7 @@ typedef struct {
   PetscBool    active;
   /* where the values and the gradient live (declared by the solver) */
   Vec                 value, gradient;   /* field storage */
+  Vec                 work;              /* field values behind accessors pass through it */
   PetscReal          *avalue;            /* array storage: values */
   const PetscReal    *agradient;         /* array storage: gradient (summed over ranks) */
   AdjParamFieldAccess fget, fset;        /* field access */

@@ -572,16 +572,6 @@ PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FluidGetDM(AdjStepper stepper, DM *da)
-{
-  Fluid fl;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetContext(stepper, &fl));
-  *da = fl->pda;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode FluidGetStateDM(AdjStepper stepper, DM *da)
 {
   Fluid fl;

@@ -326,16 +326,6 @@ PetscErrorCode AdjStepperCreate_MPM(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MPMGetNodeDM(AdjStepper stepper, DM *da)
-{
-  MPM mpm;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetContext(stepper, &mpm));
-  *da = mpm->da1;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode MPMGetNumParticles(AdjStepper stepper, PetscInt *n)
 {
   MPM mpm;

@@ -220,19 +220,13 @@ static PetscErrorCode CompositeNoReadRestart(void *ctx, const char path[], Vec X
 }
 
 /* The design of each part is one block of the composite's design (already scaled by the part). */
-static PetscErrorCode CompositeDesignGet(Composite c, PetscInt i, Vec v)
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetParameters(c->sub[i], v));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 static PetscErrorCode CompositeDesignGetA(void *ctx, Vec v)
 {
-  return CompositeDesignGet((Composite)ctx, 0, v);
+  return AdjStepperGetParameters(((Composite)ctx)->sub[0], v);
 }
 static PetscErrorCode CompositeDesignGetB(void *ctx, Vec v)
 {
-  return CompositeDesignGet((Composite)ctx, 1, v);
+  return AdjStepperGetParameters(((Composite)ctx)->sub[1], v);
 }
 static PetscErrorCode CompositeDesignSetA(void *ctx, Vec v)
 {

@@ -423,12 +423,3 @@ PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TransportGetDM(AdjStepper stepper, DM *da)
-{
-  Transport tr;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperGetContext(stepper, &tr));
-  *da = tr->da;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
