@@ -163,20 +163,25 @@ PetscErrorCode AdjStepperSetFromOptions(AdjStepper st)
 /* The operations every solver needs, and the adjoint set: all or nothing. */
 static PetscErrorCode AdjStepperCheckOps(AdjStepper st)
 {
-  const AdjStepperOps *o         = &st->ops;
-  const void          *need[]    = {(void *)o->createstate, (void *)o->initialstate, (void *)o->step,
-                                    (void *)o->checkstate,  (void *)o->objective,    (void *)o->zerogradient,
-                                    (void *)o->writefields, (void *)o->writerestart, (void *)o->readrestart};
-  const void          *adjoint[] = {(void *)o->stepadjoint, (void *)o->objectiveadjoint, (void *)o->initialstateadjoint,
-                                    (void *)o->hasobjective};
-  PetscInt             nadjoint  = 0;
+  const AdjStepperOps *o           = &st->ops;
+  const char *const    need_name[] = {"createstate",  "initialstate", "step",         "checkstate", "objective",
+                                      "zerogradient", "writefields",  "writerestart", "readrestart"};
+  const PetscBool need[]    = {!!o->createstate,  !!o->initialstate, !!o->step,         !!o->checkstate, !!o->objective,
+                               !!o->zerogradient, !!o->writefields,  !!o->writerestart, !!o->readrestart};
+  const PetscBool adjoint[] = {!!o->stepadjoint, !!o->objectiveadjoint, !!o->initialstateadjoint, !!o->hasobjective};
+  const PetscInt  nneed     = (PetscInt)(sizeof(need) / sizeof(need[0])),
+                 nadj       = (PetscInt)(sizeof(adjoint) / sizeof(adjoint[0]));
+  PetscInt nadjoint         = 0;
 
   PetscFunctionBeginUser;
-  for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-    PetscCheck(need[i], st->comm, PETSC_ERR_PLIB, "Stepper type %s lacks required operation %zu", st->type, i);
-  for (size_t i = 0; i < sizeof(adjoint) / sizeof(adjoint[0]); i++) nadjoint += adjoint[i] ? 1 : 0;
-  PetscCheck(nadjoint == 0 || nadjoint == (PetscInt)(sizeof(adjoint) / sizeof(adjoint[0])), st->comm, PETSC_ERR_PLIB,
-             "Stepper type %s has only part of the adjoint operations", st->type);
+  for (PetscInt i = 0; i < nneed; i++)
+    PetscCheck(need[i], st->comm, PETSC_ERR_PLIB, "Stepper type %s lacks the required operation %s", st->type,
+               need_name[i]);
+  for (PetscInt i = 0; i < nadj; i++) nadjoint += adjoint[i];
+  PetscCheck(nadjoint == 0 || nadjoint == nadj, st->comm, PETSC_ERR_PLIB,
+             "Stepper type %s has only part of the adjoint operations (stepadjoint, objectiveadjoint, "
+             "initialstateadjoint, hasobjective)",
+             st->type);
   st->hasadjoint = (PetscBool)(nadjoint > 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

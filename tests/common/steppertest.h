@@ -4,6 +4,17 @@
 
 #include <adjsim/stepper.h>
 
+/* A stepper of `type` from the options database as it stands (the test's command line). */
+static inline PetscErrorCode AdjTestStepperFromOptions(MPI_Comm comm, const char type[], AdjStepper *st)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperCreate(comm, st));
+  PetscCall(AdjStepperSetType(*st, type));
+  PetscCall(AdjStepperSetFromOptions(*st));
+  PetscCall(AdjStepperSetUp(*st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A stepper of `type` on comm, configured from a fresh options database holding just the
  * NULL-terminated "-name", "value" pairs of base and extra (either may be NULL), set up. */
 static inline PetscErrorCode AdjTestStepperCreate(MPI_Comm comm, const char type[], const char *const base[],
@@ -16,25 +27,12 @@ static inline PetscErrorCode AdjTestStepperCreate(MPI_Comm comm, const char type
   PetscCall(PetscOptionsPush(opts));
   for (PetscInt i = 0; base && base[i]; i += 2) PetscCall(PetscOptionsSetValue(NULL, base[i], base[i + 1]));
   for (PetscInt i = 0; extra && extra[i]; i += 2) PetscCall(PetscOptionsSetValue(NULL, extra[i], extra[i + 1]));
-  PetscCall(AdjStepperCreate(comm, st));
-  PetscCall(AdjStepperSetType(*st, type));
-  PetscCall(AdjStepperSetFromOptions(*st));
-  PetscCall(AdjStepperSetUp(*st));
+  PetscCall(AdjTestStepperFromOptions(comm, type, st));
   PetscCall(PetscOptionsPop());
   PetscCall(PetscOptionsDestroy(&opts));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A stepper of `type` from the options database as it stands (the test's command line). */
-static inline PetscErrorCode AdjTestStepperFromOptions(MPI_Comm comm, const char type[], AdjStepper *st)
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperCreate(comm, st));
-  PetscCall(AdjStepperSetType(*st, type));
-  PetscCall(AdjStepperSetFromOptions(*st));
-  PetscCall(AdjStepperSetUp(*st));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 typedef PetscErrorCode (*AdjTestMonitor)(AdjStepper, AdjStepIndex, Vec, void *);
 
