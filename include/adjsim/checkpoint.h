@@ -29,7 +29,9 @@
      -checkpoint_type <revolve|all>  revolve (default) or store every step in RAM (c = n)
      -checkpoint_ram <int>           RAM slots (default 10)
      -checkpoint_disk <int>          disk slots (default 0)
-     -checkpoint_disk_file <path>    HDF5 file of the disk slots (default adjsim-checkpoints.h5)
+     -checkpoint_disk_file <path>    HDF5 file of the disk slots (default <output stem>-checkpoints.h5,
+                                     adjsim-checkpoints.h5 without a run file); never an existing file
+                                     that is not an adjsim checkpoint file, locked while in use
      -checkpoint_monitor             print every action, and the summary at TERMINATE
 
    Monitor lines (rank 0 of the communicator):
@@ -86,6 +88,21 @@ PetscErrorCode AdjCheckpointSetFromOptions(AdjCheckpoint ckpt);
   @param[in] disk disk slots >= 0, ram + disk >= 1
 */
 PetscErrorCode AdjCheckpointSetSlots(AdjCheckpoint ckpt, PetscInt ram, PetscInt disk);
+
+/**
+  @brief Sets the disk file; overrides -checkpoint_disk_file. With `is_default`, only a default: the option
+  and an earlier explicit call win (the driver names it after the run file so that runs never share it).
+
+  Logically collective. Takes effect when the disk file is next created.
+*/
+PetscErrorCode AdjCheckpointSetDiskFile(AdjCheckpoint ckpt, const char path[], PetscBool is_default);
+
+/**
+  @brief The disk file in effect, and whether this store uses one (disk slots requested, revolve).
+
+  Not collective.
+*/
+PetscErrorCode AdjCheckpointGetDiskFile(AdjCheckpoint ckpt, const char *path[], PetscBool *used);
 
 /**
   @brief Stores every step in RAM (c = n, no recomputation) instead of revolve; overrides -checkpoint_type.

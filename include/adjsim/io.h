@@ -13,6 +13,18 @@
 /** Writer for one run file. Opaque; create with AdjOutputCreate(), free with AdjOutputDestroy(). */
 typedef struct _p_AdjOutput *AdjOutput;
 
+/** A file a run reads or writes, with the option that names it; a written file may also be the input of the
+ *  option may_be (NULL: of none), e.g. the restart file a run resumes from. */
+typedef struct {
+  const char *path, *option, *may_be;
+} AdjIOFileUse;
+
+/** Root attribute "format" of adjsim's scratch files (e.g. the checkpoint file, content "checkpoints"). */
+#define ADJ_IO_SCRATCH_FORMAT "adjsim-scratch"
+
+/** A lock on a file being written (AdjIOFileLockAcquire). Opaque. */
+typedef struct _p_AdjIOFileLock *AdjIOFileLock;
+
 /** Version of the layout written by this code (root attribute format_version). */
 #define ADJ_OUTPUT_FORMAT_VERSION 1
 
@@ -32,6 +44,17 @@ PetscErrorCode AdjOutputSetGrid(AdjOutput out, DM da, const PetscReal lower[], c
 PetscErrorCode AdjOutputOpen(AdjOutput out);
 PetscErrorCode AdjOutputClose(AdjOutput out);
 PetscErrorCode AdjOutputDestroy(AdjOutput *out);
+PetscErrorCode AdjOutputGetCompanionPath(AdjOutput out, const char suffix[], char path[], size_t len);
+#define ADJ_OUTPUT_FILE_USES 6 /* entries AdjOutputGetFileUses() returns */
+PetscErrorCode AdjOutputGetFileUses(AdjOutput out, PetscInt *n, AdjIOFileUse uses[]);
+
+/* Files a run writes: refused when they would destroy an input or each other (before any work), and locked
+ * while written so that two live runs never write one file (src/io/files.c) */
+PetscErrorCode AdjIOCheckFileUses(MPI_Comm comm, PetscInt nt, const AdjIOFileUse targets[], PetscInt nin,
+                                  const AdjIOFileUse inputs[]);
+PetscErrorCode AdjIOFileLockAcquire(MPI_Comm comm, const char path[], const char option[], AdjIOFileLock *lock);
+PetscErrorCode AdjIOFileLockRelease(AdjIOFileLock *lock);
+PetscErrorCode AdjIOCheckScratchFile(MPI_Comm comm, const char path[], const char option[], const char content[]);
 
 /* When to write */
 PetscErrorCode AdjOutputIsOutputStep(AdjOutput out, AdjStepIndex step, AdjStepIndex nsteps, PetscBool *yes);

@@ -64,8 +64,14 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
 
 PetscErrorCode AdjDriverSetOutput(AdjDriver drv, AdjOutput out)
 {
+  char ckpt[PETSC_MAX_PATH_LEN];
+
   PetscFunctionBeginUser;
   drv->out = out;
+  /* Disk checkpoints beside the run file, named after it: two runs in one directory never share them
+     (two runs writing one run file are refused by its lock). */
+  if (out) PetscCall(AdjOutputGetCompanionPath(out, "-checkpoints.h5", ckpt, sizeof(ckpt)));
+  if (out) PetscCall(AdjCheckpointSetDiskFile(drv->ckpt, ckpt, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -84,7 +90,8 @@ PetscErrorCode AdjDriverIsQuiet(AdjDriver drv, PetscBool *quiet)
 }
 
 /*@ AdjDriverSetInterruptible - forward runs with output then stop gracefully on SIGUSR1/SIGTERM:
-    they finish the step, write the restart file and return; see AdjDriverGetInterruptedStep. @*/
+    they finish the step, write the restart file and return; gradients stop between two steps and return
+    without a gradient (nothing to resume from yet); see AdjDriverGetInterruptedStep. @*/
 PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag)
 {
   PetscFunctionBeginUser;
@@ -273,14 +280,31 @@ static PetscErrorCode AdjDriverReverseStep(AdjDriver drv, AdjStepIndex k, AdjSte
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* In an interruptible gradient run, whether SIGUSR1/SIGTERM asked it to stop (collective: one reduction per
+ * step, as in forward runs); the step is kept for the message. */
+static PetscErrorCode AdjDriverGradientStopRequested(AdjDriver drv, AdjStepIndex k, PetscBool *stop)
+{
+  PetscFunctionBeginUser;
+  *stop = PETSC_FALSE;
+  if (!drv->interruptible) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjInterruptRequested(drv->comm, stop));
+  if (*stop) drv->interrupted_at = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The gradient by revolve. An interruptible driver (AdjDriverSetInterruptible) stops between two steps
+ * on SIGUSR1/SIGTERM and returns without a gradient (AdjDriverGetInterruptedStep() >= 0): a gradient run
+ * keeps no partial state yet, so it must be run again from the start. */
 PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
 {
   AdjStepIndex     n;
   PetscReal        dt, R;
   AdjRevolveAction a;
   AdjProgress      pr;
+  PetscBool        stop = PETSC_FALSE;
 
   PetscFunctionBeginUser;
+  drv->interrupted_at = -1;
   PetscCall(PetscLogEventBegin(ADJ_Gradient, 0, 0, 0, 0));
   PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
   PetscCall(AdjStepperSetParameters(drv->stepper, p));
@@ -300,18 +324,25 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
       PetscCall(AdjCheckpointLoad(drv->ckpt, &a, drv->x));
       break;
     case ADJ_REVOLVE_ADVANCE:
-      for (AdjStepIndex k = a.from + 1; k <= a.to; k++) {
+      for (AdjStepIndex k = a.from + 1; k <= a.to && !stop; k++) {
         PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
         PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
         PetscCall(VecSwap(drv->x, drv->y));
+        PetscCall(AdjDriverGradientStopRequested(drv, k, &stop));
       }
       break;
     case ADJ_REVOLVE_REVERSE:
       PetscCall(AdjDriverReverseStep(drv, a.to, n, J));
       PetscCall(AdjProgressUpdate(&pr, drv->comm, "adjoint", n - a.to + 1, n, (a.to - 1) * dt));
+      PetscCall(AdjDriverGradientStopRequested(drv, a.to, &stop));
       break;
     default:
       break;
+    }
+    if (stop) {
+      *J = PETSC_MAX_REAL; /* no gradient: the caller sees AdjDriverGetInterruptedStep() >= 0 */
+      PetscCall(PetscLogEventEnd(ADJ_Gradient, 0, 0, 0, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
   PetscCall(AdjStepperInitialStateAdjoint(drv->stepper, drv->lam));

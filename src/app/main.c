@@ -77,15 +77,29 @@ static PetscErrorCode AdjCheckUnusedOptions(MPI_Comm comm)
 }
 
 static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjStepper st,
-                                     AdjOutput out, Vec p)
+                                     AdjOutput out, Vec p, int *exit_status)
 {
+  AdjStepIndex  stopped;
   Vec           g;
   PetscReal     J, gnorm;
   AdjCheckpoint ckpt;
 
   PetscFunctionBeginUser;
   PetscCall(VecDuplicate(p, &g));
+  PetscCall(AdjDriverSetInterruptible(drv, PETSC_TRUE));
   PetscCall(AdjDriverGradient(drv, p, &J, g));
+  PetscCall(AdjDriverSetInterruptible(drv, PETSC_FALSE)); /* the checks below run to the end */
+  PetscCall(AdjDriverGetInterruptedStep(drv, &stopped));
+  if (stopped >= 0) {
+    PetscCall(PetscPrintf(comm,
+                          "adjsim: gradient run stopped by a signal at step %" PetscInt64_FMT
+                          "; a gradient run keeps no partial state yet, so run it again: it starts from step 0 "
+                          "(the job scripts requeue it on exit status %d)\n",
+                          (PetscInt64)stopped, ADJ_EXIT_INTERRUPTED));
+    *exit_status = ADJ_EXIT_INTERRUPTED;
+    PetscCall(VecDestroy(&g));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecNorm(g, NORM_2, &gnorm));
   PetscCall(PetscPrintf(comm, "gradient: J = %.16e  |g| = %.10e (design space)\n", (double)J, (double)gnorm));
   PetscCall(AdjDriverGetCheckpoint(drv, &ckpt));
@@ -233,7 +247,30 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjsimMain(int *exit_status)
+/* Before any work: the files this run writes must not be its inputs (options files, and every file an option
+ * names) nor each other, so that no mistake in a deck can destroy a file (see src/io/files.c). */
+static PetscErrorCode AdjCheckRunFiles(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjOutput out, int nfiles,
+                                       char *files[])
+{
+  AdjIOFileUse  targets[ADJ_OUTPUT_FILE_USES + 1], inputs[16];
+  PetscInt      nt;
+  AdjCheckpoint ckpt;
+  const char   *disk;
+  PetscBool     used;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputGetFileUses(out, &nt, targets));
+  PetscCall(AdjDriverGetCheckpoint(drv, &ckpt));
+  PetscCall(AdjCheckpointGetDiskFile(ckpt, &disk, &used));
+  used = (PetscBool)(used && ro->mode != MODE_FORWARD);
+  if (used) targets[nt++] = (AdjIOFileUse){disk, "-checkpoint_disk_file", NULL};
+  for (int f = 0; f < nfiles && f < 16; f++) inputs[f] = (AdjIOFileUse){files[f], "-options_file", NULL};
+  PetscCall(AdjIOCheckFileUses(comm, nt, targets, PetscMin(nfiles, 16), inputs));
+  if (used) PetscCall(AdjIOCheckScratchFile(comm, disk, "-checkpoint_disk_file", "checkpoints"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
 {
   MPI_Comm         comm = PETSC_COMM_WORLD;
   AdjRunOptions    ro;
@@ -269,8 +306,9 @@ static PetscErrorCode AdjsimMain(int *exit_status)
   if (!help) {
     PetscCall(AdjStepperGetGrid(st, &da, &lower, &upper));
     PetscCall(AdjOutputSetGrid(out, da, lower, upper, "m"));
-    PetscCall(AdjOutputOpen(out));
     PetscCall(AdjDriverSetOutput(drv, out));
+    PetscCall(AdjCheckRunFiles(comm, &ro, drv, out, nfiles, files));
+    PetscCall(AdjOutputOpen(out));
     PetscCall(AdjParamsCreateVector(params, &p));
     PetscCall(AdjStepperGetParameters(st, p));
     if (ro.mode == MODE_FORWARD) {
@@ -283,7 +321,7 @@ static PetscErrorCode AdjsimMain(int *exit_status)
       } else
         PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
     } else if (ro.mode == MODE_GRADIENT)
-      PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p));
+      PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p, exit_status));
     else
       PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p, exit_status));
     PetscCall(AdjStepperWriteParameters(st, out));
@@ -411,7 +449,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscPushErrorHandler(AdjErrorHandler, NULL));
   ierr = AdjInsertOptionsFiles(nfiles, files, &argc, &argv);
-  if (!ierr) ierr = AdjsimMain(&status);
+  if (!ierr) ierr = AdjsimMain(nfiles, files, &status);
   /* A user error raised on every rank ends the run cleanly with a nonzero status; any other
    * error aborts all ranks, so no run hangs.  Files being written keep their .partial names. */
   if (ierr && adj_error_collective) {

@@ -37,6 +37,8 @@ PetscErrorCode AdjCheckpointCreate(MPI_Comm comm, AdjCheckpoint *ckpt)
   c->nramvecs           = 0;
   c->diskio.file        = H5I_INVALID_HID;
   c->diskio.path[0]     = '\0';
+  c->diskio.lock        = NULL;
+  c->disk_file_set      = PETSC_FALSE;
   c->diskio.dsets       = NULL;
   c->diskio.ndsets      = 0;
   c->diskio.global_size = c->diskio.local_size = c->diskio.rstart = -1;
@@ -48,7 +50,7 @@ PetscErrorCode AdjCheckpointCreate(MPI_Comm comm, AdjCheckpoint *ckpt)
 PetscErrorCode AdjCheckpointSetFromOptions(AdjCheckpoint ckpt)
 {
   PetscInt  type = ckpt->store_all ? 1 : 0, ram = ckpt->ram, disk = ckpt->disk;
-  PetscBool set_type, set_ram, set_disk;
+  PetscBool set_type, set_ram, set_disk, set_file;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(ckpt->comm, NULL, "Checkpointing options", "AdjCheckpoint");
@@ -66,8 +68,11 @@ PetscErrorCode AdjCheckpointSetFromOptions(AdjCheckpoint ckpt)
                       "stack (long-lived, rarely rewritten)",
                       "AdjCheckpointSetSlots", disk, &disk, &set_disk));
   PetscCall(PetscOptionsString(
-      "-checkpoint_disk_file", "HDF5 file for the disk slots (parallel, created at setup, removed at destroy)",
-      "AdjCheckpointSetFromOptions", ckpt->disk_file, ckpt->disk_file, sizeof(ckpt->disk_file), NULL));
+      "-checkpoint_disk_file",
+      "HDF5 file for the disk slots (parallel, created at setup, removed at destroy; never an "
+      "existing file that is not an adjsim checkpoint file); default <output stem>-checkpoints.h5",
+      "AdjCheckpointSetDiskFile", ckpt->disk_file, ckpt->disk_file, sizeof(ckpt->disk_file), &set_file));
+  if (set_file) ckpt->disk_file_set = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-checkpoint_monitor", "Print every checkpointing action and a summary at the end",
                              "AdjCheckpointView", ckpt->monitor, &ckpt->monitor, NULL));
   PetscOptionsEnd();
@@ -96,6 +101,29 @@ PetscErrorCode AdjCheckpointSetSlots(AdjCheckpoint ckpt, PetscInt ram, PetscInt 
   ckpt->ram       = ram;
   ckpt->disk      = disk;
   ckpt->slots_set = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjCheckpointSetDiskFile(AdjCheckpoint ckpt, const char path[], PetscBool is_default)
+{
+  size_t len = 0;
+
+  PetscFunctionBeginUser;
+  if (is_default && ckpt->disk_file_set) PetscFunctionReturn(PETSC_SUCCESS);
+  if (path) PetscCall(PetscStrlen(path, &len));
+  PetscCheck(len > 0 && len + 8 < sizeof(ckpt->disk_file), ckpt->comm, PETSC_ERR_USER_INPUT,
+             "-checkpoint_disk_file \"%s\" is invalid: give a file path shorter than %d characters",
+             path ? path : "(null)", (int)sizeof(ckpt->disk_file) - 8);
+  PetscCall(PetscStrncpy(ckpt->disk_file, path, sizeof(ckpt->disk_file)));
+  if (!is_default) ckpt->disk_file_set = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjCheckpointGetDiskFile(AdjCheckpoint ckpt, const char *path[], PetscBool *used)
+{
+  PetscFunctionBeginUser;
+  if (path) *path = ckpt->disk_file;
+  if (used) *used = (PetscBool)(!ckpt->store_all && ckpt->disk > 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

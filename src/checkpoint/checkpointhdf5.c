@@ -9,6 +9,7 @@
 #include "checkpointimpl.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Storage type: PetscScalar as 1 (real) or 2 (complex) PetscReal in the file. */
 #if defined(PETSC_USE_REAL_DOUBLE)
@@ -20,6 +21,28 @@
 #endif
 #define ADJ_REALS_PER_SCALAR ((hsize_t)(sizeof(PetscScalar) / sizeof(PetscReal)))
 
+/* Root attributes that mark the file as adjsim's own scratch file (AdjIOCheckScratchFile), so a run killed
+   before it could delete the file does not block the next run. Collective (metadata). */
+static PetscErrorCode DiskMarkFile(hid_t file)
+{
+  const char *names[] = {"format", "content"}, *values[] = {ADJ_IO_SCRATCH_FORMAT, "checkpoints"};
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < 2; i++) {
+    hid_t type, space, attr;
+
+    AdjCallH5(type = H5Tcopy(H5T_C_S1));
+    AdjCallH5(H5Tset_size(type, strlen(values[i]) + 1));
+    AdjCallH5(space = H5Screate(H5S_SCALAR));
+    AdjCallH5(attr = H5Acreate2(file, names[i], type, space, H5P_DEFAULT, H5P_DEFAULT));
+    AdjCallH5(H5Awrite(attr, type, values[i]));
+    AdjCallH5(H5Aclose(attr));
+    AdjCallH5(H5Sclose(space));
+    AdjCallH5(H5Tclose(type));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DiskCreateFile(AdjCheckpoint ckpt)
 {
   AdjCheckpointDisk *d = &ckpt->diskio;
@@ -29,6 +52,9 @@ static PetscErrorCode DiskCreateFile(AdjCheckpoint ckpt)
   int                created, created_everywhere;
 
   PetscFunctionBeginUser;
+  /* never truncate (and later delete) a file adjsim did not make, nor one another live run is using */
+  PetscCall(AdjIOCheckScratchFile(ckpt->comm, ckpt->disk_file, "-checkpoint_disk_file", "checkpoints"));
+  PetscCall(AdjIOFileLockAcquire(ckpt->comm, ckpt->disk_file, "-checkpoint_disk_file", &d->lock));
   AdjCallH5(fapl = H5Pcreate(H5P_FILE_ACCESS));
   AdjCallH5(H5Pset_fapl_mpio(fapl, ckpt->comm, MPI_INFO_NULL));
   /* a file that cannot be created is a user error reported below; silence HDF5's own error stack */
@@ -40,12 +66,14 @@ static PetscErrorCode DiskCreateFile(AdjCheckpoint ckpt)
   created = file >= 0;
   PetscCallMPI(MPI_Allreduce(&created, &created_everywhere, 1, MPI_INT, MPI_LAND, ckpt->comm));
   if (!created_everywhere && file >= 0) AdjCallH5(H5Fclose(file));
+  if (!created_everywhere) PetscCall(AdjIOFileLockRelease(&d->lock));
   PetscCheck(created_everywhere, ckpt->comm, PETSC_ERR_USER_INPUT,
              "-checkpoint_disk_file %s: cannot create this HDF5 file for %" PetscInt_FMT
              " disk checkpoint slots; check that the directory exists and is writable, or use -checkpoint_disk 0",
              ckpt->disk_file, ckpt->ndisk);
   d->file = file;
   PetscCall(PetscStrncpy(d->path, ckpt->disk_file, sizeof(d->path)));
+  PetscCall(DiskMarkFile(file));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,5 +201,6 @@ PetscErrorCode AdjCheckpointDiskClose(AdjCheckpoint ckpt)
   if (rank == 0)
     PetscCheck(remove(d->path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                "could not remove the checkpoint file %s", d->path);
+  PetscCall(AdjIOFileLockRelease(&d->lock));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

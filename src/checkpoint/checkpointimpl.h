@@ -3,15 +3,17 @@
 #pragma once
 
 #include <adjsim/checkpoint.h>
+#include <adjsim/io.h>
 #include <hdf5.h>
 
 /* Disk level: one parallel HDF5 file, one contiguous dataset of N scalars per disk stack position. */
 typedef struct {
-  hid_t    file;                            /* H5I_INVALID_HID while closed */
-  char     path[PETSC_MAX_PATH_LEN];        /* path the open file was created with */
-  hid_t   *dsets;                           /* dsets[k]: dataset "/slot_<k>", H5I_INVALID_HID until first written */
-  PetscInt ndsets;                          /* capacity of dsets */
-  PetscInt global_size, local_size, rstart; /* layout the file was created for */
+  hid_t         file;                     /* H5I_INVALID_HID while closed */
+  char          path[PETSC_MAX_PATH_LEN]; /* path the open file was created with */
+  hid_t        *dsets;                    /* dsets[k]: dataset "/slot_<k>", H5I_INVALID_HID until first written */
+  PetscInt      ndsets;                   /* capacity of dsets */
+  PetscInt      global_size, local_size, rstart; /* layout the file was created for */
+  AdjIOFileLock lock;                            /* held while the file exists, so no other run uses it */
 } AdjCheckpointDisk;
 
 struct _p_AdjCheckpoint {
@@ -23,6 +25,7 @@ struct _p_AdjCheckpoint {
   PetscBool monitor;                       /* print every action */
   char      disk_file[PETSC_MAX_PATH_LEN]; /* -checkpoint_disk_file */
   PetscBool slots_set, store_all_set;      /* set programmatically: options do not override */
+  PetscBool disk_file_set;                 /* named by the option or AdjCheckpointSetDiskFile(): no default */
 
   /* current schedule (built by SetUp) */
   AdjRevolve       rev;

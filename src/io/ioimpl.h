@@ -93,6 +93,11 @@ struct _p_AdjOutput {
 
   AdjIOEntry *entries;
   PetscInt    nentries, entries_alloc;
+
+  /* the files this run writes (AdjOutputGetFileUses) and the locks held on them while it runs */
+  char          xmf_path[PETSC_MAX_PATH_LEN + 32], pxmf_path[PETSC_MAX_PATH_LEN + 32];
+  char          restart_partial[PETSC_MAX_PATH_LEN + 16];
+  AdjIOFileLock lock_output, lock_restart;
 };
 
 /* HDF5 helpers (h5util.c). All are collective on the file's communicator unless noted. */
@@ -126,6 +131,7 @@ PetscErrorCode AdjIOWriteVec(hid_t loc, const char name[], const AdjIOBox *box, 
 /* Small shared utilities (h5util.c) */
 PetscErrorCode AdjIOBcastString(MPI_Comm comm, char **str);
 PetscErrorCode AdjIOUTCTime(char buf[], size_t len);
+PetscErrorCode AdjOutputLockFiles(AdjOutput out);
 PetscErrorCode AdjIOCheckWritableTarget(MPI_Comm comm, const char path[], const char option[]);
 PetscErrorCode AdjIOCommitFile(MPI_Comm comm, const char tmp[], const char path[]);
 PetscErrorCode AdjIOCheckName(MPI_Comm comm, const char what[], const char name[]);

@@ -35,13 +35,15 @@ PetscErrorCode AdjOutputCreate(MPI_Comm comm, AdjOutput *out)
   o->da               = NULL;
   o->dim              = 0;
   PetscCall(PetscStrncpy(o->units, "m", sizeof(o->units)));
-  o->file    = H5I_INVALID_HID;
-  o->isopen  = PETSC_FALSE;
-  o->closed  = PETSC_FALSE;
-  o->nt      = 0;
-  o->nopt    = 0;
-  o->ndesign = -1;
-  *out       = o;
+  o->file         = H5I_INVALID_HID;
+  o->isopen       = PETSC_FALSE;
+  o->closed       = PETSC_FALSE;
+  o->nt           = 0;
+  o->nopt         = 0;
+  o->ndesign      = -1;
+  o->lock_output  = NULL;
+  o->lock_restart = NULL;
+  *out            = o;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -329,6 +331,43 @@ static PetscErrorCode AdjOutputCreateSkeleton(AdjOutput out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/** The files this run writes, for AdjIOCheckFileUses(): the run file, its .partial and XDMF names (option
+ *  -output), the restart file and its .partial (-restart_file; the restart file may be the one the run
+ *  resumes from, -restart, since it is replaced atomically only after that was read). Not collective.
+ *  @param[out] n    number of entries (at most ADJ_OUTPUT_FILE_USES)
+ *  @param[out] uses the entries; their paths live in out */
+PetscErrorCode AdjOutputGetFileUses(AdjOutput out, PetscInt *n, AdjIOFileUse uses[])
+{
+  const char *restart;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(out->partial, sizeof(out->partial), "%s.partial", out->path));
+  PetscCall(AdjOutputGetXdmfPath(out, out->xmf_path, sizeof(out->xmf_path)));
+  PetscCall(AdjOutputGetParticleXdmfPath(out, out->pxmf_path, sizeof(out->pxmf_path)));
+  PetscCall(AdjOutputGetRestartPath(out, &restart));
+  PetscCall(PetscSNPrintf(out->restart_partial, sizeof(out->restart_partial), "%s.partial", restart));
+  uses[0] = (AdjIOFileUse){out->path, "-output", NULL};
+  uses[1] = (AdjIOFileUse){out->partial, "-output", NULL};
+  uses[2] = (AdjIOFileUse){out->xmf_path, "-output", NULL};
+  uses[3] = (AdjIOFileUse){out->pxmf_path, "-output", NULL};
+  uses[4] = (AdjIOFileUse){restart, "-restart_file", "-restart"};
+  uses[5] = (AdjIOFileUse){out->restart_partial, "-restart_file", NULL};
+  *n      = 6;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Lock the run file and the restart file for this run (once), so that no second live run writes them. */
+PetscErrorCode AdjOutputLockFiles(AdjOutput out)
+{
+  const char *restart;
+
+  PetscFunctionBeginUser;
+  if (!out->lock_output) PetscCall(AdjIOFileLockAcquire(out->comm, out->path, "-output", &out->lock_output));
+  PetscCall(AdjOutputGetRestartPath(out, &restart));
+  if (!out->lock_restart) PetscCall(AdjIOFileLockAcquire(out->comm, restart, "-restart_file", &out->lock_restart));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /** Create <path>.partial collectively and write the root attributes, /provenance (start_time) and /grid, plus
  *  the empty groups and extendable datasets of the layout. An earlier run's <path> and <stem>.xmf are left
  *  alone: AdjOutputClose() replaces them only when this run is complete, so a run that fails or is killed
@@ -346,6 +385,7 @@ PetscErrorCode AdjOutputOpen(AdjOutput out)
   PetscCheck(out->da, out->comm, PETSC_ERR_ORDER, "AdjOutputOpen: call AdjOutputSetGrid() before opening %s",
              out->path);
   PetscCall(AdjIOCheckWritableTarget(out->comm, out->path, "-output"));
+  PetscCall(AdjOutputLockFiles(out));
   PetscCall(PetscSNPrintf(out->partial, sizeof(out->partial), "%s.partial", out->path));
   PetscCall(AdjH5FileAccess(out->comm, &fapl));
   out->file = H5Fcreate(out->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -375,6 +415,17 @@ PetscErrorCode AdjOutputGetXdmfPath(AdjOutput out, char xmf[], size_t len)
   PetscFunctionBeginUser;
   PetscCall(AdjIOPathStem(out->path, stem, sizeof(stem)));
   PetscCall(PetscSNPrintf(xmf, len, "%s.xmf", stem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** A file beside the run file named after it: <stem><suffix>, e.g. suffix "-checkpoints.h5". Not collective. */
+PetscErrorCode AdjOutputGetCompanionPath(AdjOutput out, const char suffix[], char path[], size_t len)
+{
+  char stem[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjIOPathStem(out->path, stem, sizeof(stem)));
+  PetscCall(PetscSNPrintf(path, len, "%s%s", stem, suffix));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -468,6 +519,8 @@ PetscErrorCode AdjOutputDestroy(AdjOutput *out)
   PetscCall(PetscFree(o->steps));
   PetscCall(PetscFree(o->times));
   PetscCall(DMDestroy(&o->da));
+  PetscCall(AdjIOFileLockRelease(&o->lock_restart));
+  PetscCall(AdjIOFileLockRelease(&o->lock_output));
   PetscCall(PetscCommDestroy(&o->comm));
   PetscCall(PetscFree(o));
   *out = NULL;

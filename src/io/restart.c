@@ -113,6 +113,7 @@ PetscErrorCode AdjOutputRestartFileBegin(AdjOutput out, const char caller[], cha
   PetscCheck(out->da, out->comm, PETSC_ERR_ORDER, "%s: call AdjOutputSetGrid() first", caller);
   PetscCall(AdjOutputGetRestartPath(out, &path));
   PetscCall(AdjIOCheckWritableTarget(out->comm, path, "-restart_file"));
+  PetscCall(AdjOutputLockFiles(out));
   PetscCall(PetscSNPrintf(tmp, len, "%s.partial", path));
   PetscCall(AdjH5FileAccess(out->comm, &fapl));
   *file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
