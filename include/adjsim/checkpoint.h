@@ -105,7 +105,8 @@ PetscErrorCode AdjCheckpointSetDiskFile(AdjCheckpoint ckpt, const char path[], P
 PetscErrorCode AdjCheckpointGetDiskFile(AdjCheckpoint ckpt, const char *path[], PetscBool *used);
 
 /**
-  @brief Stores every step in RAM (c = n, no recomputation) instead of revolve; overrides -checkpoint_type.
+  @brief Stores every step in RAM (c = n; each reverse step still re-runs its forward step, see
+  docs/checkpointing.md) instead of revolve; overrides -checkpoint_type.
 
   Logically collective. Takes effect at the next AdjCheckpointSetUp.
 

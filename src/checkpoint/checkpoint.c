@@ -54,11 +54,12 @@ PetscErrorCode AdjCheckpointSetFromOptions(AdjCheckpoint ckpt)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(ckpt->comm, NULL, "Checkpointing options", "AdjCheckpoint");
-  PetscCall(PetscOptionsEList("-checkpoint_type",
-                              "revolve: optimal binomial recomputation with -checkpoint_ram + -checkpoint_disk slots; "
-                              "all: store every step in RAM (n states, no recomputation)",
-                              "AdjCheckpointSetStoreAll", AdjCheckpointTypes, 2, AdjCheckpointTypes[type], &type,
-                              &set_type));
+  PetscCall(PetscOptionsEList(
+      "-checkpoint_type",
+      "revolve: optimal binomial recomputation with -checkpoint_ram + -checkpoint_disk slots; "
+      "all: store every step in RAM (n states; each reverse step still re-runs its forward step for the "
+      "stages its adjoint reads, as revolve with n-1 slots)",
+      "AdjCheckpointSetStoreAll", AdjCheckpointTypes, 2, AdjCheckpointTypes[type], &type, &set_type));
   PetscCall(PetscOptionsInt(
       "-checkpoint_ram", "Number of checkpoint slots held in RAM (each one state vector); the top of the revolve stack",
       "AdjCheckpointSetSlots", ram, &ram, &set_ram));
