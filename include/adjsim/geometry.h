@@ -9,10 +9,14 @@
  *                                                  thickness t, fractions of the chord; reference
  *                                                  point: the quarter chord; closed trailing edge)
  *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n   (n + 1 <= 5 coefficients per surface)
+ *   plane:    x0, y0, alpha, nx, ny               (the half-plane behind the line through (x0, y0) with
+ *                                                  outward normal (nx, ny), made unit by AdjShapeSetUp,
+ *                                                  turned by alpha like the other shapes; an obstacle or
+ *                                                  wall, not a fluid body: it has no size)
  *             (Kulfan class-shape transformation: y/c = sqrt(s) (1 - s) sum_i A_i B_i^n(s) for the
  *              upper and lower surface, B the Bernstein polynomials, s = x/c from the leading edge)
  *
- * Distance: exact for the circle; for the ellipse the first-order distance g/|grad g| of the
+ * Distance: exact for the circle and the plane; for the ellipse the first-order distance g/|grad g| of the
  * implicit function g = rho - 1 (exact on the boundary, accurate to O(d^2) near it, which is where
  * the mask changes); for airfoils, inside the body, the R-conjunction -(du + dl - |(du, dl)|) of the
  * exact distances du, dl to the upper and lower surface curves (smooth, unit slope at the surface,
@@ -26,7 +30,7 @@
 #define ADJ_SHAPE_MAX_PARAMS 16
 #define ADJ_AIRFOIL_POINTS   160
 
-typedef enum { ADJ_SHAPE_CIRCLE, ADJ_SHAPE_ELLIPSE, ADJ_SHAPE_NACA4, ADJ_SHAPE_CST } AdjShapeType;
+typedef enum { ADJ_SHAPE_CIRCLE, ADJ_SHAPE_ELLIPSE, ADJ_SHAPE_NACA4, ADJ_SHAPE_CST, ADJ_SHAPE_PLANE } AdjShapeType;
 extern const char *const AdjShapeTypes[];
 
 typedef struct {
@@ -49,6 +53,14 @@ PetscErrorCode AdjShapeDestroy(AdjShape *s);
 /*@ AdjShapeDistance - signed distance d [m] of the point (x, y) (negative inside) and, if dd is
     not NULL, dd[i] = dd/dp_i. Not collective. @*/
 void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal dd[]);
+
+/*@ AdjShapeDistanceNormal - signed distance d [m] of the point (x, y) and its gradient in the point,
+    n = grad d (the outward unit normal where d is an exact distance; for the ellipse and the airfoils the
+    normalized gradient of their distance function). Circles and planes take a plain-arithmetic path
+    (cheap enough for every grid node of every step, e.g. MPM obstacles); the other shapes go through the
+    dual numbers (n = -dd/d(x0, y0), since d depends on the point only through x - x0, y - y0).
+    Where the gradient vanishes (the centre of a circle) n = (0, 1). Not collective. @*/
+void AdjShapeDistanceNormal(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal n[2]);
 
 /*@ AdjShapeParameterName - name and unit of parameter i (e.g. "alpha", "deg"). Not collective. @*/
 void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, const char **unit);

@@ -281,6 +281,8 @@ static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
     s->p[3] = chord;
     for (PetscInt i = 0; i < nu && 4 + 2 * i < ADJ_SHAPE_MAX_PARAMS; i++) s->p[4 + i] = up[i], s->p[4 + nu + i] = lo[i];
     break;
+  default: /* a plane has no size: FluidBodyTypes does not offer it */
+    break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

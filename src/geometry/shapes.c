@@ -3,7 +3,7 @@
 #include <adjsim/geometry.h>
 #include "dual.h"
 
-const char *const AdjShapeTypes[] = {"circle", "ellipse", "naca4", "cst", "AdjShapeType", "ADJ_SHAPE_", NULL};
+const char *const AdjShapeTypes[] = {"circle", "ellipse", "naca4", "cst", "plane", "AdjShapeType", "ADJ_SHAPE_", NULL};
 
 enum { P_X0, P_Y0, P_ALPHA, P_SIZE }; /* parameters common to every shape, then the sizes */
 
@@ -117,12 +117,23 @@ static AdjDual AdjAirfoilDistance(const AdjShape *s, AdjDual X, AdjDual Y)
   return AdjDualScale(AdjDualSub(AdjDualAdd(dist[0], dist[1]), AdjDualHypot(dist[0], dist[1])), -1);
 }
 
+/* d = (X, Y) . (nx, ny) in the body frame, (nx, ny) unit (AdjShapeSetUp). */
+static AdjDual AdjPlaneDistance(const AdjShape *s, AdjDual X, AdjDual Y)
+{
+  const AdjDual nx = AdjDualVar(s->p[P_SIZE], P_SIZE), ny = AdjDualVar(s->p[P_SIZE + 1], P_SIZE + 1);
+
+  return AdjDualAdd(AdjDualMul(X, nx), AdjDualMul(Y, ny));
+}
+
 void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal dd[])
 {
   AdjDual X, Y, r;
 
   AdjShapeBodyFrame(s, x, y, &X, &Y);
   switch (s->type) {
+  case ADJ_SHAPE_PLANE:
+    r = AdjPlaneDistance(s, X, Y);
+    break;
   case ADJ_SHAPE_CIRCLE:
     r = AdjCircleDistance(s, X, Y);
     break;
@@ -135,6 +146,39 @@ void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d,
   *d = r.v;
   if (dd)
     for (PetscInt i = 0; i < s->np; i++) dd[i] = r.d[i];
+}
+
+/* Circle: d = |x - c| - R, n = (x - c) / |x - c|. Plane: with the body frame X = dx cos a - dy sin a,
+ * Y = dx sin a + dy cos a (a = alpha in radians), d = X nx + Y ny and grad d = (nx cos a + ny sin a,
+ * ny cos a - nx sin a); at a = 0 these are exactly dx nx + dy ny and (nx, ny). */
+void AdjShapeDistanceNormal(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal n[2])
+{
+  const PetscReal dx = x - s->p[P_X0], dy = y - s->p[P_Y0];
+
+  if (s->type == ADJ_SHAPE_CIRCLE) {
+    const PetscReal len = PetscSqrtReal(dx * dx + dy * dy);
+
+    if (len > 1e-12 * s->p[P_SIZE])
+      n[0] = dx / len, n[1] = dy / len;
+    else
+      n[0] = 0, n[1] = 1;
+    *d = len - s->p[P_SIZE];
+  } else if (s->type == ADJ_SHAPE_PLANE) {
+    const PetscReal a = s->p[P_ALPHA] * (PETSC_PI / 180), c = PetscCosReal(a), sn = PetscSinReal(a);
+    const PetscReal X = dx * c - dy * sn, Y = dx * sn + dy * c, nx = s->p[P_SIZE], ny = s->p[P_SIZE + 1];
+
+    *d   = X * nx + Y * ny;
+    n[0] = nx * c + ny * sn, n[1] = ny * c - nx * sn;
+  } else {
+    PetscReal dd[ADJ_SHAPE_MAX_PARAMS], len;
+
+    AdjShapeDistance(s, x, y, d, dd);
+    len = PetscSqrtReal(dd[P_X0] * dd[P_X0] + dd[P_Y0] * dd[P_Y0]);
+    if (len > 0)
+      n[0] = -dd[P_X0] / len, n[1] = -dd[P_Y0] / len;
+    else
+      n[0] = 0, n[1] = 1;
+  }
 }
 
 /* NACA 4-digit surface point at the chord station t = sigma^2 (upper: side = +1), in units of the
@@ -258,6 +302,15 @@ PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s)
 
   PetscFunctionBeginUser;
   switch (s->type) {
+  case ADJ_SHAPE_PLANE: {
+    const PetscReal len = PetscSqrtReal(q[0] * q[0] + q[1] * q[1]);
+
+    s->np = P_SIZE + 2;
+    PetscCheck(len > 0 && PetscIsNormalReal(len), comm, PETSC_ERR_USER_INPUT,
+               "Plane normal (%g, %g) must be a nonzero finite vector", (double)q[0], (double)q[1]);
+    s->p[P_SIZE] /= len, s->p[P_SIZE + 1] /= len;
+    s->radius = PETSC_MAX_REAL; /* unbounded */
+  } break;
   case ADJ_SHAPE_CIRCLE:
     s->np = P_SIZE + 1;
     PetscCheck(q[0] > 0, comm, PETSC_ERR_USER_INPUT, "Circle radius %g m must be > 0", (double)q[0]);
@@ -306,7 +359,7 @@ PetscErrorCode AdjShapeDestroy(AdjShape *s)
 void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, const char **unit)
 {
   static const char *common[]    = {"x0", "y0", "alpha"},
-                    *sizes[4][4] = {{"R"}, {"a", "b"}, {"chord", "m", "p", "t"}, {"chord"}};
+                    *sizes[5][4] = {{"R"}, {"a", "b"}, {"chord", "m", "p", "t"}, {"chord"}, {"nx", "ny"}};
 
   *unit = i == P_ALPHA ? "deg" : "m";
   if (i < P_SIZE)
@@ -317,6 +370,7 @@ void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, con
     *name = i - P_SIZE - 1 < s->ncst ? "Au" : "Al";
   if (s->type == ADJ_SHAPE_NACA4 && i > P_SIZE) *unit = "1";
   if (s->type == ADJ_SHAPE_CST && i > P_SIZE) *unit = "1";
+  if (s->type == ADJ_SHAPE_PLANE && i >= P_SIZE) *unit = "1";
 }
 
 void AdjShapeSizes(const AdjShape *s, PetscReal *thickness, PetscReal *reflength)
@@ -332,6 +386,9 @@ void AdjShapeSizes(const AdjShape *s, PetscReal *thickness, PetscReal *reflength
     break;
   case ADJ_SHAPE_NACA4:
     *thickness = q[3] * q[0], *reflength = q[0];
+    break;
+  case ADJ_SHAPE_PLANE:
+    *thickness = *reflength = PETSC_MAX_REAL;
     break;
   default: {
     PetscReal tmax = 0;

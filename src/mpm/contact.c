@@ -3,29 +3,15 @@
  * obstacles on a node is applied by the grid update (grid.c). */
 #include "mpmimpl.h"
 
-/* Signed distance phi [m] from the point x to the obstacle o (phi < 0 inside) and the outward unit
- * normal n = grad phi:
- *   plane (point p, unit normal n):  phi = (x - p) . n,
- *   circle (centre c, radius r):     phi = |x - c| - r,  n = (x - c) / |x - c|.
- * At the centre of a circle grad phi is undefined; there (|x - c| <= 1e-12 r) n = (0, 1).  That point lies
- * a whole radius deep inside, where no particle can be: the choice has no effect on a run.  Obstacles and
- * nodes are fixed, so phi and n are constants of the grid update (no adjoint needed). */
+/* Signed distance phi [m] of x from obstacle o (< 0 inside) and the outward normal n = grad phi, from the
+ * geometry layer (exact for planes and circles: (x - p) . n and |x - c| - r). Obstacles and nodes are
+ * fixed, so phi and n are constants of the grid update (no adjoint needed). */
 PetscReal MPMObstacleDistance(const MPMObstacle *o, const PetscReal x[MPM_DIM], PetscReal n[MPM_DIM])
 {
-  const PetscReal *q = o->geom;
+  PetscReal phi;
 
-  if (o->shape == MPM_OBSTACLE_PLANE) {
-    n[0] = q[2], n[1] = q[3];
-    return (x[0] - q[0]) * n[0] + (x[1] - q[1]) * n[1];
-  } else {
-    const PetscReal d[MPM_DIM] = {x[0] - q[0], x[1] - q[1]}, len = PetscSqrtReal(d[0] * d[0] + d[1] * d[1]);
-
-    if (len > 1e-12 * q[2])
-      n[0] = d[0] / len, n[1] = d[1] / len;
-    else
-      n[0] = 0, n[1] = 1;
-    return len - q[2];
-  }
+  AdjShapeDistanceNormal(&o->shape, x[0], x[1], &phi, n);
+  return phi;
 }
 
 /* Contact weight of a node at signed distance phi from an obstacle, over the width w

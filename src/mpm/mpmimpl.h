@@ -3,6 +3,7 @@
 
 #include <adjsim/mpm.h>
 #include <adjsim/stepper.h>
+#include <adjsim/geometry.h>
 #include <petscdmda.h>
 #include <petscsf.h>
 
@@ -18,7 +19,6 @@ typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION 
 /* Constitutive models: the numbers of the entries of MPMModelTable (model.c, mpmmodel.h). */
 typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN, MPM_NMODELS } MPMModel;
 typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK, MPM_SHAPE_FILE } MPMShape;
-typedef enum { MPM_OBSTACLE_PLANE, MPM_OBSTACLE_CIRCLE } MPMObstacleShape;
 extern const char *const MPMWallTypes[];
 
 /* The state of one particle: position, velocity, APIC affine velocity C (= B D^-1), deformation
@@ -51,14 +51,14 @@ typedef struct {
 } MPMNode;
 #define MPM_NNODE ((PetscInt)(sizeof(MPMNode) / sizeof(PetscScalar)))
 
-/* A rigid obstacle fixed in space (obstacles.c, contact.c), given by its signed distance phi (< 0 inside)
- * and outward unit normal n = grad phi: a half-space behind a plane, or a solid circle. */
+/* A rigid obstacle fixed in space (obstacles.c, contact.c): a shape of the geometry layer (plane, circle,
+ * ellipse; include/adjsim/geometry.h) with its signed distance phi (< 0 inside) and outward normal
+ * n = grad phi (AdjShapeDistanceNormal), the same code as the fluid's immersed bodies. */
 typedef struct {
-  MPMObstacleShape shape;
-  MPMWallType      type;      /* sticky, slip or friction (never none) */
-  PetscReal        geom[4];   /* plane: a point px, py and the unit outward normal nx, ny; circle: cx, cy, r [m] */
-  char             spec[256]; /* the option value, for messages */
-  char             option[32];
+  AdjShape    shape;
+  MPMWallType type;      /* sticky, slip or friction (never none) */
+  char        spec[256]; /* the option value, for messages */
+  char        option[32];
 } MPMObstacle;
 
 /* Background grid: M[d] cells of size h[d] on [0, L[d]], nodes 0..M[d] at cell corners.  This rank

@@ -4,6 +4,10 @@
  *   -mpm_obstacle0 plane:px,py,nx,ny[:type]     the half-space behind the line through (px,py) with outward
  *                                               normal (nx,ny) (normalized here) [m]
  *   -mpm_obstacle1 circle:cx,cy,r[:type]        the solid circle of centre (cx,cy) and radius r [m]
+ *   -mpm_obstacle2 ellipse:cx,cy,a,b,alpha[:type]  the solid ellipse of centre (cx,cy), semi-axes a (along
+ *                                               its axis) and b, the axis turned clockwise by alpha [deg]
+ *
+ * The shapes are those of the geometry layer (include/adjsim/geometry.h), shared with the fluid's bodies.
  *
  * type: sticky | slip | friction (default slip); numbered from 0 without gaps, up to MPM_MAX_OBSTACLES. */
 #define _POSIX_C_SOURCE 200809L
@@ -25,10 +29,50 @@ static PetscErrorCode MPMParseObstacleType(MPM mpm, MPMObstacle *o, const char *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The geometry-layer shape of an obstacle from its kind and numbers (checked here, with the option's name). */
+static PetscErrorCode MPMObstacleShapeFrom(MPM mpm, MPMObstacle *o, const char kind[], const char numbers[])
+{
+  static const char *kinds[]   = {"plane", "circle", "ellipse"},
+                    *layouts[] = {"px,py,nx,ny", "cx,cy,r", "cx,cy,a,b,alpha"};
+  const AdjShapeType types[]   = {ADJ_SHAPE_PLANE, ADJ_SHAPE_CIRCLE, ADJ_SHAPE_ELLIPSE};
+  const PetscInt     counts[]  = {4, 3, 5};
+  PetscReal          q[5]      = {0, 0, 0, 0, 0};
+  PetscInt           t;
+  AdjShape          *sh = &o->shape;
+
+  PetscFunctionBeginUser;
+  for (t = 0; t < 3 && strcmp(kind, kinds[t]); t++) {
+  }
+  PetscCheck(t < 3, mpm->comm, PETSC_ERR_USER_INPUT,
+             "%s %s: unknown obstacle kind \"%s\"; use plane, circle or ellipse", o->option, o->spec, kind);
+  PetscCheck(MPMParseReals(numbers, counts[t], q), mpm->comm, PETSC_ERR_USER_INPUT,
+             "%s %s: a %s needs %" PetscInt_FMT " comma-separated numbers (%s)", o->option, o->spec, kind, counts[t],
+             layouts[t]);
+  PetscCall(PetscMemzero(sh, sizeof(*sh)));
+  sh->type = types[t];
+  sh->p[0] = q[0], sh->p[1] = q[1];
+  if (sh->type == ADJ_SHAPE_PLANE) { /* alpha 0: the normal is given in the world frame */
+    PetscCheck(q[2] * q[2] + q[3] * q[3] > 0, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s %s: the normal (%g, %g) is zero; give the outward normal nx,ny of the plane", o->option, o->spec,
+               (double)q[2], (double)q[3]);
+    sh->p[3] = q[2], sh->p[4] = q[3];
+  } else if (sh->type == ADJ_SHAPE_CIRCLE) {
+    PetscCheck(q[2] > 0, mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: the radius %g m must be positive", o->option, o->spec,
+               (double)q[2]);
+    sh->p[3] = q[2];
+  } else {
+    PetscCheck(q[2] > 0 && q[3] > 0, mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: the semi-axes %g, %g m must be positive",
+               o->option, o->spec, (double)q[2], (double)q[3]);
+    sh->p[2] = q[4], sh->p[3] = q[2], sh->p[4] = q[3];
+  }
+  PetscCall(AdjShapeSetUp(mpm->comm, sh)); /* makes the plane's normal unit */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMParseObstacle(MPM mpm, MPMObstacle *o)
 {
   char     copy[256], *field[3] = {NULL, NULL, NULL}, *save = NULL, *tok;
-  PetscInt nf = 0, ngeom;
+  PetscInt nf = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(copy, o->spec, sizeof(copy)));
@@ -36,27 +80,8 @@ static PetscErrorCode MPMParseObstacle(MPM mpm, MPMObstacle *o)
   PetscCheck(nf >= 2 && !tok, mpm->comm, PETSC_ERR_USER_INPUT,
              "%s %s: expected kind:numbers[:type], e.g. plane:0,0.2,0,1:friction or circle:0.5,0.3,0.1:slip", o->option,
              o->spec);
-  if (!strcmp(field[0], "plane"))
-    o->shape = MPM_OBSTACLE_PLANE, ngeom = 4;
-  else if (!strcmp(field[0], "circle"))
-    o->shape = MPM_OBSTACLE_CIRCLE, ngeom = 3;
-  else
-    SETERRQ(mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: unknown obstacle kind \"%s\"; use plane or circle", o->option,
-            o->spec, field[0]);
-  PetscCheck(MPMParseReals(field[1], ngeom, o->geom), mpm->comm, PETSC_ERR_USER_INPUT,
-             "%s %s: a %s needs %" PetscInt_FMT " comma-separated numbers (%s)", o->option, o->spec, field[0], ngeom,
-             ngeom == 4 ? "px,py,nx,ny" : "cx,cy,r");
+  PetscCall(MPMObstacleShapeFrom(mpm, o, field[0], field[1]));
   PetscCall(MPMParseObstacleType(mpm, o, nf > 2 ? field[2] : NULL));
-  if (o->shape == MPM_OBSTACLE_PLANE) {
-    const PetscReal len = PetscSqrtReal(o->geom[2] * o->geom[2] + o->geom[3] * o->geom[3]);
-
-    PetscCheck(len > 0, mpm->comm, PETSC_ERR_USER_INPUT,
-               "%s %s: the normal (%g, %g) is zero; give the outward normal nx,ny of the plane", o->option, o->spec,
-               (double)o->geom[2], (double)o->geom[3]);
-    o->geom[2] /= len, o->geom[3] /= len;
-  } else
-    PetscCheck(o->geom[2] > 0, mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: the radius %g m must be positive", o->option,
-               o->spec, (double)o->geom[2]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -103,7 +128,8 @@ PetscErrorCode MPMSetUpObstacles(MPM mpm)
     PetscCall(PetscOptionsString(
         o->option,
         "Rigid obstacle k, fixed: plane:px,py,nx,ny[:type] (the half-space behind the line "
-        "through (px,py) with outward normal (nx,ny)) or circle:cx,cy,r[:type] [m]; type "
+        "through (px,py) with outward normal (nx,ny)), circle:cx,cy,r[:type] or ellipse:cx,cy,a,b,alpha[:type] "
+        "(semi-axes a along the axis, b across; the axis turned clockwise by alpha [deg]) [m]; type "
         "sticky (v = 0), slip (default: the approach speed is removed, smoothed like the "
         "friction walls) or friction (smoothed Coulomb with -mpm_wall_friction and "
         "-mpm_friction_smoothing, parameter block friction); numbered 0, 1, ... without gaps, at most 8",

@@ -118,13 +118,15 @@ static PetscReal ObstacleWeight(const MPMObstacle *o, PetscReal width, const Pet
 {
   PetscReal phi, t;
 
-  if (o->shape == MPM_OBSTACLE_PLANE) {
-    n[0] = o->geom[2], n[1] = o->geom[3];
-    phi = (x[0] - o->geom[0]) * n[0] + (x[1] - o->geom[1]) * n[1];
+  const PetscReal *q = o->shape.p; /* x0, y0, alpha (0 here), then nx, ny (plane) or R (circle) */
+
+  if (o->shape.type == ADJ_SHAPE_PLANE) {
+    n[0] = q[3], n[1] = q[4];
+    phi = (x[0] - q[0]) * n[0] + (x[1] - q[1]) * n[1];
   } else {
-    const PetscReal r = PetscHypotReal(x[0] - o->geom[0], x[1] - o->geom[1]);
-    n[0] = (x[0] - o->geom[0]) / r, n[1] = (x[1] - o->geom[1]) / r;
-    phi = r - o->geom[2];
+    const PetscReal r = PetscHypotReal(x[0] - q[0], x[1] - q[1]);
+    n[0] = (x[0] - q[0]) / r, n[1] = (x[1] - q[1]) / r;
+    phi = r - q[3];
   }
   t = PetscMin(1.0, PetscMax(0.0, phi / width));
   return 1 - t * t * t * (6 * t * t - 15 * t + 10);
@@ -336,10 +338,10 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
    * contact layer of 1.5 cells: nodes with s = 1, 0 < s < 1 and s = 0, and nodes under two obstacles */
   g.nobstacles     = 3;
   g.obstacle_width = 1.5 * g.h[0];
-  g.obstacle[0]    = (MPMObstacle){MPM_OBSTACLE_CIRCLE, MPM_WALL_FRICTION, {0.45, 0.5, 0.15, 0}, "", ""};
-  g.obstacle[1] =
-      (MPMObstacle){MPM_OBSTACLE_PLANE, MPM_WALL_SLIP, {0.3, 0.35, 1 / PetscSqrtReal(5), 2 / PetscSqrtReal(5)}, "", ""};
-  g.obstacle[2] = (MPMObstacle){MPM_OBSTACLE_CIRCLE, MPM_WALL_STICKY, {0.7, 0.65, 0.12, 0}, "", ""};
+  g.obstacle[0]    = (MPMObstacle){{.type = ADJ_SHAPE_CIRCLE, .p = {0.45, 0.5, 0, 0.15}}, MPM_WALL_FRICTION, "", ""};
+  g.obstacle[1]    = (MPMObstacle){{.type = ADJ_SHAPE_PLANE, .p = {0.3, 0.35, 0, 1, 2}}, MPM_WALL_SLIP, "", ""};
+  g.obstacle[2]    = (MPMObstacle){{.type = ADJ_SHAPE_CIRCLE, .p = {0.7, 0.65, 0, 0.12}}, MPM_WALL_STICKY, "", ""};
+  for (PetscInt k = 0; k < g.nobstacles; k++) PetscCall(AdjShapeSetUp(PETSC_COMM_SELF, &g.obstacle[k].shape));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   for (PetscInt d = 0; d < MPM_DIM; d++) g.s[d] = g.gs[d] = 0, g.m[d] = g.gm[d] = g.M[d] + 1;
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
