@@ -3,7 +3,9 @@
 
 For every dataset under the chosen groups (default: /gradients and /parameters) the relative
 difference max|a - b| / max(max|a|, max|b|) is printed; the exit status is 1 when any difference
-exceeds --rtol, a dataset is missing from one file, or the shapes differ, and 0 otherwise.
+exceeds --rtol or is NaN, a dataset is missing from one file, the shapes differ, no dataset was
+compared, or every dataset compared is zero in both files (zero equals zero whatever the code
+computes: such a comparison tests nothing), and 0 otherwise.
 Use it to check that a gradient is the same under every checkpoint setting or rank count.
 With --slices I J, time series (e.g. /particles/<name>, shaped (nt, ...)) are compared at slice I of
 the first file and slice J of the second (negative: from the end), e.g. the last output step of a run
@@ -45,6 +47,7 @@ def main():
     args = ap.parse_args()
     bad = 0
     compared = 0
+    nonzero = 0  # datasets compared that are not zero in both files
     with h5py.File(args.first, "r") as fa, h5py.File(args.second, "r") as fb:
         for group in args.groups:
             da, db = datasets(fa, group), datasets(fb, group)
@@ -68,9 +71,13 @@ def main():
                 rel = diff / scale if scale > 0 else diff
                 ok = (diff == 0) if args.exact else (rel <= args.rtol)
                 compared += 1
+                nonzero += 0 if scale == 0 else 1
                 print(f"{name}: shape {a.shape} max|a-b| {diff:.3e} relative {rel:.3e} {'ok' if ok else 'DIFFERS'}")
                 bad += 0 if ok else 1
     print(f"{compared} dataset(s) compared, {bad} problem(s)")
+    if compared and not nonzero:
+        print("every dataset compared is zero in both files: the comparison tests nothing")
+        return 1
     return 1 if bad or compared == 0 else 0
 
 

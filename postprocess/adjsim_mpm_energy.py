@@ -7,8 +7,9 @@ step, docs/output-format.md): checks its layout and reports the energy drift.
 Prints the energies at the first and last step, the relative drift |E(T) - E(0)| / E(0) of the total,
 its largest deviation over the run, the largest gain max(E - E(0)) / E(0), and the loss in the first
 step (the first projection onto the grid).  Exits 1 when the dataset or its column names are wrong,
-a row's total is not the sum of its parts (1e-12), the steps are not consecutive, or a
-bound given (--max-drift on the final drift, --max-gain) is exceeded; 0 otherwise."""
+a row's total is not the sum of its parts (1e-12), the steps are not consecutive, an entry is NaN or
+infinite, every energy is zero (then every check holds whatever the solver does), or a bound given
+(--max-drift on the final drift, --max-gain) is exceeded or its quantity is NaN; 0 otherwise."""
 import argparse
 import sys
 
@@ -42,9 +43,16 @@ def main():
     elif h[0, 0] != 0:
         print(f"note: the history starts at step {int(h[0, 0])} (a run continued from a restart file): E(0) below "
               "is the energy of that step")
+    if not np.all(np.isfinite(h)):
+        bad = np.argwhere(~np.isfinite(h))[0]
+        print(f"FAIL: /history/energy holds NaN or infinite entries (first at row {bad[0]}, column {bad[1]})")
+        ok = False
     scale = np.abs(h[:, 2:5]).sum(axis=1).max()
-    sumerr = float(np.max(np.abs(h[:, 2:5].sum(axis=1) - h[:, 5]))) / scale
-    if sumerr > 1e-12:
+    if scale == 0:
+        print("FAIL: every energy of the history is zero: nothing moves, so the checks below test nothing")
+        ok = False
+    sumerr = float(np.max(np.abs(h[:, 2:5].sum(axis=1) - h[:, 5]))) / scale if scale > 0 else float("nan")  # NaN fails
+    if not sumerr <= 1e-12:  # written so that a NaN fails too (NaN > 1e-12 is False)
         print(f"FAIL: total differs from kinetic + elastic + potential by {sumerr:.2e} (relative)")
         ok = False
     E = h[:, 5]

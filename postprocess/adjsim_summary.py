@@ -60,21 +60,27 @@ def summary(f):
 
 
 def compare(f, t):
+    """The largest parameter error: NaN when one is NaN (Python's max(worst, nan) keeps worst: a NaN error would
+    pass), infinite when shapes differ or no parameter is in both files (then nothing was compared)."""
     print("parameters against the truth file:")
-    worst = 0.0
+    errors = []
     for k in sorted(f.get("parameters", {})):
         if k not in t.get("parameters", {}):
             continue
         a, b = np.asarray(f["parameters"][k][()], float), np.asarray(t["parameters"][k][()], float)
         if a.shape != b.shape:
             print(f"  {k}: shapes differ {a.shape} vs {b.shape}")
+            errors.append(float("inf"))
             continue
         nb = np.linalg.norm(b)
         err = np.linalg.norm(a - b) / nb if nb > 0 else np.linalg.norm(a - b)
         kind = "relative error" if nb > 0 else "absolute error"
         print(f"  {k:<28} {kind} {err:.3e}")
-        worst = max(worst, err)
-    return worst
+        errors.append(float(err))
+    if not errors:
+        print("  no parameter in both files: nothing compared")
+        return float("inf")
+    return float(np.max(errors))
 
 
 def main():
@@ -93,7 +99,7 @@ def main():
             with h5py.File(args.truth, "r") as t:
                 worst = compare(f, t)
             if args.truth_rtol is not None:
-                ok = worst <= args.truth_rtol
+                ok = bool(worst <= args.truth_rtol)  # False for a NaN
                 print(f"largest parameter error {worst:.3e} (required <= {args.truth_rtol:g}): {'ok' if ok else 'FAILED'}")
                 status = max(status, 0 if ok else 1)
         if args.expect_decrease is not None:
@@ -102,7 +108,8 @@ def main():
             contiguous = np.array_equal(it, np.arange(len(it)))
             if not contiguous:
                 print(f"optimization history is not contiguous: iterations {list(it)}")
-            ok = len(J) >= 2 and J[-1] <= args.expect_decrease * J[0] and contiguous
+            # J[0] = 0: J[-1] <= F J[0] then holds for J[-1] = 0 whatever the optimizer did; a NaN fails (<= is False)
+            ok = bool(len(J) >= 2 and J[0] != 0 and J[-1] <= args.expect_decrease * J[0] and contiguous)
             print(f"objective decrease {J[-1] / J[0] if len(J) >= 2 else float('nan'):.3e} "
                   f"(required <= {args.expect_decrease:g}): {'ok' if ok else 'FAILED'}")
             status = max(status, 0 if ok else 1)

@@ -105,6 +105,8 @@ def main(argv=None):
             expected = source_values(run, source)
             if len(expected) != len(rows):
                 raise ah.RunFileError(f"{args.csv} has {len(rows)} rows, {source} of {run} has {len(expected)} values")
+            if len(rows) == 0:  # an empty column matches an empty source whatever the exporter does
+                raise ah.RunFileError(f"{args.csv}: no rows to compare with {source} of {run}")
             for i, (row, e) in enumerate(zip(rows, expected)):
                 try:
                     got = float(row[j])

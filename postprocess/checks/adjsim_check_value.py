@@ -10,7 +10,8 @@ Prints the value, the expected value and the relative error; exits 1 when the er
 
 With --conserved instead of --index/--expect: the sum of every slice of a time series (e.g.
 /fields/c) must equal the first slice's sum to --rtol (a conserved total, e.g. the scalar in a
-closed box)."""
+closed box).  It fails when the series has fewer than 2 slices or is zero everywhere: then every sum equals
+the first whatever the solver does, and the check tests nothing.  A NaN fails every check."""
 import argparse
 import sys
 
@@ -33,6 +34,13 @@ def main():
             return 1
         data = np.asarray(f[a.dataset][()], dtype=float)
     if a.conserved:
+        if data.ndim < 1 or data.shape[0] < 2:
+            print(f"FAIL: {a.dataset} has shape {data.shape}: conservation needs at least 2 slices (with one, every "
+                  "sum equals the first whatever the solver does)")
+            return 1
+        if not np.any(data != 0):
+            print(f"FAIL: {a.dataset} is zero everywhere: its sums are conserved whatever the solver does")
+            return 1
         sums = data.reshape(data.shape[0], -1).sum(axis=1)
         err = float(np.max(np.abs(sums - sums[0]))) / max(abs(sums[0]), np.finfo(float).tiny)
         ok = err <= a.rtol

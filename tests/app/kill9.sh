@@ -24,7 +24,8 @@ run() { $mpiexec -n "$np" --oversubscribe --bind-to none "$adjsim" "${case[@]}" 
 run -output run.h5 -output_interval 50 -restart_interval 0 >earlier.log 2>&1 ||
   { cat earlier.log; fail "the earlier run failed"; }
 $python "$post/adjsim_check_run.py" run.h5 >/dev/null || fail "the earlier run file is not valid"
-sum_before=$(md5sum run.h5 ./*.xmf)
+# md5sum fails (and prints less) when a file is missing: the comparison below would then compare less or nothing
+sum_before=$(md5sum run.h5 ./*.xmf) || fail "no run.h5 or no XDMF file of the earlier run to protect"
 
 for delay in 0.3 0.9 1.7; do
   # The full path makes the ranks of this run (and not the launcher, nor other tests' ranks) findable.
@@ -40,7 +41,8 @@ for delay in 0.3 0.9 1.7; do
   wait "$launcher"
   echo "[${SECONDS}s] killed $delay s after the first restart file; files left: $(ls | tr '\n' ' ')"
   # Byte for byte as before, so still the valid file adjsim_check_run.py passed above.
-  [ "$(md5sum run.h5 ./*.xmf)" = "$sum_before" ] || fail "the earlier run file or its XDMF changed after kill -9"
+  sum_after=$(md5sum run.h5 ./*.xmf) || fail "the earlier run file or its XDMF is gone after kill -9"
+  [ "$sum_after" = "$sum_before" ] || fail "the earlier run file or its XDMF changed after kill -9"
   $python "$post/adjsim_compare.py" run-restart.h5 run-restart.h5 --groups /restart --exact >/dev/null ||
     fail "the restart file left by kill -9 (after $delay s) cannot be read"
 done

@@ -3,6 +3,9 @@
 #   -DCMD=<program|arg|arg...>  command, arguments separated by '|'
 #   -DEXPECT_FAIL=ON|OFF        whether a nonzero exit status is required
 #   -DREGEX=<regex>             must match stdout+stderr
+if("${REGEX}" STREQUAL "")
+  message(FATAL_ERROR "empty REGEX: it matches any output, so the output check would test nothing")
+endif()
 string(REPLACE "|" ";" _cmd "${CMD}")
 execute_process(COMMAND ${_cmd} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
 set(_all "${_out}${_err}")

@@ -50,6 +50,34 @@ static inline PetscErrorCode AdjTestGlobalMax(MPI_Comm comm, PetscReal local, Pe
   PetscFunctionReturn(0);
 }
 
+/* min(a, b) that keeps a NaN (PetscMin(a, b) is (a < b ? a : b): it drops a NaN in a, so a running minimum of rates
+ * or distances that sees a NaN early forgets it). */
+static inline PetscReal AdjTestMin(PetscReal a, PetscReal b)
+{
+  return (PetscIsNanReal(a) || a < b) ? a : b;
+}
+
+/* The minimum of local over the ranks of comm, NaN when any rank's value is NaN. */
+static inline PetscErrorCode AdjTestGlobalMin(MPI_Comm comm, PetscReal local, PetscReal *global)
+{
+  PetscReal neg = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjTestGlobalMax(comm, -local, &neg));
+  *global = -neg;
+  PetscFunctionReturn(0);
+}
+
+/* gap / scale for a difference gap between two states measured against scale, the size of the states (e.g.
+ * max(|a|, |b|)): NaN when either is NaN, and IEEE +infinity (not PETSC_INFINITY, a finite number) when scale is
+ * zero or negative: two zero states compare equal whatever the code computes, so such a comparison tests nothing and
+ * must not pass. */
+static inline PetscReal AdjTestRelative(PetscReal gap, PetscReal scale)
+{
+  if (PetscIsNanReal(gap) || PetscIsNanReal(scale)) return (PetscReal)NAN;
+  return scale > 0 ? gap / scale : (PetscReal)INFINITY;
+}
+
 /* The verdict on a dot-product test, "ok" or "FAIL" with the reason, for a gap checked against tol that is
  * |lhs - rhs| over max(scale, PETSC_SMALL) or over more.  Fails when a side is NaN or infinite, when the scale is not
  * positive and finite, when the test is vacuous: both sides zero, or at most tol max(scale, PETSC_SMALL) (then the gap

@@ -16,8 +16,14 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   esac
 done
 shift
+[ -n "$regex" ] || { echo "FAIL: empty regex: every output would match"; exit 2; }
+[ $# -gt 0 ] || { echo "FAIL: no command after --"; exit 2; }
 declare -A before
-for f in "${unchanged[@]}"; do before[$f]=$(sha256sum "$f" 2>/dev/null | cut -d' ' -f1); done
+for f in "${unchanged[@]}"; do
+  # a file missing before the run would be "unchanged" (missing after it too): that check would test nothing
+  before[$f]=$(sha256sum "$f" 2>/dev/null | cut -d' ' -f1)
+  [ -n "${before[$f]}" ] || { echo "FAIL: --unchanged $f does not exist before the run: nothing to protect"; exit 2; }
+done
 for f in "${absent[@]}"; do rm -f "$f"; done
 out=$(timeout 120 "$@" 2>&1); rc=$?
 printf '%s\n' "$out" | head -40

@@ -5,6 +5,7 @@
 #include <adjsim/io.h>
 
 #include "steppertest.h"
+#include "adjtest.h"
 
 /* An MPM stepper on comm from a fresh options database holding just the NULL-terminated "-name",
  * "value" pairs of base and extra (either may be NULL). */

@@ -165,9 +165,13 @@ say "cluster up: $(sinfo -h -o '%P %D %T %c CPUs')"
 
 # ---------------------------------------------------------------- helpers
 # Jobs start with a clean MPI environment: the job scripts must set what they need themselves.
+# Prints the job id; fails unless sbatch gave one (an empty id would make "scontrol show job" list every job).
 submit() {
-  env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_MCA_rmaps_base_oversubscribe \
-    ADJSIM_BIN="$ADJ" sbatch --parsable --time=10 --mem-per-cpu=100M "$@" | cut -d';' -f1
+  local id
+  id=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_MCA_rmaps_base_oversubscribe \
+    ADJSIM_BIN="$ADJ" sbatch --parsable --time=10 --mem-per-cpu=100M "$@" | cut -d';' -f1) || return 1
+  [[ $id =~ ^[0-9]+$ ]] || { echo "sbatch printed '$id', not a job id" >&2; return 1; }
+  echo "$id"
 }
 # "<JobId> <JobState> <ExitCode> <Restarts>" for the job (every task of an array).
 job_states() {
@@ -301,10 +305,17 @@ expect_completed "$fopt" "$flog"
 stopped=$(sed -n '1,/stopped by a signal/p' "$flog" | grep -E "^optimize: iteration" | tail -n 1)
 resumed=$(grep -m1 "resumed at iteration" "$flog") || { tail -n 25 "$flog"; fail "fluid optimization: the requeued job did not resume"; }
 say "fluid optimization: stopped after '$stopped'; '$resumed'"
-[ "$(echo "$resumed" | awk '{print $5}')" = "$(echo "$stopped" | awk '{print $3}')" ] ||
-  fail "fluid optimization: resumed at another iteration than the one where it stopped"
-[ "$(echo "$resumed" | awk '{print $8}')" = "$(echo "$stopped" | awk '{print $6}')" ] ||
-  fail "fluid optimization: resumed with another objective than the one where it stopped"
+# Numbers first: two empty fields (no line found, another format) would compare equal and prove nothing.
+int='^[0-9]+$' real='^[-+]?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$'
+stop_it=$(echo "$stopped" | awk '{print $3}') stop_J=$(echo "$stopped" | awk '{print $6}')
+res_it=$(echo "$resumed" | awk '{print $5}') res_J=$(echo "$resumed" | awk '{print $8}')
+[[ $stop_it =~ $int && $stop_J =~ $real ]] ||
+  { tail -n 25 "$flog"; fail "fluid optimization: no 'optimize: iteration <n> J = <number>' line before the stop"; }
+[[ $res_it =~ $int && $res_J =~ $real ]] || fail "fluid optimization: no iteration and objective in '$resumed'"
+[ "$res_it" = "$stop_it" ] ||
+  fail "fluid optimization: resumed at iteration $res_it, not at $stop_it where it stopped"
+[ "$res_J" = "$stop_J" ] ||
+  fail "fluid optimization: resumed with objective $res_J, not $stop_J where it stopped"
 check "$ROOT/postprocess/adjsim_summary.py" "$R/airfoil/fluid_airfoil_optimize.h5" --expect-decrease 1e-6 >"$T/opt-summary.txt"
 check "$ROOT/postprocess/adjsim_check_run.py" "$R/airfoil/fluid_airfoil_optimize.h5"
 [ ! -e "$R/airfoil/fluid_airfoil_optimize-restart.h5" ] || fail "fluid optimization: restart file left after completion"

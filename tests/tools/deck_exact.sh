@@ -204,7 +204,8 @@ cmd_compare() {
     if [ -z "$groups" ]; then
       why="${why:+$why }no datasets"
     elif ! "$PYTHON" "$COMPARE" "$f" "$b/$name" --exact --groups $groups >"$log" 2>&1; then
-      why="${why:+$why }datasets differ: $(grep -E 'DIFFERS|only in|shapes differ|missing|Error' "$log" | head -3 | tr '\n' ';')"
+      # (grep finding none of these must not abort the script under set -e and pipefail before FAIL is printed)
+      why="${why:+$why }datasets differ: $({ grep -E 'DIFFERS|only in|shapes differ|missing|Error' "$log" || true; } | head -3 | tr '\n' ';')"
     fi
     if [ -z "$why" ]; then
       printf '%-52s PASS  %s (%s datasets)\n' "$name" "$groups" "$(tail -1 "$log" | sed 's/ dataset(s) compared.*//')"
