@@ -242,6 +242,25 @@ static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjSt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The objective of steps 1..k0 of a continued run, from its restart file: the run adds its own steps and
+ * so reports the objective of the whole run, bit for bit (the same sum in the same order). A restart file
+ * without it (written before adjsim recorded it) leaves J to the steps after k0, as the message says. */
+static PetscErrorCode AdjDriverRestartObjective(AdjDriver drv, AdjStepIndex k0, PetscReal *J)
+{
+  PetscBool found;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputReadRestartObjective(drv->comm, drv->restart, J, &found));
+  if (!found) {
+    *J = 0;
+    PetscCall(PetscPrintf(drv->comm,
+                          "adjsim: note: %s does not record the objective of steps 1..%" PetscInt64_FMT
+                          ": J below covers steps %" PetscInt64_FMT " and after only\n",
+                          drv->restart, (PetscInt64)k0, (PetscInt64)k0 + 1));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, PetscReal *J)
 {
   AdjStepIndex    n, k0 = 0;
@@ -257,8 +276,12 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   drv->interrupted_at = -1;
   if (write_output && drv->restart[0]) PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
   PetscCall(AdjDriverCheckFinite(drv, k0, k0, dt, drv->x));
-  if (out && k0 == 0) PetscCall(AdjDriverOutputStep(drv, 0, n, dt));
   *J = 0;
+  if (k0 > 0) PetscCall(AdjDriverRestartObjective(drv, k0, J));
+  if (out) PetscCall(AdjOutputSetRestartObjective(drv->out, *J));
+  /* a run continued from its final state (a restart file of the last step) has no step left, but its run
+     file still gets that state's fields, particles and history row */
+  if (out && (k0 == 0 || k0 == n)) PetscCall(AdjDriverOutputStep(drv, k0, n, dt));
   PetscCall(AdjProgressStart(&pr, (PetscBool)(drv->quiet || !write_output), drv->progress_interval));
   for (AdjStepIndex k = k0 + 1; k <= n; k++) {
     PetscErrorCode bad;
@@ -270,6 +293,7 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
     PetscCall(VecSwap(drv->x, drv->y));
     PetscCall(AdjStepperObjective(drv->stepper, k, drv->x, &Jk));
     *J += Jk;
+    if (out) PetscCall(AdjOutputSetRestartObjective(drv->out, *J)); /* recorded by restart writes at step k */
     if (out) PetscCall(AdjDriverOutputStep(drv, k, n, dt));
     PetscCall(AdjProgressUpdate(&pr, drv->comm, "forward", k, n, k * dt));
     if (out && drv->interruptible && k < n) {

@@ -368,6 +368,25 @@ PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/** The objective summed over the steps up to the restart state (attribute objective of /restart, see
+ *  AdjOutputSetRestartObjective()); *found false for a file written without it. Collective. */
+PetscErrorCode AdjInputReadRestartObjective(MPI_Comm comm, const char path[], PetscReal *objective, PetscBool *found)
+{
+  hid_t    file, grp;
+  PetscInt count;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
+  PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_FALSE, &grp));
+  PetscCall(AdjH5ReadAttr(grp, "objective", ADJ_H5_REAL_MEM, 1, objective, &count));
+  AdjCallH5(H5Gclose(grp));
+  AdjCallH5(H5Fclose(file));
+  *found = (PetscBool)(count == 1);
+  PetscCheck(!*found || PetscIsInfOrNanReal(*objective) == PETSC_FALSE, comm, PETSC_ERR_USER_INPUT,
+             "Cannot use %s: the attribute objective of /restart is %g, not a finite number", path, (double)*objective);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /** The output steps and times at which /fields/<name> has slices (name NULL: all output steps).
  *  Collective; every rank gets the arrays.
  *  @param[out] nt    number of slices

@@ -71,6 +71,8 @@ struct _p_AdjOutput {
   char      restart_path[PETSC_MAX_PATH_LEN]; /* empty: "<stem>-restart.h5" */
   char      restart_eff[PETSC_MAX_PATH_LEN];  /* the restart path in effect (returned by the getter) */
   PetscInt  interval, restart_interval, design_max;
+  PetscBool restart_objective_set; /* restart writes record restart_objective (AdjOutputSetRestartObjective) */
+  PetscReal restart_objective;
   PetscBool xdmf;
 
   /* grid */
