@@ -31,5 +31,6 @@ int AdjTableReadRows(const char path[], const char name[], PetscInt64 slice, Pet
 
 /* The index of the first NaN or Inf among a[0..n), or -1; *what (may be NULL) is "NaN", "+Inf" or "-Inf".
    Every reader of input files (these and the AdjInput* readers of include/adjsim/io.h) refuses a
-   non-finite value through this one test: a NaN in a file must never pass for data. */
+   non-finite value through this one test: a NaN in a file must never pass for data. (AdjDriverForward
+   uses it too, on the states it keeps.) */
 PetscInt64 AdjTableFirstNonFinite(const PetscReal a[], PetscInt64 n, const char **what);
