@@ -83,6 +83,9 @@ PetscErrorCode AdjOutputWriteRestart(AdjOutput out, const char solver[], AdjStep
                                      PetscInt nfields, const char *const names[], Vec fields[]);
 PetscErrorCode AdjOutputWriteRestartFile(AdjOutput out, const char solver[], AdjStepIndex step, PetscReal time,
                                          PetscInt nfields, const char *const names[], Vec fields[]);
+/* The objective summed over steps 1..step of the state the following restart writes record (attribute
+   objective of /restart), so a run continued from it reports the objective of the whole run. */
+PetscErrorCode AdjOutputSetRestartObjective(AdjOutput out, PetscReal objective);
 
 /* Free-form metadata */
 PetscErrorCode AdjOutputSetAttribute(AdjOutput out, const char group[], const char name[], const char value[]);
@@ -103,5 +106,6 @@ PetscErrorCode AdjInputReadFieldSlices(MPI_Comm comm, const char path[], const c
                                        PetscInt count, DM da, Vec v[]);
 PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v);
 PetscErrorCode AdjInputHasDataset(MPI_Comm comm, const char path[], const char dataset[], PetscBool *has);
+PetscErrorCode AdjInputReadRestartObjective(MPI_Comm comm, const char path[], PetscReal *objective, PetscBool *found);
 PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n,
                                  PetscReal **values);

@@ -16,13 +16,21 @@ int AdjTableFileOpen(const char path[], const char what[], AdjTableFile *file, c
 int AdjTableFileHas(AdjTableFile file, const char name[]);
 /* Dataset `name` as n rows of ncomp reals: shaped (N) for ncomp 1, (N, ncomp) otherwise, or with one
    leading time dimension, of which the last slice is taken. *data = NULL (and 0 returned) when the
-   dataset is absent; free *data with free(). */
+   dataset is absent; free *data with free(). A NaN or an Inf in the rows taken is an error naming the
+   dataset and the first such row. */
 int  AdjTableFileRead(AdjTableFile file, const char name[], PetscInt ncomp, PetscInt *n, PetscReal **data, char msg[],
                       size_t len);
 void AdjTableFileClose(AdjTableFile *file);
 
 /* Rows [first, first + count) of slice `slice` of a dataset shaped (nt, N, ncomp), into buf
-   (count * ncomp reals); *nt = its number of slices.  Returns 0, or 1 (cannot read), 2 (not shaped
-   (nt, N, ncomp)), 3 (no such slice). */
+   (count * ncomp reals); *nt = its number of slices; *bad = the first of these rows holding a NaN or an
+   Inf (a row of the dataset), or -1.  Returns 0, or 1 (cannot read), 2 (not shaped (nt, N, ncomp)),
+   3 (no such slice), 4 (row *bad is not finite). */
 int AdjTableReadRows(const char path[], const char name[], PetscInt64 slice, PetscInt64 N, PetscInt ncomp,
-                     PetscInt64 first, PetscInt64 count, PetscReal *buf, PetscInt64 *nt);
+                     PetscInt64 first, PetscInt64 count, PetscReal *buf, PetscInt64 *nt, PetscInt64 *bad);
+
+/* The index of the first NaN or Inf among a[0..n), or -1; *what (may be NULL) is "NaN", "+Inf" or "-Inf".
+   Every reader of input files (these and the AdjInput* readers of include/adjsim/io.h) refuses a
+   non-finite value through this one test: a NaN in a file must never pass for data. (AdjDriverForward
+   uses it too, on the states it keeps.) */
+PetscInt64 AdjTableFirstNonFinite(const PetscReal a[], PetscInt64 n, const char **what);

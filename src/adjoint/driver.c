@@ -2,6 +2,7 @@
 #include "driverimpl.h"
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
+#include <adjsim/tables.h>
 
 static PetscLogEvent ADJ_Forward, ADJ_Gradient, ADJ_ReverseStep;
 
@@ -190,9 +191,44 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Stops a forward run whose state x at step k holds a NaN or an Inf, naming the first such entry of the
+ * state vector: the solvers' own checks (AdjStepperCheckState) name the cell or particle but need not look at
+ * every component (the fluid's looks at the velocities only), and the initial state is not stepped yet.
+ * Together they make every state the forward loop keeps finite, so the "last good state" written when a
+ * step goes bad is finite (issue 16: a non-finite initial state was once saved as the last good one).
+ * Collective. */
+static PetscErrorCode AdjDriverCheckFinite(AdjDriver drv, AdjStepIndex k, AdjStepIndex k0, PetscReal dt, Vec x)
+{
+  const PetscScalar *a;
+  PetscInt           n, rstart;
+  PetscInt64         mine = INT64_MAX, first;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetOwnershipRange(x, &rstart, NULL));
+  PetscCall(VecGetArrayRead(x, &a));
+  first = AdjTableFirstNonFinite(a, n, NULL);
+  PetscCall(VecRestoreArrayRead(x, &a));
+  if (first >= 0) mine = rstart + first;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, drv->comm));
+  if (first == INT64_MAX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(k > k0, drv->comm, PETSC_ERR_USER_INPUT,
+             "The %s state (step %" PetscInt64_FMT ") holds a NaN or an Inf (entry %" PetscInt64_FMT
+             " of the state vector) before any step was taken: check the options and files that define it (a "
+             "number such as inf or 1e400 in an option is read as Inf); no restart file was written",
+             k0 ? "restarted" : "initial", (PetscInt64)k0, first);
+  SETERRQ(drv->comm, PETSC_ERR_FP,
+          "The state became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at entry %" PetscInt64_FMT
+          " of the state vector; reduce the time step",
+          (PetscInt64)k, (double)(k * dt), first);
+}
+
 /* A run whose state went bad at step k + 1 (NaN, blow-up): the last good state x_k goes to the
  * run file (a field slice, unless step k already has one) and to the standalone restart file, which
- * is complete and valid, so the user can look at it and continue from it with a smaller step. */
+ * is complete and valid, so the user can look at it and continue from it with a smaller step.
+ * x_k is finite (AdjDriverCheckFinite passed at step k), so this file, written now, is the newest state a
+ * user on a cluster can continue from; it replaces (atomically) the restart file of an earlier restart
+ * step, which held an older good state. */
 static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
 {
   PetscBool   yes;
@@ -208,8 +244,27 @@ static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjSt
   PetscCall(AdjOutputGetRestartPath(drv->out, &path));
   PetscCall(PetscPrintf(drv->comm,
                         "adjsim: the last good state (step %" PetscInt64_FMT ", t = %g s) is in the restart file %s "
-                        "(continue with -restart %s and a smaller time step)\n",
+                        "(written now, every value finite; continue with -restart %s and a smaller time step)\n",
                         (PetscInt64)k, (double)(k * dt), path, path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The objective of steps 1..k0 of a continued run, from its restart file: the run adds its own steps and
+ * so reports the objective of the whole run, bit for bit (the same sum in the same order). A restart file
+ * without it (written before adjsim recorded it) leaves J to the steps after k0, as the message says. */
+static PetscErrorCode AdjDriverRestartObjective(AdjDriver drv, AdjStepIndex k0, PetscReal *J)
+{
+  PetscBool found;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputReadRestartObjective(drv->comm, drv->restart, J, &found));
+  if (!found) {
+    *J = 0;
+    PetscCall(PetscPrintf(drv->comm,
+                          "adjsim: note: %s does not record the objective of steps 1..%" PetscInt64_FMT
+                          ": J below covers steps %" PetscInt64_FMT " and after only\n",
+                          drv->restart, (PetscInt64)k0, (PetscInt64)k0 + 1));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -227,18 +282,25 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   drv->interrupted_at = -1;
   if (write_output && drv->restart[0]) PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
-  if (out && k0 == 0) PetscCall(AdjDriverOutputStep(drv, 0, n, dt));
+  PetscCall(AdjDriverCheckFinite(drv, k0, k0, dt, drv->x));
   *J = 0;
+  if (k0 > 0) PetscCall(AdjDriverRestartObjective(drv, k0, J));
+  if (out) PetscCall(AdjOutputSetRestartObjective(drv->out, *J));
+  /* a run continued from its final state (a restart file of the last step) has no step left, but its run
+     file still gets that state's fields, particles and history row */
+  if (out && (k0 == 0 || k0 == n)) PetscCall(AdjDriverOutputStep(drv, k0, n, dt));
   PetscCall(AdjProgressStart(&pr, (PetscBool)(drv->quiet || !write_output), drv->progress_interval));
   for (AdjStepIndex k = k0 + 1; k <= n; k++) {
     PetscErrorCode bad;
     PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
     bad = AdjStepperCheckState(drv->stepper, k, drv->y); /* collective: the same code on every rank */
+    if (!bad) bad = AdjDriverCheckFinite(drv, k, k0, dt, drv->y);
     if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
     PetscCall(bad);
     PetscCall(VecSwap(drv->x, drv->y));
     PetscCall(AdjStepperObjective(drv->stepper, k, drv->x, &Jk));
     *J += Jk;
+    if (out) PetscCall(AdjOutputSetRestartObjective(drv->out, *J)); /* recorded by restart writes at step k */
     if (out) PetscCall(AdjDriverOutputStep(drv, k, n, dt));
     PetscCall(AdjProgressUpdate(&pr, drv->comm, "forward", k, n, k * dt));
     if (out && drv->interruptible && k < n) {

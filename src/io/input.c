@@ -5,6 +5,8 @@
  * metadata that all ranks see identically, so every rank raises the same error. */
 #define _POSIX_C_SOURCE 200809L
 #include "ioimpl.h"
+#include <adjsim/tables.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,6 +87,115 @@ static int AdjInputProbe(const char path[], PetscBool require_adjsim, char msg[]
   H5Pclose(fapl);
   H5Eset_auto2(H5E_DEFAULT, func, data);
   return code;
+}
+
+/* " (given by -opt)" for the options whose value is path, or "" when no option gives it, so that a message
+ * about a file's content also names the option to change. PetscOptionsGetAll() lists "-name value " pairs;
+ * a path with spaces is still found (it is matched whole). Not collective. */
+static PetscErrorCode AdjInputOptionsGiving(const char path[], char buf[], size_t len)
+{
+  char        *all;
+  const char  *p;
+  const size_t plen  = strlen(path);
+  PetscInt     found = 0;
+
+  PetscFunctionBeginUser;
+  buf[0] = 0;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (p = strstr(all, path); plen && p; p = strstr(p + 1, path)) {
+    const char *q = p - 1;
+
+    if (p == all || *q != ' ' || (p[plen] != ' ' && p[plen] != 0)) continue;
+    while (q > all && q[-1] != ' ') q--; /* the token before the value */
+    if (*q != '-' || q + 1 >= p - 1) continue;
+    PetscCall(PetscStrlcat(buf, found++ ? ", " : " (given by ", len));
+    {
+      size_t n = strlen(buf), m = (size_t)(p - 1 - q);
+      if (n + m < len) {
+        memcpy(buf + n, q, m);
+        buf[n + m] = 0;
+      }
+    }
+  }
+  if (found) PetscCall(PetscStrlcat(buf, ")", len));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Where the value at global position `pos` (C order over box->gdims) lies, in the words of `place`. */
+static PetscErrorCode AdjInputPlaceName(const AdjIOBox *box, AdjInputPlace place, long long pos, char buf[], size_t len)
+{
+  unsigned long long idx[ADJ_IO_MAX_DIM] = {0, 0, 0};
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = box->dim - 1; d >= 0; d--) {
+    idx[d] = (unsigned long long)pos % box->gdims[d];
+    pos /= (long long)box->gdims[d];
+  }
+  if (place == ADJ_INPUT_ENTRY || box->dim == 0)
+    PetscCall(PetscSNPrintf(buf, len, "entry %llu", idx[0]));
+  else if (place == ADJ_INPUT_PARTICLE && box->dim == 1)
+    PetscCall(PetscSNPrintf(buf, len, "particle %llu", idx[0]));
+  else if (place == ADJ_INPUT_PARTICLE)
+    PetscCall(PetscSNPrintf(buf, len, "particle %llu, component %llu", idx[0], idx[1]));
+  else if (box->dim == 1)
+    PetscCall(PetscSNPrintf(buf, len, "cell i = %llu", idx[0]));
+  else if (box->dim == 2)
+    PetscCall(PetscSNPrintf(buf, len, "cell (i, j) = (%llu, %llu)", idx[1], idx[0]));
+  else
+    PetscCall(PetscSNPrintf(buf, len, "cell (i, j, k) = (%llu, %llu, %llu)", idx[2], idx[1], idx[0]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Refuse a NaN or an Inf among the values just read from an input file: a[] holds this rank's part `box`
+ *  of dataset dset of path (its time slice `slice`, or -1). Every reader of input files calls this after
+ *  reading, so a bad value is found where it enters, never later as a NaN objective or a silent default;
+ *  the message names the file, the option that gave it, the dataset and the first bad cell, particle or
+ *  entry (and the step of the slice, from /fields/step of file when file >= 0). Collective. */
+PetscErrorCode AdjInputCheckFinite(MPI_Comm comm, hid_t file, const char path[], const char dset[], PetscInt slice,
+                                   AdjInputPlace place, const AdjIOBox *box, const PetscReal a[])
+{
+  static const char *const kinds[] = {"NaN", "+Inf", "-Inf"};
+  long long                mine = LLONG_MAX, first, n = 1, pos = 0, stride = 1;
+  const char              *what = "NaN";
+  PetscInt64               i;
+  char                     opts[PETSC_MAX_PATH_LEN], where[128], when[96] = "";
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < box->dim; d++) n *= (long long)box->count[d];
+  if ((i = AdjTableFirstNonFinite(a, n, &what)) >= 0) {
+    for (PetscInt d = box->dim - 1; d >= 0; d--) { /* local C-order index -> global position */
+      pos += (long long)(box->start[d] + (hsize_t)i % box->count[d]) * stride;
+      i /= (PetscInt64)box->count[d];
+      stride *= (long long)box->gdims[d];
+    }
+    mine = 4 * pos + (what[0] == 'N' ? 0 : (what[0] == '+' ? 1 : 2));
+  }
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, comm));
+  if (first == LLONG_MAX) PetscFunctionReturn(PETSC_SUCCESS);
+  if (slice >= 0) {
+    PetscBool has = PETSC_FALSE;
+    int64_t   step;
+
+    if (file >= 0) PetscCall(AdjH5Exists(file, "/fields/step", &has));
+    if (has) {
+      const hsize_t s = (hsize_t)slice, one = 1;
+      hid_t         d = H5Dopen2(file, "/fields/step", H5P_DEFAULT);
+
+      AdjCallH5(d);
+      PetscCall(AdjH5ReadSelection(d, H5T_NATIVE_INT64, 1, &s, &one, &step));
+      AdjCallH5(H5Dclose(d));
+      PetscCall(
+          PetscSNPrintf(when, sizeof(when), "time slice %" PetscInt_FMT " (step %lld), ", slice, (long long)step));
+    } else
+      PetscCall(PetscSNPrintf(when, sizeof(when), "time slice %" PetscInt_FMT ", ", slice));
+  }
+  PetscCall(AdjInputPlaceName(box, place, first / 4, where, sizeof(where)));
+  PetscCall(AdjInputOptionsGiving(path, opts, sizeof(opts)));
+  SETERRQ(comm, PETSC_ERR_USER_INPUT,
+          "Cannot use %s%s: dataset %s holds a non-finite value (%s) at %s%s; every value read from an input file "
+          "must be finite (repair or regenerate the file)",
+          path, opts, dset, kinds[first % 4], when, where);
 }
 
 /* Open path read-only on comm after rank 0 vouched for it. Collective. */
@@ -171,8 +282,10 @@ static PetscErrorCode AdjInputVecBox(DM da, Vec v, AdjIOBox *box)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Read (slice lead of) dataset d into the DMDA global vector v. Collective. */
-static PetscErrorCode AdjInputReadVec(hid_t d, PetscInt lead, const AdjIOBox *box, Vec v)
+/* Read (slice lead of) dataset d, named dset in path, into the DMDA global vector v; every value must be
+   finite. Collective. */
+static PetscErrorCode AdjInputReadVec(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t d,
+                                      PetscInt lead, const AdjIOBox *box, Vec v)
 {
   PetscScalar *a;
 
@@ -180,6 +293,9 @@ static PetscErrorCode AdjInputReadVec(hid_t d, PetscInt lead, const AdjIOBox *bo
   PetscCall(VecGetArrayWrite(v, &a));
   PetscCall(AdjIOReadBox(d, lead, box, a));
   PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscCall(VecGetArrayRead(v, (const PetscScalar **)&a));
+  PetscCall(AdjInputCheckFinite(comm, file, path, dset, lead, ADJ_INPUT_CELL, box, a));
+  PetscCall(VecRestoreArrayRead(v, (const PetscScalar **)&a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -242,13 +358,32 @@ PetscErrorCode AdjInputReadRestart(MPI_Comm comm, const char path[], const char 
     PetscCall(AdjInputOpenDataset(comm, file, path, dset, &d));
     PetscCall(AdjInputCheckShape(comm, path, dset, d, PETSC_FALSE, &box, NULL));
     PetscCall(AdjInputVecBox(da, fields[f], &box));
-    PetscCall(AdjInputReadVec(d, -1, &box, fields[f]));
+    PetscCall(AdjInputReadVec(comm, file, path, dset, d, -1, &box, fields[f]));
     AdjCallH5(H5Dclose(d));
   }
   AdjCallH5(H5Gclose(grp));
   AdjCallH5(H5Fclose(file));
   if (step) *step = (AdjStepIndex)s;
   if (time) *time = t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** The objective summed over the steps up to the restart state (attribute objective of /restart, see
+ *  AdjOutputSetRestartObjective()); *found false for a file written without it. Collective. */
+PetscErrorCode AdjInputReadRestartObjective(MPI_Comm comm, const char path[], PetscReal *objective, PetscBool *found)
+{
+  hid_t    file, grp;
+  PetscInt count;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputOpen(comm, path, PETSC_TRUE, &file));
+  PetscCall(AdjH5GroupOpen(file, "/restart", PETSC_FALSE, &grp));
+  PetscCall(AdjH5ReadAttr(grp, "objective", ADJ_H5_REAL_MEM, 1, objective, &count));
+  AdjCallH5(H5Gclose(grp));
+  AdjCallH5(H5Fclose(file));
+  *found = (PetscBool)(count == 1);
+  PetscCheck(!*found || PetscIsInfOrNanReal(*objective) == PETSC_FALSE, comm, PETSC_ERR_USER_INPUT,
+             "Cannot use %s: the attribute objective of /restart is %g, not a finite number", path, (double)*objective);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -302,6 +437,10 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
   if (times) {
     PetscCall(PetscMalloc1(n, times));
     PetscCall(AdjH5ReadSelection(dtime, ADJ_H5_REAL_MEM, 1, &zero, &n, *times));
+    {
+      const AdjIOBox box = {1, {n}, {0}, {n}};
+      PetscCall(AdjInputCheckFinite(comm, file, path, "/fields/time", -1, ADJ_INPUT_ENTRY, &box, *times));
+    }
   }
   AdjCallH5(H5Dclose(dstep));
   AdjCallH5(H5Dclose(dtime));
@@ -338,7 +477,7 @@ PetscErrorCode AdjInputReadFieldSlices(MPI_Comm comm, const char path[], const c
   PetscCheck(first >= 0 && count >= 0 && (hsize_t)(first + count) <= nt, comm, PETSC_ERR_USER_INPUT,
              "Cannot read %s: slices %" PetscInt_FMT " to %" PetscInt_FMT " of %s do not exist (it has %llu slices)",
              path, first, first + count - 1, dset, (unsigned long long)nt);
-  for (PetscInt k = 0; k < count; k++) PetscCall(AdjInputReadVec(d, first + k, &box, v[k]));
+  for (PetscInt k = 0; k < count; k++) PetscCall(AdjInputReadVec(comm, file, path, dset, d, first + k, &box, v[k]));
   AdjCallH5(H5Dclose(d));
   AdjCallH5(H5Fclose(file));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -357,7 +496,7 @@ PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char da
   PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &d));
   PetscCall(AdjInputVecBox(da, v, &box));
   PetscCall(AdjInputCheckShape(comm, path, dataset, d, PETSC_FALSE, &box, NULL));
-  PetscCall(AdjInputReadVec(d, -1, &box, v));
+  PetscCall(AdjInputReadVec(comm, file, path, dataset, d, -1, &box, v));
   AdjCallH5(H5Dclose(d));
   AdjCallH5(H5Fclose(file));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -383,6 +522,10 @@ PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char da
   if (nd == 1) count = dims[0];
   PetscCall(PetscMalloc1(count, values));
   PetscCall(AdjH5ReadSelection(d, ADJ_H5_REAL_MEM, nd, &zero, &count, *values));
+  {
+    const AdjIOBox box = {1, {count}, {0}, {count}};
+    PetscCall(AdjInputCheckFinite(comm, file, path, dataset, -1, ADJ_INPUT_ENTRY, &box, *values));
+  }
   *n = (PetscInt)count;
   AdjCallH5(H5Dclose(d));
   AdjCallH5(H5Fclose(file));

@@ -71,6 +71,8 @@ struct _p_AdjOutput {
   char      restart_path[PETSC_MAX_PATH_LEN]; /* empty: "<stem>-restart.h5" */
   char      restart_eff[PETSC_MAX_PATH_LEN];  /* the restart path in effect (returned by the getter) */
   PetscInt  interval, restart_interval, design_max;
+  PetscBool restart_objective_set; /* restart writes record restart_objective (AdjOutputSetRestartObjective) */
+  PetscReal restart_objective;
   PetscBool xdmf;
 
   /* grid */
@@ -137,6 +139,11 @@ PetscErrorCode AdjIOCommitFile(MPI_Comm comm, const char tmp[], const char path[
 PetscErrorCode AdjIOCheckName(MPI_Comm comm, const char what[], const char name[]);
 PetscErrorCode AdjIOPathStem(const char path[], char stem[], size_t len);
 PetscErrorCode AdjIOFormatCells(PetscInt ndims, const hsize_t cdims[], char buf[], size_t len);
+
+/* Readers' check that every value read from an input file is finite (input.c) */
+typedef enum { ADJ_INPUT_CELL, ADJ_INPUT_PARTICLE, ADJ_INPUT_ENTRY } AdjInputPlace; /* how to name a position */
+PetscErrorCode AdjInputCheckFinite(MPI_Comm comm, hid_t file, const char path[], const char dset[], PetscInt slice,
+                                   AdjInputPlace place, const AdjIOBox *box, const PetscReal a[]);
 
 /* Writer internals shared between files */
 PetscErrorCode AdjOutputWriteProvenance(AdjOutput out, hid_t file, PetscBool full);

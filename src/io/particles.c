@@ -336,8 +336,10 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   }
   PetscCall(VecGetArrayWrite(state, &a));
   {
-    const hsize_t s[2] = {start, 0}, c[2] = {(hsize_t)(n / bs), (hsize_t)bs};
+    const hsize_t  s[2] = {start, 0}, c[2] = {(hsize_t)(n / bs), (hsize_t)bs};
+    const AdjIOBox box = {2, {N, (hsize_t)bs}, {start, 0}, {c[0], c[1]}};
     PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, a));
+    PetscCall(AdjInputCheckFinite(comm, file, path, dsetname, -1, ADJ_INPUT_PARTICLE, &box, a));
   }
   PetscCall(VecRestoreArrayWrite(state, &a));
   AdjCallH5(H5Dclose(dset));
@@ -382,8 +384,10 @@ PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const
             path, dataset, (unsigned long long)N, ncomp > 1 ? ", ncomp" : "", (unsigned long long)N, (int)ncomp);
   }
   {
-    const hsize_t s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
+    const hsize_t  s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
+    const AdjIOBox box = {ncomp > 1 ? 2 : 1, {N, (hsize_t)ncomp}, {start, 0}, {c[0], c[1]}};
     PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values));
+    PetscCall(AdjInputCheckFinite(comm, file, path, dataset, -1, ADJ_INPUT_PARTICLE, &box, values));
   }
   AdjCallH5(H5Dclose(dset));
   AdjCallH5(H5Fclose(file));

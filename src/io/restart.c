@@ -74,10 +74,23 @@ PetscErrorCode AdjOutputWriteRestartGroup(AdjOutput out, hid_t file, const char 
   PetscCall(AdjH5WriteAttrString(grp, "solver", solver));
   PetscCall(AdjH5WriteAttrInt64(grp, "cells", out->dim, cells));
   PetscCall(AdjH5WriteAttrString(grp, "field_names", list));
+  if (out->restart_objective_set) PetscCall(AdjH5WriteAttrReal(grp, "objective", 0, &out->restart_objective));
   PetscCall(AdjH5WriteAttrReal(grp, "time", 0, &time));
   PetscCall(AdjH5WriteAttrInt64(grp, "step", 0, &s));
   PetscCall(PetscFree(list));
   AdjCallH5(H5Gclose(grp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjOutputSetRestartObjective - the objective summed over the steps up to that of the state the next
+    restart writes record, stored as the attribute objective of /restart: a run continued from that state
+    adds its own steps to it and so reports the objective of the whole run. Not collective (same value on
+    every rank). @*/
+PetscErrorCode AdjOutputSetRestartObjective(AdjOutput out, PetscReal objective)
+{
+  PetscFunctionBeginUser;
+  out->restart_objective_set = PETSC_TRUE;
+  out->restart_objective     = objective;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

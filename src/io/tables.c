@@ -2,10 +2,27 @@
 #define _POSIX_C_SOURCE 200809L
 #include <adjsim/tables.h>
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+PetscInt64 AdjTableFirstNonFinite(const PetscReal a[], PetscInt64 n, const char **what)
+{
+  PetscReal probe = 0;
+
+  /* x - x is 0 for every finite x and NaN for a NaN or an Inf: one vectorizable pass, and the search for
+     the first bad value only when there is one */
+  for (PetscInt64 i = 0; i < n; i++) probe += a[i] - a[i];
+  if (probe == 0) return -1;
+  for (PetscInt64 i = 0; i < n; i++)
+    if (!isfinite(a[i])) {
+      if (what) *what = isnan(a[i]) ? "NaN" : (a[i] > 0 ? "+Inf" : "-Inf");
+      return i;
+    }
+  return -1;
+}
 
 struct _n_AdjTableFile {
   hid_t       id;
@@ -74,8 +91,21 @@ static int AdjTableReadOpen(hid_t dset, const char name[], PetscInt ncomp, Petsc
     } else if (H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
       snprintf(msg, len, "cannot read dataset %s", name);
       status = 1;
-    } else if (lead)
-      memmove(*data, *data + (total - slice), (size_t)slice * sizeof(PetscReal));
+    } else {
+      const char *what = "";
+      PetscInt64  bad;
+
+      if (lead) memmove(*data, *data + (total - slice), (size_t)slice * sizeof(PetscReal));
+      if ((bad = AdjTableFirstNonFinite(*data, (PetscInt64)slice, &what)) >= 0) {
+        if (ncomp > 1)
+          snprintf(msg, len, "dataset %s holds a non-finite value (%s) at row %lld, column %lld%s", name, what,
+                   (long long)(bad / ncomp), (long long)(bad % ncomp), lead ? " of its last time slice" : "");
+        else
+          snprintf(msg, len, "dataset %s holds a non-finite value (%s) at row %lld%s", name, what, (long long)bad,
+                   lead ? " of its last time slice" : "");
+        status = 1;
+      }
+    }
   }
   if (space >= 0) H5Sclose(space);
   return status;
@@ -126,11 +156,13 @@ static int AdjTableReadSlab(hid_t dset, hid_t space, PetscInt64 slice, PetscInt 
 }
 
 int AdjTableReadRows(const char path[], const char name[], PetscInt64 slice, PetscInt64 N, PetscInt ncomp,
-                     PetscInt64 first, PetscInt64 count, PetscReal *buf, PetscInt64 *nt)
+                     PetscInt64 first, PetscInt64 count, PetscReal *buf, PetscInt64 *nt, PetscInt64 *bad)
 {
   hid_t   file, dset, space;
   hsize_t dims[3];
   int     status = 1;
+
+  *bad = -1;
 
   file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) return 1;
@@ -143,8 +175,11 @@ int AdjTableReadRows(const char path[], const char name[], PetscInt64 slice, Pet
         status = 2;
       else if ((hsize_t)slice >= dims[0])
         status = 3;
-      else
-        status = AdjTableReadSlab(dset, space, slice, ncomp, first, count, buf);
+      else if (!(status = AdjTableReadSlab(dset, space, slice, ncomp, first, count, buf))) {
+        const PetscInt64 i = AdjTableFirstNonFinite(buf, count * ncomp, NULL);
+
+        if (i >= 0) *bad = first + i / ncomp, status = 4;
+      }
     }
     if (space >= 0) H5Sclose(space);
     H5Dclose(dset);

@@ -38,7 +38,7 @@ static PetscErrorCode MPMLoadObservations(MPM mpm, const char path[])
   mpm->nobs = 0;
   for (PetscInt s = 0; s < nt; s++) {
     int        status, gstatus;
-    PetscInt64 ntpos = 0;
+    PetscInt64 ntpos = 0, bad, gbad;
 
     if (steps[s] < 1 || steps[s] > mpm->nsteps) continue;
     PetscCheck(PetscAbsReal(times[s] - steps[s] * mpm->dt) <= 1e-9 * mpm->final_time, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -48,14 +48,21 @@ static PetscErrorCode MPMLoadObservations(MPM mpm, const char path[])
     PetscCall(PetscMalloc1((size_t)mpm->nhome * MPM_DIM + 1, &mpm->obs_x[mpm->nobs]));
     /* every rank reads its home rows of the slice (serial HDF5, read-only), then all agree on the verdict */
     status = AdjTableReadRows(path, "/particles/position", s, mpm->N, MPM_DIM, mpm->hstart, mpm->nhome,
-                              mpm->obs_x[mpm->nobs], &ntpos);
+                              mpm->obs_x[mpm->nobs], &ntpos, &bad);
     PetscCallMPI(MPI_Allreduce(&status, &gstatus, 1, MPI_INT, MPI_MAX, mpm->comm));
+    if (bad < 0) bad = INT64_MAX;
+    PetscCallMPI(MPI_Allreduce(&bad, &gbad, 1, MPIU_INT64, MPI_MIN, mpm->comm));
     mpm->obs_step[mpm->nobs] = steps[s];
     mpm->nobs++;
     PetscCheck(gstatus != 2, mpm->comm, PETSC_ERR_USER_INPUT,
                "Observation file %s (-mpm_obs_file): /particles/position is not (nt, %" PetscInt_FMT
                ", 2): another particle count (bodies, -mpm_ppc or -mpm_grid differ)",
                path, mpm->N);
+    PetscCheck(gstatus != 4, mpm->comm, PETSC_ERR_USER_INPUT,
+               "Observation file %s (-mpm_obs_file): /particles/position holds a non-finite value (NaN or Inf) at "
+               "time slice %" PetscInt_FMT " (step %" PetscInt64_FMT "), particle %" PetscInt64_FMT
+               "; every value read from an input file must be finite (repair or regenerate the file)",
+               path, s, (PetscInt64)steps[s], gbad);
     PetscCheck(gstatus == 0, mpm->comm, PETSC_ERR_FILE_READ,
                "Observation file %s (-mpm_obs_file): cannot read slice %" PetscInt_FMT
                " of /particles/position (it needs particle output at its output steps)",
