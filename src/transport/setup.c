@@ -268,6 +268,7 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
                                                 Vec f)
 {
   PetscInt  type = deftype, n = 32;
+  PetscBool given;
   PetscReal blobs[32] = {0.5 * tr->grid.L[0], 0.5 * tr->grid.L[1], 0.1 * PetscMin(tr->grid.L[0], tr->grid.L[1]), 1.0};
   char      opt[4][64], help[4][256], file[PETSC_MAX_PATH_LEN] = "", dset[256];
 
@@ -284,11 +285,11 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
   PetscCall(PetscSNPrintf(help[3], 256, "Dataset of field '%s' in that file", what));
   PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: fields", "Transport");
   PetscCall(PetscOptionsEList(opt[0], help[0], "", TransportFieldTypes, 3, TransportFieldTypes[type], &type, NULL));
-  PetscCall(PetscOptionsRealArray(opt[1], help[1], "", blobs, &n, NULL));
+  PetscCall(PetscOptionsRealArray(opt[1], help[1], "", blobs, &n, &given));
   PetscCall(PetscOptionsString(opt[2], help[2], "", file, file, sizeof(file), NULL));
   PetscCall(PetscOptionsString(opt[3], help[3], "", dset, dset, sizeof(dset), NULL));
   PetscOptionsEnd();
-  if (n == 32) n = 4; /* not given: the default blob */
+  if (!given) n = 4; /* not given: the default blob (PETSc sets n to 0 for an absent option) */
   PetscCheck(n % 4 == 0, tr->comm, PETSC_ERR_USER_INPUT,
              "%s needs groups of four numbers x,y,sigma,amplitude, got %" PetscInt_FMT, opt[1], n);
   for (PetscInt b = 0; b < n; b += 4)
