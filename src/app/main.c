@@ -304,15 +304,105 @@ static PetscErrorCode AdjsimMain(int *exit_status)
  * problem, printed once per communicator; anything else gets PETSc's full traceback. */
 static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was raised on every rank */
 
+/* The options whose value is `bad` or holds it as one comma-separated entry (an array option), as
+ * "-name value" joined by " or ", optionally only those already read, from the options database (PetscOptionsGetAll:
+ * "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
+static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char found[], size_t len)
+{
+  char *all = NULL, *name = NULL;
+
+  found[0] = 0;
+  if (PetscOptionsGetAll(NULL, &all) || !all) return;
+  for (char *tok = all, *next; *tok; tok = next) {
+    while (*tok == ' ') tok++;
+    if (!*tok) break;
+    for (next = tok; *next && *next != ' '; next++) {
+    }
+    if (*next) *next++ = 0;
+    /* a name starts with '-' and no digit or '.' (-1 and -.5 are values) */
+    if (tok[0] == '-' && tok[1] && !(tok[1] >= '0' && tok[1] <= '9') && tok[1] != '.') {
+      name = tok;
+      continue;
+    }
+    if (!name) continue;
+    size_t      nb  = strlen(bad);
+    const char *at  = tok;
+    PetscBool   hit = PETSC_FALSE;
+    for (const char *c; !hit && (c = strstr(at, bad)); at = c + 1)
+      hit = (PetscBool)((c == tok || c[-1] == ',') && (c[nb] == 0 || c[nb] == ','));
+    if (hit && only_used) {
+      PetscBool used = PETSC_FALSE;
+      if (PetscOptionsUsed(NULL, name + 1, &used) || !used) hit = PETSC_FALSE;
+    }
+    if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
+      if (found[0]) strcat(found, " or ");
+      strcat(found, name);
+      strcat(found, " ");
+      strcat(found, tok);
+    }
+    name = NULL;
+  }
+  PetscFree(all);
+}
+
+/* PETSc's message for letters where an option needs a number or a truth value ("Input string abc has
+ * no numeric value", "Unknown logical value: maybe") names the value but not the option.  This gives
+ * the line "-fluid_re abc is not a number" instead, the option found by its value in the options
+ * database, or returns 0 when the message is not one of those.  Covers every numeric and logical
+ * option of every solver, read through any PetscOptions* call, from a deck or the command line. */
+static int AdjOptionValueMessage(const char func[], const char mess[], char line[], size_t len)
+{
+  const char *what = NULL, *start = NULL, *end = NULL;
+  char        bad[256], found[768];
+  size_t      n;
+
+  if (!func || !mess || strncmp(func, "PetscOptionsStringTo", 20)) return 0;
+  if ((start = strstr(mess, "Input string ")) && (end = strstr(start, " has no "))) {
+    start += strlen("Input string ");
+    what = strstr(end, "integer") ? "is not an integer" : "is not a number";
+  } else if ((start = strstr(mess, "Unknown logical value: "))) {
+    start += strlen("Unknown logical value: ");
+    end  = start + strlen(start);
+    what = "is not a truth value (true/false, yes/no, 1/0)";
+  } else
+    return 0;
+  while (end > start && (end[-1] == ' ' || end[-1] == '\n')) end--;
+  n = PetscMin((size_t)(end - start), sizeof(bad) - 1);
+  memcpy(bad, start, n);
+  bad[n] = 0;
+  AdjFindOptionsWithValue(bad, PETSC_TRUE, found, sizeof(found)); /* the option being read is marked used */
+  if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, found, sizeof(found));
+  if (!found[0])
+    snprintf(line, len, "an option's value %s %s", bad, what);
+  else if (strchr(found, ',') || strstr(found, " or "))
+    snprintf(line, len, "%s: %s %s", found, bad, what);
+  else
+    snprintf(line, len, "%s %s", found, what);
+  return 1;
+}
+
 static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n,
                                       PetscErrorType p, const char *mess, void *ctx)
 {
   PetscMPIInt rank = 0, size = 1, wsize = 1;
 
   if (p == PETSC_ERROR_INITIAL) {
+    char line[1280];
+
     MPI_Comm_size(comm, &size);
     MPI_Comm_size(PETSC_COMM_WORLD, &wsize);
     adj_error_collective = (PetscBool)(size == wsize);
+    /* raised on PETSC_COMM_SELF, but every rank holds the same options and reads them in the same
+       order, so every rank stops here: one line from rank 0, a clean exit on every rank */
+    if (AdjOptionValueMessage(func, mess, line, sizeof(line))) {
+      adj_error_collective = PETSC_TRUE;
+      MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+      if (!rank) {
+        fprintf(stderr, "adjsim: error: %s\n", line);
+        fflush(stderr);
+      }
+      return PETSC_ERR_USER_INPUT;
+    }
   }
 
   if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_USER && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ &&
