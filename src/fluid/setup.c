@@ -106,6 +106,11 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
     g->h[d] = len[d] / cells[d];
     dmbc[d] = g->bc[d][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
   }
+  { /* about 640 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
+    char what[96];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "-fluid_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
+    PetscCall(AdjGridCheckSize(fl->comm, what, "cell", (PetscInt64)cells[0] * cells[1], 3, 640));
+  }
   /* Point (i, j) holds cell (i, j)'s left u-face, bottom v-face and pressure: one point per cell. */
   PetscCall(AdjGridCreateDMDA(fl->comm, FLUID_DIM, g->M, dmbc, ADJ_GRID_CELL, 3, DMDA_STENCIL_BOX, 1, NULL, &fl->da));
   PetscCall(DMDASetFieldName(fl->da, 0, "u"));

@@ -54,6 +54,12 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
     g->h[d] = len[d] / cells[d];
     dmbc[d] = bc[d] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
   }
+  { /* about 320 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
+    char what[96];
+    PetscCall(
+        PetscSNPrintf(what, sizeof(what), "-transport_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
+    PetscCall(AdjGridCheckSize(tr->comm, what, "cell", (PetscInt64)cells[0] * cells[1], 1, 320));
+  }
   PetscCall(
       AdjGridCreateDMDA(tr->comm, TRANSPORT_DIM, g->M, dmbc, ADJ_GRID_CELL, 1, DMDA_STENCIL_STAR, 1, g->L, &tr->da));
   PetscCall(DMDASetFieldName(tr->da, 0, "c"));
