@@ -179,6 +179,7 @@ static PetscErrorCode AdjFDLargestEntry(Vec gordered, PetscReal *gmax, PetscInt 
     if (PetscAbsScalar(a[i - lo]) >= (1 - 1e-6) * *gmax) first = i;
   PetscCall(VecRestoreArrayRead(gordered, &a));
   PetscCallMPI(MPI_Allreduce(&first, imax, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)gordered)));
+  if (*imax == PETSC_MAX_INT) *imax = 0; /* a NaN gradient: no entry compares; start at the first */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -305,8 +305,8 @@ static PetscErrorCode AdjsimMain(int *exit_status)
 static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was raised on every rank */
 
 /* The options whose value is `bad` or holds it as one comma-separated entry (an array option), as
- * "-name value" joined by " or ", optionally only those already read, from the options database (PetscOptionsGetAll:
- * "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
+ * "-name value" joined by " or ", optionally only those already read, from the options database
+ * (PetscOptionsGetAll: "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
 static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char found[], size_t len)
 {
   char *all = NULL, *name = NULL;
@@ -340,8 +340,7 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char 
       strcat(found, " ");
       strcat(found, tok);
     }
-    name = NULL;
-  }
+  } /* name stays: a value with spaces ("1,2, 3,4" in a deck) is several tokens */
   PetscFree(all);
 }
 
