@@ -249,11 +249,12 @@ static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
   if (!fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck((n == 2 || n == 0) && (na == 2 || na == 0) && (nm == 3 || nm == 0), fl->comm, PETSC_ERR_USER_INPUT,
              "-fluid_body_position and -fluid_body_axes need two values, -fluid_body_naca_mpt three");
+  /* finite here; sizes must also be positive, which AdjShapeSetUp checks with the shape's own words */
   PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_position", 2, pos, ADJ_REAL_FINITE, "m"));
   PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_alpha", alpha, ADJ_REAL_FINITE, "degrees"));
-  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_radius", radius, ADJ_REAL_POSITIVE, "m"));
-  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_axes", 2, axes, ADJ_REAL_POSITIVE, "m"));
-  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_chord", chord, ADJ_REAL_POSITIVE, "m"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_radius", radius, ADJ_REAL_FINITE, "m"));
+  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_axes", 2, axes, ADJ_REAL_FINITE, "m"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_chord", chord, ADJ_REAL_FINITE, "m"));
   PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_naca_mpt", 3, mpt, ADJ_REAL_FINITE, NULL));
   PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_cst_upper", nu, up, ADJ_REAL_FINITE, NULL));
   PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_cst_lower", nl, lo, ADJ_REAL_FINITE, NULL));
