@@ -17,6 +17,15 @@
 typedef enum { ADJ_GRID_CELL, ADJ_GRID_NODE } AdjGridCentring;
 extern const char *const AdjGridCentrings[];
 
+/*@ AdjGridCheckSize - refuses, before anything is allocated, a problem of `count` items (cells, nodes,
+    particles) with `dof` indexed unknowns each that overflows PetscInt (count dof > PETSC_MAX_INT; 32-bit
+    in Debian's PETSc) or whose estimated memory, count bytes_per_item spread evenly over the ranks,
+    exceeds the memory one rank can count on: the node's physical memory (sysconf) shared by the ranks on
+    the node, or the address-space limit (ulimit -v) when lower.  `what` names the options and their
+    values for the message, `item` the kind of item (singular: cell, node, particle).  Collective. @*/
+PetscErrorCode AdjGridCheckSize(MPI_Comm comm, const char what[], const char item[], PetscInt64 count, PetscInt dof,
+                                PetscReal bytes_per_item);
+
 /*@ AdjGridCreateDMDA - a DMDA, set up, for a uniform grid of dim (2 or 3) directions. Collective.
 
     Input parameters:

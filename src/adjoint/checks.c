@@ -1,6 +1,8 @@
 /* User-facing gradient checks: the Taylor test and central finite differences. */
 #include "driverimpl.h"
 
+#include "paramsimpl.h" /* ADJ_PARAMS_MAX */
+
 /* Random direction of unit root-mean-square entry, reproducible for a given rank count. */
 static PetscErrorCode AdjRandomDirection(Vec d)
 {
@@ -104,48 +106,155 @@ static PetscErrorCode AdjVecGetGlobalEntry(Vec v, PetscInt i, PetscReal *value)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Central differences (J(p + h e_i) - J(p - h e_i)) / 2h for the largest gradient entry and
- * components spread evenly over the design vector. */
+/* The active blocks in block order (AdjParamsCreateBlockOrder): name, first index and length. */
+static PetscErrorCode AdjFDActiveBlocks(AdjParams params, PetscInt *nb, const char *name[], PetscInt start[],
+                                        PetscInt len[])
+{
+  PetscInt nblocks, at = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsGetNumBlocks(params, &nblocks));
+  *nb = 0;
+  for (PetscInt b = 0; b < nblocks; b++) {
+    PetscBool active;
+    PetscInt  n;
+
+    PetscCall(AdjParamsGetBlockInfo(params, b, &name[*nb], NULL, NULL, &n, &active));
+    if (!active) continue;
+    start[*nb] = at;
+    len[*nb]   = n;
+    at += n;
+    (*nb)++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The ncomp (<= design size) distinct components to check, as block-order indices, so the same on any
+ * number of ranks: imax first, then one more per active block in turn (round robin: every block is
+ * covered once ncomp >= number of blocks, a short array block entry by entry before a field gets many),
+ * spread evenly within each block over its entries other than imax: with m candidates and k picks,
+ * pick j takes candidate floor((2j+1) m / 2k); consecutive picks differ by m/k >= 1, so all differ. */
+static PetscErrorCode AdjFDChooseComponents(PetscInt nb, const PetscInt start[], const PetscInt len[], PetscInt imax,
+                                            PetscInt ncomp, PetscInt chosen[])
+{
+  PetscInt *k, bmax = 0, left = ncomp - 1, c = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(nb, &k));
+  while (bmax < nb - 1 && imax >= start[bmax] + len[bmax]) bmax++;
+  k[bmax]   = 1;
+  chosen[0] = imax;
+  for (PetscInt level = 1; left > 0; level++)
+    for (PetscInt b = 0; b < nb && left > 0; b++)
+      if (k[b] < level && k[b] < len[b]) {
+        k[b]++;
+        left--;
+      }
+  for (PetscInt b = 0; b < nb; b++) {
+    const PetscInt m = len[b] - (b == bmax), picks = k[b] - (b == bmax);
+
+    for (PetscInt j = 0; j < picks; j++) {
+      PetscInt i = start[b] + (PetscInt)(((PetscInt64)(2 * j + 1) * m) / (2 * picks));
+
+      if (b == bmax && i >= imax) i++; /* skip imax, already chosen */
+      chosen[c++] = i;
+    }
+  }
+  PetscCall(PetscFree(k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block-order index of the largest |g|; entries within a relative 1e-6 of the largest count as
+ * equal and the first wins, so round-off between rank counts does not change the choice. */
+static PetscErrorCode AdjFDLargestEntry(Vec gordered, PetscReal *gmax, PetscInt *imax)
+{
+  const PetscScalar *a;
+  PetscInt           lo, hi, first = PETSC_MAX_INT;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecNorm(gordered, NORM_INFINITY, gmax));
+  PetscCall(VecGetOwnershipRange(gordered, &lo, &hi));
+  PetscCall(VecGetArrayRead(gordered, &a));
+  for (PetscInt i = lo; i < hi && first == PETSC_MAX_INT; i++)
+    if (PetscAbsScalar(a[i - lo]) >= (1 - 1e-6) * *gmax) first = i;
+  PetscCall(VecRestoreArrayRead(gordered, &a));
+  PetscCallMPI(MPI_Allreduce(&first, imax, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)gordered)));
+  if (*imax == PETSC_MAX_INT) *imax = 0; /* a NaN gradient: no entry compares; start at the first */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Central differences (J(p + h e_i) - J(p - h e_i)) / 2h for ncomp distinct components
+ * (AdjFDChooseComponents), numbered in block order: the numbers, and the components, are the same on
+ * any number of ranks. */
 PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal *max_rel_err)
 {
-  MPI_Comm  comm;
-  Vec       g, e, work;
-  PetscReal J, gmax;
-  PetscInt  N, imax;
+  MPI_Comm    comm;
+  AdjParams   params;
+  Vec         g, e, work, pO, gO, eO;
+  VecScatter  toblocks;
+  PetscReal   J, gmax;
+  PetscInt    N, imax, nb = 0, start[ADJ_PARAMS_MAX], len[ADJ_PARAMS_MAX], *chosen;
+  const char *name[ADJ_PARAMS_MAX];
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectGetComm((PetscObject)p, &comm));
+  PetscCall(AdjStepperGetParams(drv->stepper, &params));
+  PetscCall(AdjFDActiveBlocks(params, &nb, name, start, len));
   PetscCall(VecDuplicate(p, &g));
   PetscCall(VecDuplicate(p, &e));
   PetscCall(VecDuplicate(p, &work));
   PetscCall(AdjDriverGradient(drv, p, &J, g));
+  PetscCall(AdjParamsCreateBlockOrder(params, p, &pO, &toblocks));
+  PetscCall(VecDuplicate(pO, &gO));
+  PetscCall(VecDuplicate(pO, &eO));
+  PetscCall(VecScatterBegin(toblocks, p, pO, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(toblocks, p, pO, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterBegin(toblocks, g, gO, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(toblocks, g, gO, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetSize(p, &N));
-  PetscCall(VecNorm(g, NORM_INFINITY, &gmax));
-  PetscCall(VecCopy(g, work));
-  PetscCall(VecAbs(work));
-  PetscCall(VecMax(work, &imax, &gmax));
+  if (ncomp > N)
+    PetscCall(PetscPrintf(comm,
+                          "-adjoint_fd_check %" PetscInt_FMT " exceeds the design size %" PetscInt_FMT
+                          ": checking all %" PetscInt_FMT " components\n",
+                          ncomp, N, N));
+  ncomp = PetscMin(ncomp, N);
+  PetscCall(AdjFDLargestEntry(gO, &gmax, &imax));
+  PetscCall(PetscMalloc1(ncomp, &chosen));
+  PetscCall(AdjFDChooseComponents(nb, start, len, imax, ncomp, chosen));
   *max_rel_err = 0;
-  PetscCall(PetscPrintf(comm, "Finite-difference check (central, relative step %g), errors relative to max|g| = %.6e\n",
-                        (double)drv->fd_h, (double)gmax));
-  for (PetscInt c = 0; c < PetscMin(ncomp, N); c++) {
-    const PetscInt i = c == 0 ? imax : (PetscInt)(((PetscInt64)c * N) / ncomp);
+  PetscCall(PetscPrintf(comm,
+                        "Finite-difference check of %" PetscInt_FMT " of %" PetscInt_FMT
+                        " components (central, relative step %g), errors relative to max|g| = %.6e\n",
+                        ncomp, N, (double)drv->fd_h, (double)gmax));
+  for (PetscInt c = 0; c < ncomp; c++) {
+    const PetscInt i = chosen[c];
+    PetscInt       b = 0;
     PetscReal      pi, gi, h, Jp, Jm, fd, err;
 
-    PetscCall(AdjVecGetGlobalEntry(p, i, &pi));
-    PetscCall(AdjVecGetGlobalEntry(g, i, &gi));
+    while (b < nb - 1 && i >= start[b] + len[b]) b++;
+    PetscCall(AdjVecGetGlobalEntry(pO, i, &pi));
+    PetscCall(AdjVecGetGlobalEntry(gO, i, &gi));
     h = drv->fd_h * PetscMax(1.0, PetscAbsReal(pi));
-    PetscCall(VecSet(e, 0.0));
-    PetscCall(VecSetValue(e, i, 1.0, INSERT_VALUES));
-    PetscCall(VecAssemblyBegin(e));
-    PetscCall(VecAssemblyEnd(e));
+    PetscCall(VecSet(eO, 0.0));
+    PetscCall(VecSetValue(eO, i, 1.0, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(eO));
+    PetscCall(VecAssemblyEnd(eO));
+    PetscCall(VecScatterBegin(toblocks, eO, e, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(toblocks, eO, e, INSERT_VALUES, SCATTER_REVERSE));
     PetscCall(AdjPerturbedObjective(drv, p, h, e, work, &Jp));
     PetscCall(AdjPerturbedObjective(drv, p, -h, e, work, &Jm));
     fd           = (Jp - Jm) / (2 * h);
     err          = PetscAbsReal(fd - gi) / PetscMax(gmax, PETSC_SMALL);
     *max_rel_err = PetscMax(*max_rel_err, err);
-    PetscCall(PetscPrintf(comm, "  component %-8" PetscInt_FMT " adjoint % .10e  fd % .10e  rel.err %.2e\n", i,
-                          (double)gi, (double)fd, (double)err));
+    PetscCall(PetscPrintf(
+        comm, "  component %-8" PetscInt_FMT " (%s[%" PetscInt_FMT "]) adjoint % .10e  fd % .10e  rel.err %.2e\n", i,
+        name[b], i - start[b], (double)gi, (double)fd, (double)err));
   }
+  PetscCall(PetscFree(chosen));
+  PetscCall(VecScatterDestroy(&toblocks));
+  PetscCall(VecDestroy(&pO));
+  PetscCall(VecDestroy(&gO));
+  PetscCall(VecDestroy(&eO));
   PetscCall(VecDestroy(&g));
   PetscCall(VecDestroy(&e));
   PetscCall(VecDestroy(&work));

@@ -342,15 +342,104 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
  * problem, printed once per communicator; anything else gets PETSc's full traceback. */
 static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was raised on every rank */
 
+/* The options whose value is `bad` or holds it as one comma-separated entry (an array option), as
+ * "-name value" joined by " or ", optionally only those already read, from the options database
+ * (PetscOptionsGetAll: "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
+static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char found[], size_t len)
+{
+  char *all = NULL, *name = NULL;
+
+  found[0] = 0;
+  if (PetscOptionsGetAll(NULL, &all) || !all) return;
+  for (char *tok = all, *next; *tok; tok = next) {
+    while (*tok == ' ') tok++;
+    if (!*tok) break;
+    for (next = tok; *next && *next != ' '; next++) {
+    }
+    if (*next) *next++ = 0;
+    /* a name starts with '-' and no digit or '.' (-1 and -.5 are values) */
+    if (tok[0] == '-' && tok[1] && !(tok[1] >= '0' && tok[1] <= '9') && tok[1] != '.') {
+      name = tok;
+      continue;
+    }
+    if (!name) continue;
+    size_t      nb  = strlen(bad);
+    const char *at  = tok;
+    PetscBool   hit = PETSC_FALSE;
+    for (const char *c; !hit && (c = strstr(at, bad)); at = c + 1)
+      hit = (PetscBool)((c == tok || c[-1] == ',') && (c[nb] == 0 || c[nb] == ','));
+    if (hit && only_used) {
+      PetscBool used = PETSC_FALSE;
+      if (PetscOptionsUsed(NULL, name + 1, &used) || !used) hit = PETSC_FALSE;
+    }
+    if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
+      if (found[0]) strcat(found, " or ");
+      strcat(found, name);
+      strcat(found, " ");
+      strcat(found, tok);
+    }
+  } /* name stays: a value with spaces ("1,2, 3,4" in a deck) is several tokens */
+  PetscFree(all);
+}
+
+/* PETSc's message for letters where an option needs a number or a truth value ("Input string abc has
+ * no numeric value", "Unknown logical value: maybe") names the value but not the option.  This gives
+ * the line "-fluid_re abc is not a number" instead, the option found by its value in the options
+ * database, or returns 0 when the message is not one of those.  Covers every numeric and logical
+ * option of every solver, read through any PetscOptions* call, from a deck or the command line. */
+static int AdjOptionValueMessage(const char func[], const char mess[], char line[], size_t len)
+{
+  const char *what = NULL, *start = NULL, *end = NULL;
+  char        bad[256], found[768];
+  size_t      n;
+
+  if (!func || !mess || strncmp(func, "PetscOptionsStringTo", 20)) return 0;
+  if ((start = strstr(mess, "Input string ")) && (end = strstr(start, " has no "))) {
+    start += strlen("Input string ");
+    what = strstr(end, "integer") ? "is not an integer" : "is not a number";
+  } else if ((start = strstr(mess, "Unknown logical value: "))) {
+    start += strlen("Unknown logical value: ");
+    end  = start + strlen(start);
+    what = "is not a truth value (true/false, yes/no, 1/0)";
+  } else
+    return 0;
+  while (end > start && (end[-1] == ' ' || end[-1] == '\n')) end--;
+  n = PetscMin((size_t)(end - start), sizeof(bad) - 1);
+  memcpy(bad, start, n);
+  bad[n] = 0;
+  AdjFindOptionsWithValue(bad, PETSC_TRUE, found, sizeof(found)); /* the option being read is marked used */
+  if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, found, sizeof(found));
+  if (!found[0])
+    snprintf(line, len, "an option's value %s %s", bad, what);
+  else if (strchr(found, ',') || strstr(found, " or "))
+    snprintf(line, len, "%s: %s %s", found, bad, what);
+  else
+    snprintf(line, len, "%s %s", found, what);
+  return 1;
+}
+
 static PetscErrorCode AdjErrorHandler(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n,
                                       PetscErrorType p, const char *mess, void *ctx)
 {
   PetscMPIInt rank = 0, size = 1, wsize = 1;
 
   if (p == PETSC_ERROR_INITIAL) {
+    char line[1280];
+
     MPI_Comm_size(comm, &size);
     MPI_Comm_size(PETSC_COMM_WORLD, &wsize);
     adj_error_collective = (PetscBool)(size == wsize);
+    /* raised on PETSC_COMM_SELF, but every rank holds the same options and reads them in the same
+       order, so every rank stops here: one line from rank 0, a clean exit on every rank */
+    if (AdjOptionValueMessage(func, mess, line, sizeof(line))) {
+      adj_error_collective = PETSC_TRUE;
+      MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+      if (!rank) {
+        fprintf(stderr, "adjsim: error: %s\n", line);
+        fflush(stderr);
+      }
+      return PETSC_ERR_USER_INPUT;
+    }
   }
 
   if (n != PETSC_ERR_USER_INPUT && n != PETSC_ERR_USER && n != PETSC_ERR_FILE_OPEN && n != PETSC_ERR_FILE_READ &&
@@ -416,6 +505,130 @@ static PetscErrorCode AdjCheckOptionsFile(const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Duplicate keys in a YAML deck: YAML parsers keep the last one silently, so a deck that sets
+ * transport: kappa twice runs with whichever came last.  A small line scanner for the block style of
+ * the decks (nesting by indentation, comments, quoted keys), plain C so rank 0 always reaches the
+ * broadcast: a key is the text before the first ': ' (or a final ':') outside quotes; its parent is
+ * the key that opened its indentation level.  Lines it does not understand (list items, flow
+ * collections, block scalars, continuation lines) are skipped: PETSc's parser judges those. */
+typedef struct {
+  char key[128];
+  int  parent, line; /* parent: index of the key that opened this key's level, -1 at the top */
+} AdjYAMLKey;
+
+/* The key of one line (comment removed) into key[], or 0 when the line holds no key. */
+static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block)
+{
+  char   quote = 0, *colon = NULL;
+  char  *k = text;
+  size_t n;
+
+  for (char *c = text; *c && !colon; c++) {
+    if (quote) {
+      if (*c == quote) quote = 0;
+    } else if (*c == '"' || *c == '\'')
+      quote = *c;
+    else if (*c == '#' && (c == text || c[-1] == ' ' || c[-1] == '\t')) {
+      *c = 0;
+      break;
+    } else if (*c == ':' && (c[1] == 0 || c[1] == ' ' || c[1] == '\t' || c[1] == '\n' || c[1] == '\r'))
+      colon = c;
+  }
+  if (!colon || text[0] == '-' || text[0] == '[' || text[0] == '{') return 0;
+  { /* a block scalar (| or >) follows: its more indented lines are text, not keys */
+    const char *v = colon + 1;
+    while (*v == ' ' || *v == '\t') v++;
+    *opens_block = (*v == '|' || *v == '>');
+  }
+  while (colon > k && (colon[-1] == ' ' || colon[-1] == '\t')) colon--;
+  if ((*k == '"' || *k == '\'') && colon - k >= 2 && colon[-1] == *k) k++, colon--;
+  n = PetscMin((size_t)(colon - k), len - 1);
+  memcpy(key, k, n);
+  key[n] = 0;
+  return n > 0;
+}
+
+/* The option a key stands for: its path joined by '_' (transport, kappa -> -transport_kappa). */
+static void AdjYAMLKeyOption(const AdjYAMLKey *keys, int i, char opt[], size_t len)
+{
+  char tail[256];
+
+  opt[0] = 0;
+  for (; i >= 0; i = keys[i].parent) {
+    snprintf(tail, sizeof(tail), "%s%s%s", keys[i].key, opt[0] ? "_" : "", opt);
+    snprintf(opt, len, "%s", tail);
+  }
+}
+
+/* Rank 0's scan: a message naming the file, the key and both lines, or "" when no key repeats. */
+static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
+{
+  enum { MAXKEYS = 4096, MAXDEPTH = 64 };
+  static AdjYAMLKey keys[MAXKEYS];
+  int               nkeys = 0, depth = 0, indent_of[MAXDEPTH], parent_of[MAXDEPTH], lineno = 0, last = -1;
+  int               block = -1; /* indentation of the key owning a block scalar, or -1 */
+  char              buf[4096];
+  FILE             *fp = fopen(path, "r");
+
+  msg[0] = 0;
+  if (!fp) return; /* AdjCheckOptionsFile has reported it */
+  indent_of[0] = 0, parent_of[0] = -1;
+  while (fgets(buf, sizeof(buf), fp) && !msg[0]) {
+    int  indent = 0, opens_block = 0;
+    char key[128];
+
+    lineno++;
+    while (buf[indent] == ' ') indent++;
+    if (buf[indent] == 0 || buf[indent] == '\n' || buf[indent] == '\r' || buf[indent] == '#') continue;
+    if (block >= 0 && indent > block) continue;
+    block = -1;
+    if (!strncmp(buf, "---", 3) || !strncmp(buf, "...", 3)) { /* a new document: keys start over */
+      nkeys = 0, depth = 0, last = -1;
+      continue;
+    }
+    if (!AdjYAMLLineKey(buf + indent, key, sizeof(key), &opens_block)) continue;
+    while (depth > 0 && indent < indent_of[depth]) depth--;
+    if (indent > indent_of[depth] && depth + 1 < MAXDEPTH) {
+      depth++;
+      indent_of[depth] = indent, parent_of[depth] = last;
+    }
+    for (int i = 0; i < nkeys; i++)
+      if (keys[i].parent == parent_of[depth] && !strcmp(keys[i].key, key)) {
+        char opt[256];
+        AdjYAMLKeyOption(keys, i, opt, sizeof(opt));
+        snprintf(msg, len,
+                 "Options file %s: key %s (-%s) is given twice, on lines %d and %d (YAML would keep only the last); "
+                 "remove one",
+                 path, key, opt, keys[i].line, lineno);
+        break;
+      }
+    if (nkeys == MAXKEYS) break;
+    snprintf(keys[nkeys].key, sizeof(keys[nkeys].key), "%s", key);
+    keys[nkeys].parent = parent_of[depth], keys[nkeys].line = lineno;
+    last = nkeys++;
+    if (opens_block) block = indent;
+  }
+  fclose(fp);
+}
+
+/* A YAML deck (.yaml, .yml, as PETSc decides) must not repeat a key.  Rank 0 scans, every rank learns
+ * the verdict. */
+static PetscErrorCode AdjCheckYAMLDuplicates(const char path[])
+{
+  char        msg[1024] = "";
+  size_t      n         = strlen(path);
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  if (!((n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"))))
+    PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank) AdjYAMLFindDuplicate(path, msg, sizeof(msg));
+  PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, PETSC_COMM_WORLD));
+  PetscCheck(!msg[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "%s", msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Options files first, then the command line again on top (command line wins, as usual). */
 static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc, char ***argv)
 {
@@ -425,6 +638,7 @@ static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc
   for (int f = 0; f < nfiles; f++) {
     PetscErrorCode ierr;
     PetscCall(AdjCheckOptionsFile(files[f]));
+    PetscCall(AdjCheckYAMLDuplicates(files[f]));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, files[f], PETSC_TRUE);
     PetscCall(PetscPopErrorHandler());

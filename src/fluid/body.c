@@ -21,6 +21,7 @@
  *            reference velocity and length. */
 #include "fluidimpl.h"
 #include <adjsim/io.h>
+#include <adjsim/optcheck.h>
 
 const char *const FluidBodyTypes[] = {"none", "circle", "ellipse", "naca4", "cst", "FluidBodyType", "", NULL};
 
@@ -248,6 +249,15 @@ static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
   if (!fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck((n == 2 || n == 0) && (na == 2 || na == 0) && (nm == 3 || nm == 0), fl->comm, PETSC_ERR_USER_INPUT,
              "-fluid_body_position and -fluid_body_axes need two values, -fluid_body_naca_mpt three");
+  /* finite here; sizes must also be positive, which AdjShapeSetUp checks with the shape's own words */
+  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_position", 2, pos, ADJ_REAL_FINITE, "m"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_alpha", alpha, ADJ_REAL_FINITE, "degrees"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_radius", radius, ADJ_REAL_FINITE, "m"));
+  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_axes", 2, axes, ADJ_REAL_FINITE, "m"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_chord", chord, ADJ_REAL_FINITE, "m"));
+  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_naca_mpt", 3, mpt, ADJ_REAL_FINITE, NULL));
+  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_cst_upper", nu, up, ADJ_REAL_FINITE, NULL));
+  PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_body_cst_lower", nl, lo, ADJ_REAL_FINITE, NULL));
   if (naca[0]) {
     size_t len;
     PetscCall(PetscStrlen(naca, &len));
@@ -340,6 +350,10 @@ PetscErrorCode FluidBodySetUp(Fluid fl)
              (double)b->smoothing);
   PetscCheck(b->uref > 0 && b->lref > 0, fl->comm, PETSC_ERR_USER_INPUT,
              "-fluid_body_reference_velocity and -fluid_body_reference_length must be > 0");
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_eta", b->eta, ADJ_REAL_POSITIVE, "s"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_smoothing", b->smoothing, ADJ_REAL_POSITIVE, "cells"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_reference_velocity", b->uref, ADJ_REAL_POSITIVE, "m/s"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_body_reference_length", b->lref, ADJ_REAL_POSITIVE, "m"));
   b->width = b->smoothing * PetscMin(fl->grid.h[0], fl->grid.h[1]);
   PetscCall(FluidBodyCheckResolution(fl));
   PetscCall(DMCreateGlobalVector(fl->da, &b->chi));

@@ -17,6 +17,7 @@
  * it, the final step alone: an instantaneous objective. */
 #include "fluidimpl.h"
 #include <adjsim/io.h>
+#include <adjsim/optcheck.h>
 
 /*@ FluidKineticEnergy - *E += 1/2 sum (u^2 + v^2) hx hy over the owned non-boundary faces.
     x: owned array (no ghosts needed). Not collective. @*/
@@ -221,6 +222,15 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
                              o->w_misfit, &o->w_misfit, NULL));
   PetscOptionsEnd();
   PetscCheck(!set || n == 2, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_objective_window needs two times t0,t1");
+  { /* a negative weight maximizes a term (e.g. lift-to-drag); inf or nan is never a weight */
+    const char *const names[] = {"-fluid_objective_kinetic_energy", "-fluid_objective_enstrophy",
+                                 "-fluid_objective_drag", "-fluid_objective_lift", "-fluid_objective_lift_to_drag"};
+    const PetscReal   w[]     = {o->w_energy, o->w_enstrophy, o->w_drag, o->w_lift, o->w_ld};
+    for (PetscInt t = 0; t < 5; t++) PetscCall(AdjCheckRealOption(fl->comm, names[t], w[t], ADJ_REAL_FINITE, NULL));
+    PetscCall(AdjCheckRealOption(fl->comm, "-fluid_obs_weight", o->w_misfit, ADJ_REAL_NONNEGATIVE, "s^2/m^4"));
+    if (set)
+      PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_objective_window", n, o->window, ADJ_REAL_FINITE, "s"));
+  }
   PetscCheck(
       fl->body.on || (o->w_drag == 0 && o->w_lift == 0 && o->w_ld == 0), fl->comm, PETSC_ERR_USER_INPUT,
       "-fluid_objective_drag, _lift and _lift_to_drag need an immersed body (-fluid_body circle|ellipse|naca4|cst)");

@@ -4,6 +4,7 @@
 #include <adjsim/grid.h>
 #include <adjsim/io.h>
 #include <adjsim/timeaxis.h>
+#include <adjsim/optcheck.h>
 
 const char *const FluidInitialTypes[] = {"zero", "taylor-green", "file", "FluidInitialType", "FLUID_INITIAL_", NULL};
 
@@ -105,6 +106,11 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
     g->h[d] = len[d] / cells[d];
     dmbc[d] = g->bc[d][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
   }
+  { /* about 640 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
+    char what[96];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "-fluid_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
+    PetscCall(AdjGridCheckSize(fl->comm, what, "cell", (PetscInt64)cells[0] * cells[1], 3, 640));
+  }
   /* Point (i, j) holds cell (i, j)'s left u-face, bottom v-face and pressure: one point per cell. */
   PetscCall(AdjGridCreateDMDA(fl->comm, FLUID_DIM, g->M, dmbc, ADJ_GRID_CELL, 3, DMDA_STENCIL_BOX, 1, NULL, &fl->da));
   PetscCall(DMDASetFieldName(fl->da, 0, "u"));
@@ -179,12 +185,16 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
       "", FluidPoissonTypes, 3, FluidPoissonTypes[poisson], &poisson, NULL));
   PetscOptionsEnd();
   PetscCheck(!(set_nu && set_re), fl->comm, PETSC_ERR_USER_INPUT, "Give either -fluid_nu or -fluid_re, not both");
-  if (set_re) {
+  if (set_re) { /* inf would give nu = 0 silently */
     PetscCheck(re > 0 && uref > 0 && lref > 0, fl->comm, PETSC_ERR_USER_INPUT,
                "-fluid_re %g with -fluid_re_velocity %g m/s, -fluid_re_length %g m: all must be > 0", (double)re,
                (double)uref, (double)lref);
+    PetscCall(AdjCheckRealOption(fl->comm, "-fluid_re", re, ADJ_REAL_POSITIVE, NULL));
+    PetscCall(AdjCheckRealOption(fl->comm, "-fluid_re_velocity", uref, ADJ_REAL_POSITIVE, "m/s"));
+    PetscCall(AdjCheckRealOption(fl->comm, "-fluid_re_length", lref, ADJ_REAL_POSITIVE, "m"));
     fl->nu = uref * lref / re;
   }
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_tg_amplitude", fl->tg_amplitude, ADJ_REAL_FINITE, "m/s"));
   PetscCheck(fl->nu >= 0 && PetscIsNormalReal(fl->nu + 1), fl->comm, PETSC_ERR_USER_INPUT,
              "-fluid_nu must be a finite value >= 0, got %g m^2/s", (double)fl->nu);
   fl->initial = (FluidInitialType)initial;
@@ -221,6 +231,8 @@ PetscErrorCode FluidSetUpTime(Fluid fl)
                        "Stop the run when the advective Courant number dt (|u|/hx + |v|/hy) of the state exceeds this",
                        "", fl->blowup_cfl, &fl->blowup_cfl, NULL));
   PetscOptionsEnd();
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_velocity_scale", uscale, ADJ_REAL_NONNEGATIVE, "m/s"));
+  PetscCall(AdjCheckRealOption(fl->comm, "-fluid_blowup_cfl", fl->blowup_cfl, ADJ_REAL_POSITIVE, NULL));
   PetscCall(AdjTimeAxisGetFinalTime(ta, &fl->final_time));
   PetscCall(AdjTimeAxisGetCFL(ta, &fl->cfl));
   PetscCall(DMCreateGlobalVector(fl->da, &x0));

@@ -10,6 +10,7 @@
  * Bodies are numbered from 0 without gaps; label defaults to 0 and the velocity [m/s] to 0. */
 #define _POSIX_C_SOURCE 200809L
 #include "mpmimpl.h"
+#include <adjsim/grid.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -307,8 +308,14 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
     if (mpm->body[k].shape == MPM_SHAPE_FILE) N += mpm->body[k].file->n;
   PetscCheck(N > 0, mpm->comm, PETSC_ERR_USER_INPUT,
              "The bodies (-mpm_body0, ...) contain no particle: make them larger than a cell");
-  PetscCheck(N * MPM_NSTATE < PETSC_MAX_INT, mpm->comm, PETSC_ERR_SUP,
-             "%" PetscInt64_FMT " particles need 64-bit PetscInt (configure PETSc --with-64-bit-indices)", N);
+  { /* about 1000 bytes per particle: the max RSS of forward runs with 5e3 and 8e4 particles grows by that */
+    char what[160];
+    PetscCall(PetscSNPrintf(what, sizeof(what),
+                            "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT " with -mpm_ppc %" PetscInt_FMT
+                            " and the bodies -mpm_body0, ...",
+                            mpm->grid.M[0], mpm->grid.M[1], mpm->ppc));
+    PetscCall(AdjGridCheckSize(mpm->comm, what, "particle", N, MPM_NSTATE, 1000));
+  }
   mpm->N = (PetscInt)N;
   nhome  = N / mpm->size + (mpm->rank < N % mpm->size ? 1 : 0);
   PetscCallMPI(MPI_Exscan(&nhome, &hstart, 1, MPIU_INT64, MPI_SUM, mpm->comm));

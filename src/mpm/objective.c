@@ -21,6 +21,7 @@
  * would have, so J = 0 is reachable. */
 #include "mpmimpl.h"
 #include <adjsim/io.h>
+#include <adjsim/optcheck.h>
 #include <adjsim/tables.h>
 
 static PetscErrorCode MPMMassTargetSetFromOptions(MPM mpm);
@@ -113,6 +114,13 @@ PetscErrorCode MPMObjectiveSetFromOptions(MPM mpm)
              "-mpm_objective_com needs two coordinates x,y, got %" PetscInt_FMT, nc);
   PetscCheck(!mpm->com_linear_on || nl == MPM_DIM, mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_objective_com_linear needs two components ax,ay, got %" PetscInt_FMT, nl);
+  PetscCall(AdjCheckRealOption(mpm->comm, "-mpm_obs_weight", mpm->obs_weight, ADJ_REAL_NONNEGATIVE, "1/m^2"));
+  PetscCall(AdjCheckRealOption(mpm->comm, "-mpm_objective_com_weight", mpm->com_weight, ADJ_REAL_NONNEGATIVE, "1/m^2"));
+  if (mpm->com_on)
+    PetscCall(AdjCheckRealOptionArray(mpm->comm, "-mpm_objective_com", nc, mpm->com_target, ADJ_REAL_FINITE, "m"));
+  if (mpm->com_linear_on)
+    PetscCall(
+        AdjCheckRealOptionArray(mpm->comm, "-mpm_objective_com_linear", nl, mpm->com_linear, ADJ_REAL_FINITE, "1/m"));
   PetscCheck(every >= 0, mpm->comm, PETSC_ERR_USER_INPUT, "-mpm_obs_every %" PetscInt_FMT " must be >= 0", every);
   PetscCheck(!(mset && every), mpm->comm, PETSC_ERR_USER_INPUT, "Give -mpm_obs_markers or -mpm_obs_every, not both");
   PetscCall(PetscMalloc1(mpm->nhome + 1, &mpm->obs_marker));
@@ -227,6 +235,7 @@ static PetscErrorCode MPMMassTargetSetFromOptions(MPM mpm)
   PetscCall(PetscOptionsReal("-mpm_objective_mass_weight", "Weight w of the grid-mass objective [1]", "",
                              mpm->mass_weight, &mpm->mass_weight, NULL));
   PetscOptionsEnd();
+  PetscCall(AdjCheckRealOption(mpm->comm, "-mpm_objective_mass_weight", mpm->mass_weight, ADJ_REAL_NONNEGATIVE, NULL));
   mpm->mass_on = (PetscBool)(fileset || nshapes > 0);
   if (!mpm->mass_on) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!(fileset && nshapes), mpm->comm, PETSC_ERR_USER_INPUT,

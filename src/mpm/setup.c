@@ -107,6 +107,11 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
     g->h[d] = len[d] / cells[d];
     dmbc[d] = DM_BOUNDARY_NONE;
   }
+  { /* about 200 bytes per node (max RSS of forward runs on 128^2 and 512^2 cells, particles apart) */
+    char what[96];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
+    PetscCall(AdjGridCheckSize(mpm->comm, what, "node", (PetscInt64)(cells[0] + 1) * (cells[1] + 1), MPM_NNODE, 200));
+  }
   /* Particles are owned by the rank owning their nearest node, whose stencil is that node +-1: a
    * ghost width of 1 covers it. */
   PetscCall(

@@ -1,5 +1,8 @@
 /* Uniform structured grids: DMDA creation for any dimension (see include/adjsim/grid.h). */
+#define _POSIX_C_SOURCE 200809L /* sysconf, getrlimit */
 #include <adjsim/grid.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 const char *const AdjGridCentrings[] = {"cell", "node", "AdjGridCentring", "ADJ_GRID_", NULL};
 
@@ -7,6 +10,49 @@ const char *const AdjGridCentrings[] = {"cell", "node", "AdjGridCentring", "ADJ_
 static PetscInt AdjGridPoints(PetscInt cells, DMBoundaryType bc, AdjGridCentring centring)
 {
   return centring == ADJ_GRID_NODE && bc != DM_BOUNDARY_PERIODIC ? cells + 1 : cells;
+}
+
+/* Memory one rank can count on [bytes]: the node's physical memory shared by the ranks on the node (an
+ * estimate: other jobs and the system use some), or the address-space limit when lower; the smallest
+ * over the ranks, so every rank reaches the same verdict. */
+static PetscErrorCode AdjMemoryPerRank(MPI_Comm comm, double *bytes)
+{
+  MPI_Comm      node;
+  PetscMPIInt   nlocal;
+  const long    pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  struct rlimit rl;
+  double        mine;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nlocal));
+  PetscCallMPI(MPI_Comm_free(&node));
+  mine = pages > 0 && page > 0 ? (double)pages * (double)page / nlocal : PETSC_MAX_REAL;
+  if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY) mine = PetscMin(mine, (double)rl.rlim_cur);
+  PetscCallMPI(MPI_Allreduce(&mine, bytes, 1, MPI_DOUBLE, MPI_MIN, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjGridCheckSize(MPI_Comm comm, const char what[], const char item[], PetscInt64 count, PetscInt dof,
+                                PetscReal bytes_per_item)
+{
+  PetscMPIInt size;
+  double      avail, need;
+
+  PetscFunctionBeginUser;
+  PetscCheck((double)count * dof <= (double)PETSC_MAX_INT, comm, PETSC_ERR_USER_INPUT,
+             "%s: %" PetscInt64_FMT " %ss with %" PetscInt_FMT " unknowns each exceed the index limit %" PetscInt_FMT
+             " of this PETSc (%d-bit PetscInt; a PETSc configured --with-64-bit-indices lifts it)",
+             what, count, item, dof, PETSC_MAX_INT, (int)(8 * sizeof(PetscInt)));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(AdjMemoryPerRank(comm, &avail));
+  need = (double)count * bytes_per_item / size;
+  PetscCheck(need <= avail, comm, PETSC_ERR_USER_INPUT,
+             "%s: %" PetscInt64_FMT " %ss need about %.1f GB per rank on %d rank(s) (about %d bytes per %s in "
+             "a forward run; gradient runs need more), more than the %.1f GB of memory one rank has here: use more "
+             "ranks or nodes, or fewer %ss",
+             what, count, item, need / 1e9, size, (int)bytes_per_item, item, avail / 1e9, item);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode AdjGridCreateDMDA(MPI_Comm comm, PetscInt dim, const PetscInt cells[], const DMBoundaryType bc[],

@@ -3,6 +3,7 @@
  *   J_k = w/2 sum_cells (c_k - d_k)^2 hx hy,     dJ_k/dc_k = w (c_k - d_k) hx hy            */
 #include "transportimpl.h"
 #include <adjsim/io.h>
+#include <adjsim/optcheck.h>
 
 /* Observation slices whose step lies in 1..nsteps; their times must match this run's steps. */
 static PetscErrorCode TransportLoadObservations(Transport tr, const char file[])
@@ -86,8 +87,14 @@ PetscErrorCode TransportObjectiveSetUp(Transport tr)
     PetscCall(PetscOptionsReal(opt, help, "", tr->obj.reg_beta[b], &tr->obj.reg_beta[b], NULL));
     PetscCheck(tr->obj.reg_alpha[b] >= 0 && tr->obj.reg_beta[b] >= 0, tr->comm, PETSC_ERR_USER_INPUT,
                "-transport_reg_%s_alpha/beta must be >= 0", names[b]);
+    PetscCall(AdjCheckRealOption(tr->comm, opt, tr->obj.reg_beta[b], ADJ_REAL_NONNEGATIVE, NULL));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-transport_reg_%s_alpha", names[b]));
+    PetscCall(AdjCheckRealOption(tr->comm, opt, tr->obj.reg_alpha[b], ADJ_REAL_NONNEGATIVE, NULL));
   }
   PetscOptionsEnd();
+  PetscCall(AdjCheckRealOption(tr->comm, "-transport_obs_weight", tr->obj.weight, ADJ_REAL_NONNEGATIVE, "1/m^2"));
+  PetscCall(
+      AdjCheckRealOption(tr->comm, "-transport_target_weight", tr->obj.target_weight, ADJ_REAL_NONNEGATIVE, NULL));
   if (obs[0]) PetscCall(TransportLoadObservations(tr, obs));
   if (target[0]) PetscCall(TransportLoadTarget(tr, target));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -4,6 +4,7 @@
 #include <adjsim/grid.h>
 #include <adjsim/io.h>
 #include <adjsim/timeaxis.h>
+#include <adjsim/optcheck.h>
 
 static const char *const TransportBCTypes[] = {"periodic",        "dirichlet",     "neumann",
                                                "TransportBCType", "TRANSPORT_BC_", NULL};
@@ -43,11 +44,21 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
              cells[1]);
   PetscCheck(len[0] > 0 && len[1] > 0, tr->comm, PETSC_ERR_USER_INPUT,
              "-transport_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
+  PetscCall(AdjCheckRealOptionArray(tr->comm, "-transport_domain", 2, len, ADJ_REAL_POSITIVE, "m"));
+  for (PetscInt d = 0; d < 2; d++)
+    for (PetscInt s = 0; s < 2; s++)
+      PetscCall(AdjCheckRealOption(tr->comm, sidename[d][s], bval[d][s], ADJ_REAL_FINITE, NULL));
   for (PetscInt d = 0; d < TRANSPORT_DIM; d++) {
     g->M[d] = cells[d];
     g->L[d] = len[d];
     g->h[d] = len[d] / cells[d];
     dmbc[d] = bc[d] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
+  }
+  { /* about 320 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
+    char what[96];
+    PetscCall(
+        PetscSNPrintf(what, sizeof(what), "-transport_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
+    PetscCall(AdjGridCheckSize(tr->comm, what, "cell", (PetscInt64)cells[0] * cells[1], 1, 320));
   }
   PetscCall(
       AdjGridCreateDMDA(tr->comm, TRANSPORT_DIM, g->M, dmbc, ADJ_GRID_CELL, 1, DMDA_STENCIL_STAR, 1, g->L, &tr->da));
@@ -203,6 +214,9 @@ PetscErrorCode TransportSetUpVelocity(Transport tr)
                              "with -fluid_output_faces), linear in time between them, instead of its final state",
                              "", unsteady, &unsteady, NULL));
   PetscOptionsEnd();
+  PetscCall(AdjCheckRealOptionArray(tr->comm, "-transport_velocity_uniform", 2, uni, ADJ_REAL_FINITE, "m/s"));
+  PetscCall(AdjCheckRealOption(tr->comm, "-transport_rotation_omega", omega, ADJ_REAL_FINITE, "rad/s"));
+  PetscCall(AdjCheckRealOptionArray(tr->comm, "-transport_rotation_center", 2, ctr, ADJ_REAL_FINITE, "m"));
   PetscCheck(!unsteady || type == VELOCITY_FLUID, tr->comm, PETSC_ERR_USER_INPUT,
              "-transport_velocity_unsteady needs -transport_velocity fluid, not %s", TransportVelocityTypes[type]);
   PetscCall(PetscMalloc2((g->xm + 1) * g->ym, &tr->vel.u, g->xm * (g->ym + 1), &tr->vel.v));
@@ -292,6 +306,7 @@ static PetscErrorCode TransportFieldFromOptions(Transport tr, const char what[],
   if (!given) n = 4; /* not given: the default blob (PETSc sets n to 0 for an absent option) */
   PetscCheck(n % 4 == 0, tr->comm, PETSC_ERR_USER_INPUT,
              "%s needs groups of four numbers x,y,sigma,amplitude, got %" PetscInt_FMT, opt[1], n);
+  PetscCall(AdjCheckRealOptionArray(tr->comm, opt[1], n, blobs, ADJ_REAL_FINITE, NULL));
   for (PetscInt b = 0; b < n; b += 4)
     PetscCheck(blobs[b + 2] > 0, tr->comm, PETSC_ERR_USER_INPUT, "%s: blob %" PetscInt_FMT " has sigma %g <= 0", opt[1],
                b / 4, (double)blobs[b + 2]);
