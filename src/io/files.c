@@ -74,17 +74,19 @@ static PetscBool AdjIOLockHeld(const char path[], char holder[], size_t len)
   return held;
 }
 
-/* Rank 0: try to lock lockpath. Returns the locked descriptor (>= 0); -1 with msg empty when the file system
- * has no record locks (warned); -1 with msg set when another run holds it or the lock file cannot be made. */
-static int AdjIOLockTry(const char lockpath[], char msg[], size_t len)
+/* Rank 0: try to lock lockpath. Returns the locked descriptor (>= 0); -1 with msg set when another run holds
+ * it; -1 with msg empty when the file system has no record locks (*nolocks, warned) or the lock file cannot
+ * be created (the directory is missing or read-only: creating the file itself then fails with a message). */
+static int AdjIOLockTry(const char lockpath[], char msg[], size_t len, PetscBool *nolocks)
 {
+  *nolocks = PETSC_TRUE;
   for (int attempt = 0; attempt < 8; attempt++) {
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
     struct stat  held, named;
     int          fd = open(lockpath, O_RDWR | O_CREAT, 0644);
 
-    if (fd < 0) {
-      snprintf(msg, len, "cannot create its lock file %s (%s)", lockpath, strerror(errno));
+    if (fd < 0) { /* a missing or read-only directory: the file's own creation will say so, naming it */
+      *nolocks = PETSC_FALSE;
       return -1;
     }
     if (fcntl(fd, F_SETLK, &fl)) {
@@ -122,7 +124,7 @@ PetscErrorCode AdjIOFileLockAcquire(MPI_Comm comm, const char path[], const char
   AdjIOFileLock l;
   PetscMPIInt   rank;
   char          msg[ADJ_FILE_MSG_MAX] = "";
-  int           nolocks               = 0;
+  PetscBool     nolocks               = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&l));
@@ -131,8 +133,8 @@ PetscErrorCode AdjIOFileLockAcquire(MPI_Comm comm, const char path[], const char
   PetscCall(PetscSNPrintf(l->path, sizeof(l->path), "%s.lock", path));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank) {
-    l->fd   = AdjIOLockTry(l->path, msg, sizeof(msg));
-    nolocks = l->fd < 0 && !msg[0];
+    l->fd   = AdjIOLockTry(l->path, msg, sizeof(msg), &nolocks);
+    nolocks = (PetscBool)(nolocks && l->fd < 0 && !msg[0]);
   }
   PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
   if (msg[0]) PetscCall(PetscFree(l));
