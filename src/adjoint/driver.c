@@ -191,13 +191,12 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Stops a forward run whose state x at step k holds a NaN or an Inf, naming the first such entry of the
- * state vector: the solvers' own checks (AdjStepperCheckState) name the cell or particle but need not look at
- * every component (the fluid's looks at the velocities only), and the initial state is not stepped yet.
- * Together they make every state the forward loop keeps finite, so the "last good state" written when a
- * step goes bad is finite (issue 16: a non-finite initial state was once saved as the last good one).
- * Collective. */
-static PetscErrorCode AdjDriverCheckFinite(AdjDriver drv, AdjStepIndex k, AdjStepIndex k0, PetscReal dt, Vec x)
+/* Stops a forward run whose initial (or restarted) state x_k0 holds a NaN or an Inf, naming the first such
+ * entry of the state vector. Every later state is checked by the solver's own AdjStepperCheckState, which
+ * looks at every component (the fluid's pressure too), so every state the forward loop keeps is finite and
+ * the "last good state" written when a step goes bad is finite (issue 16: a non-finite initial state was
+ * once saved as the last good one). Once per run. Collective. */
+static PetscErrorCode AdjDriverCheckInitialFinite(AdjDriver drv, AdjStepIndex k0, Vec x)
 {
   const PetscScalar *a;
   PetscInt           n, rstart;
@@ -211,22 +210,18 @@ static PetscErrorCode AdjDriverCheckFinite(AdjDriver drv, AdjStepIndex k, AdjSte
   PetscCall(VecRestoreArrayRead(x, &a));
   if (first >= 0) mine = rstart + first;
   PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, drv->comm));
-  if (first == INT64_MAX) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(k > k0, drv->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(first == INT64_MAX, drv->comm, PETSC_ERR_USER_INPUT,
              "The %s state (step %" PetscInt64_FMT ") holds a NaN or an Inf (entry %" PetscInt64_FMT
              " of the state vector) before any step was taken: check the options and files that define it (a "
              "number such as inf or 1e400 in an option is read as Inf); no restart file was written",
              k0 ? "restarted" : "initial", (PetscInt64)k0, first);
-  SETERRQ(drv->comm, PETSC_ERR_FP,
-          "The state became NaN/Inf at step %" PetscInt64_FMT " (t = %g s), first at entry %" PetscInt64_FMT
-          " of the state vector; reduce the time step",
-          (PetscInt64)k, (double)(k * dt), first);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* A run whose state went bad at step k + 1 (NaN, blow-up): the last good state x_k goes to the
  * run file (a field slice, unless step k already has one) and to the standalone restart file, which
  * is complete and valid, so the user can look at it and continue from it with a smaller step.
- * x_k is finite (AdjDriverCheckFinite passed at step k), so this file, written now, is the newest state a
+ * x_k is finite (AdjStepperCheckState passed at step k), so this file, written now, is the newest state a
  * user on a cluster can continue from; it replaces (atomically) the restart file of an earlier restart
  * step, which held an older good state. */
 static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
@@ -282,7 +277,7 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   drv->interrupted_at = -1;
   if (write_output && drv->restart[0]) PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
-  PetscCall(AdjDriverCheckFinite(drv, k0, k0, dt, drv->x));
+  PetscCall(AdjDriverCheckInitialFinite(drv, k0, drv->x));
   *J = 0;
   if (k0 > 0) PetscCall(AdjDriverRestartObjective(drv, k0, J));
   if (out) PetscCall(AdjOutputSetRestartObjective(drv->out, *J));
@@ -294,7 +289,6 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
     PetscErrorCode bad;
     PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
     bad = AdjStepperCheckState(drv->stepper, k, drv->y); /* collective: the same code on every rank */
-    if (!bad) bad = AdjDriverCheckFinite(drv, k, k0, dt, drv->y);
     if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
     PetscCall(bad);
     PetscCall(VecSwap(drv->x, drv->y));

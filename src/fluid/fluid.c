@@ -328,8 +328,8 @@ static PetscErrorCode FluidLocateMaxVelocity(Fluid fl, Vec x, PetscReal *vmax, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Stops a run whose velocity holds NaN/Inf or whose Courant number exceeds -fluid_blowup_cfl,
- * naming the step, the time and the location of the largest velocity. */
+/* Stops a run whose state holds NaN/Inf (velocity or pressure) or whose Courant number exceeds
+ * -fluid_blowup_cfl, naming the step, the time and the location of the largest velocity. */
 static PetscErrorCode FluidCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
   Fluid     fl = (Fluid)ctx;

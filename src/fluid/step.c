@@ -168,7 +168,8 @@ PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal u
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ FluidMaxVelocity - max |u| and max |v| over the stored faces (NaN propagates). Collective. @*/
+/*@ FluidMaxVelocity - max |u| and max |v| over the stored faces; a NaN or an Inf anywhere in the state
+    (velocity or pressure) makes both +Inf. Collective. @*/
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax)
 {
   const FluidGrid  *g = &fl->grid;
@@ -181,11 +182,13 @@ PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vma
     for (PetscInt i = g->xs; i < g->xs + g->xm; i++) {
       lmax[0] = PetscMax(lmax[0], PetscAbsScalar(xa[j][i].u));
       lmax[1] = PetscMax(lmax[1], PetscAbsScalar(xa[j][i].v));
-      probe += (xa[j][i].u - xa[j][i].u) + (xa[j][i].v - xa[j][i].v); /* 0, or NaN for a NaN or an Inf */
+      /* 0, or NaN for a NaN or an Inf in any component, the pressure included */
+      probe += (xa[j][i].u - xa[j][i].u) + (xa[j][i].v - xa[j][i].v) + (xa[j][i].p - xa[j][i].p);
     }
   PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
   /* PetscMax drops a NaN and MPI_MAX's result with one depends on the order: a non-finite face makes
-   * both maxima +Inf instead, which every caller treats as a blow-up (FluidCheckState then finds the face) */
+   * both maxima +Inf instead, which every caller treats as a blow-up (FluidCheckState then finds the face,
+   * or names the pressure when every face is finite) */
   if (probe != 0 || PetscIsInfOrNanReal(probe)) lmax[0] = lmax[1] = PETSC_INFINITY;
   PetscCallMPI(MPI_Allreduce(lmax, gmax, 2, MPIU_REAL, MPIU_MAX, fl->comm));
   *umax = gmax[0];
