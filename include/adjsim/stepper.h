@@ -22,6 +22,7 @@
  * steppers of the same type live side by side in one run (e.g. -a_fluid_re 100 -b_fluid_re 200). */
 #pragma once
 
+#include <adjsim/fields.h>
 #include <adjsim/params.h>
 #include <petscviewer.h>
 
@@ -90,7 +91,7 @@ PetscErrorCode AdjStepperHasObjective(AdjStepper stepper, PetscBool *has);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
 PetscErrorCode AdjStepperCheckState(AdjStepper stepper, AdjStepIndex k, Vec x); /* NaN/Inf and blow-up guard */
-PetscErrorCode AdjStepperWriteFields(AdjStepper stepper, AdjOutput out, Vec x);
+PetscErrorCode AdjStepperWriteFields(AdjStepper stepper, AdjOutput out, Vec x); /* the described output fields */
 PetscErrorCode AdjStepperMonitor(AdjStepper stepper, AdjOutput out, AdjStepIndex k, Vec x); /* no-op if absent */
 PetscErrorCode AdjStepperWriteParameters(AdjStepper stepper, AdjOutput out);
 PetscErrorCode AdjStepperWriteGradient(AdjStepper stepper, AdjOutput out);
@@ -99,3 +100,5 @@ PetscErrorCode AdjStepperWriteGradient(AdjStepper stepper, AdjOutput out);
 PetscErrorCode AdjStepperWriteRestart(AdjStepper stepper, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone);
 PetscErrorCode AdjStepperReadRestart(AdjStepper stepper, const char path[], Vec x, AdjStepIndex *k);
 PetscErrorCode AdjStepperReadParameters(AdjStepper stepper, const char path[]); /* a run file's /parameters */
+/*@ AdjStepperGetFields - the n described fields of one set (desc may be NULL; else room for n). @*/
+PetscErrorCode AdjStepperGetFields(AdjStepper stepper, AdjFieldSet set, PetscInt *n, const AdjFieldDesc **desc);

@@ -18,13 +18,19 @@
  * (AdjStepperGetParams) with its storage or accessors, gradient units, bounds, regularization and
  * change hook (include/adjsim/params.h); packing, unpacking, gradients, /parameters and /gradients
  * output, reading and Tikhonov regularization are then generic.
- * Required: createstate, initialstate, step, checkstate, objective, zerogradient, writefields,
- * writerestart, readrestart.  The adjoint set (stepadjoint, objectiveadjoint, initialstateadjoint,
- * hasobjective) is all or nothing.  Optional: setup, view, regularization, monitor, writeparameters,
- * writegradient, readparameters (the last four for what lies beyond the parameter blocks). */
+ * Fields are declared too: setfromoptions describes each output field and each restart field once
+ * (AdjStepperAddField, include/adjsim/fields.h), fieldvalues points them at their values, and the stepper
+ * writes the datasets, the XDMF and the restart group and reads restart files back; restartstate (optional)
+ * turns the restart fields just read into the state.
+ * Required: createstate, initialstate, step, checkstate, objective, zerogradient, and fieldvalues for a
+ * solver that describes fields (it should: without them it writes no run file and cannot restart).  The adjoint
+ * set (stepadjoint, objectiveadjoint, initialstateadjoint, hasobjective) is all or nothing.  Optional:
+ * setup, view, regularization, monitor, restartstate, writeparameters, writegradient, readparameters (the
+ * last three for what lies beyond the parameter blocks). */
 #pragma once
 
 #include <adjsim/stepper.h>
+#include <adjsim/fields.h>
 
 typedef struct {
   PetscErrorCode (*setfromoptions)(AdjStepper);    /* read the solver's options (prefixed) and build */
@@ -43,22 +49,28 @@ typedef struct {
                                                                              beyond the blocks' Tikhonov terms */
   PetscErrorCode (*hasobjective)(void *ctx, PetscBool *);                 /* any objective term configured? */
   PetscErrorCode (*zerogradient)(void *ctx);
-  PetscErrorCode (*checkstate)(void *ctx, AdjStepIndex, Vec);         /* NaN/Inf and blow-up guard */
-  PetscErrorCode (*writefields)(void *ctx, AdjOutput, Vec);           /* state fields at an output step */
-  PetscErrorCode (*monitor)(void *ctx, AdjOutput, AdjStepIndex, Vec); /* optional: after every step of a run
-                                                                         with output (per-step histories) */
+  PetscErrorCode (*checkstate)(void *ctx, AdjStepIndex, Vec);                 /* NaN/Inf and blow-up guard */
+  PetscErrorCode (*fieldvalues)(void *ctx, AdjFieldSet, Vec, AdjFieldValues); /* point each described field of
+                                                                              the set at its values at state x */
+  PetscErrorCode (*monitor)(void *ctx, AdjOutput, AdjStepIndex, Vec);         /* optional: after every step of a run
+                                                                                 with output (per-step histories) */
   PetscErrorCode (*writeparameters)(void *ctx, AdjParams, AdjOutput); /* optional: /parameters besides the blocks */
   PetscErrorCode (*writegradient)(void *ctx, AdjParams, AdjOutput);   /* optional: sensitivity maps besides the
                                                                          blocks' gradients */
-  PetscErrorCode (*writerestart)(void *ctx, AdjOutput, AdjStepIndex, Vec, PetscBool); /* PETSC_TRUE: standalone */
-  PetscErrorCode (*readrestart)(void *ctx, const char[], Vec, AdjStepIndex *);
-  PetscErrorCode (*readparameters)(void *ctx, const char[]); /* optional: after the blocks are read from a
-                                                                run file's /parameters */
+  PetscErrorCode (*restartstate)(void *ctx, AdjFieldValues, Vec);     /* optional: the state x from the restart
+                                                                         fields just read (absent: they are x) */
+  PetscErrorCode (*readparameters)(void *ctx, const char[]);          /* optional: after the blocks are read from a
+                                                                         run file's /parameters */
 } AdjStepperOps;
 
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations
     (the table is copied). Not collective. @*/
 PetscErrorCode AdjStepperSetImplementation(AdjStepper stepper, void *ctx, const AdjStepperOps *ops);
+
+/*@ AdjStepperAddField - describe one field of the output (ADJ_FIELDS_OUTPUT) or of the restart state
+    (ADJ_FIELDS_RESTART: grid fields, or one particle table whose values are the state vector); called by a
+    type's setfromoptions, in the order the fields are written. The description is copied. @*/
+PetscErrorCode AdjStepperAddField(AdjStepper stepper, AdjFieldSet set, const AdjFieldDesc *desc);
 
 /*@ AdjStepperCreate_Composite - the composite type (src/stepper/composite.c): two solvers with a
     coupling operator and its adjoint.  Not registered as a -problem yet; register it with

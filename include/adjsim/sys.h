@@ -25,3 +25,13 @@ typedef int64_t AdjStepIndex;
   do {                                                                                                                 \
     if (!(plan)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "FFTW could not create plan: %s", #plan);                     \
   } while (0)
+
+/* A PETSc log event to register: its name (as -log_view shows it) and where its id goes. */
+typedef struct {
+  const char    *name;
+  PetscLogEvent *event;
+} AdjLogEvent;
+#define ADJ_NUM_EVENTS(events) ((PetscInt)(sizeof(events) / sizeof((events)[0])))
+
+/*@ AdjLogRegisterEvents - the log class classname and its n events, registered once. @*/
+PetscErrorCode AdjLogRegisterEvents(const char classname[], PetscInt n, const AdjLogEvent events[]);

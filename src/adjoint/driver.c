@@ -8,16 +8,12 @@ static PetscLogEvent ADJ_Forward, ADJ_Gradient, ADJ_ReverseStep;
 
 PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
 {
+  const AdjLogEvent events[] = {
+      {"AdjForwardRun", &ADJ_Forward}, {"AdjGradient", &ADJ_Gradient}, {"AdjReverseStep", &ADJ_ReverseStep}};
   AdjDriver d;
 
   PetscFunctionBeginUser;
-  if (!ADJ_Forward) {
-    PetscClassId id;
-    PetscCall(PetscClassIdRegister("AdjDriver", &id));
-    PetscCall(PetscLogEventRegister("AdjForwardRun", id, &ADJ_Forward));
-    PetscCall(PetscLogEventRegister("AdjGradient", id, &ADJ_Gradient));
-    PetscCall(PetscLogEventRegister("AdjReverseStep", id, &ADJ_ReverseStep));
-  }
+  PetscCall(AdjLogRegisterEvents("AdjDriver", ADJ_NUM_EVENTS(events), events));
   PetscCall(PetscNew(&d));
   d->stepper = stepper;
   PetscCall(AdjStepperGetComm(stepper, &d->comm));

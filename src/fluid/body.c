@@ -437,9 +437,10 @@ PetscErrorCode FluidBodyPenalizeStageAdjoint(Fluid fl, AdjStepIndex k, PetscInt 
 /*@ FluidBodyMonitor - records C_D, C_L of step k and writes the rows to /history/forces of the run
     file at output steps (and every FLUID_HISTORY_ROWS steps), so the lift history of a shedding
     run can be analysed (postprocess/adjsim_forces.py). Collective. @*/
-PetscErrorCode FluidBodyMonitor(Fluid fl, AdjOutput out, AdjStepIndex k)
+PetscErrorCode FluidBodyMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
 {
-  FluidBody *b = &fl->body;
+  Fluid      fl = (Fluid)ctx;
+  FluidBody *b  = &fl->body;
   PetscBool  write;
 
   PetscFunctionBeginUser;

@@ -10,25 +10,15 @@ PetscLogEvent FLUID_MomentumAdj, FLUID_DivergenceAdj, FLUID_CorrectAdj, FLUID_St
 
 PetscErrorCode FluidRegisterEvents(void)
 {
-  static PetscBool registered = PETSC_FALSE;
-  PetscClassId     id;
+  const AdjLogEvent events[] = {{"FlBoundary", &FLUID_Boundary},       {"FlMomentum", &FLUID_Momentum},
+                                {"FlDivergence", &FLUID_Divergence},   {"FlPoisson", &FLUID_Poisson},
+                                {"FlCorrect", &FLUID_Correct},         {"FlStep", &FLUID_Step},
+                                {"FlMomentumAdj", &FLUID_MomentumAdj}, {"FlDivergenceAdj", &FLUID_DivergenceAdj},
+                                {"FlCorrectAdj", &FLUID_CorrectAdj},   {"FlStepAdj", &FLUID_StepAdj},
+                                {"FlObjective", &FLUID_Objective},     {"FlObjectiveAdj", &FLUID_ObjectiveAdj}};
 
   PetscFunctionBeginUser;
-  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
-  registered = PETSC_TRUE;
-  PetscCall(PetscClassIdRegister("Fluid", &id));
-  PetscCall(PetscLogEventRegister("FlBoundary", id, &FLUID_Boundary));
-  PetscCall(PetscLogEventRegister("FlMomentum", id, &FLUID_Momentum));
-  PetscCall(PetscLogEventRegister("FlDivergence", id, &FLUID_Divergence));
-  PetscCall(PetscLogEventRegister("FlPoisson", id, &FLUID_Poisson));
-  PetscCall(PetscLogEventRegister("FlCorrect", id, &FLUID_Correct));
-  PetscCall(PetscLogEventRegister("FlStep", id, &FLUID_Step));
-  PetscCall(PetscLogEventRegister("FlMomentumAdj", id, &FLUID_MomentumAdj));
-  PetscCall(PetscLogEventRegister("FlDivergenceAdj", id, &FLUID_DivergenceAdj));
-  PetscCall(PetscLogEventRegister("FlCorrectAdj", id, &FLUID_CorrectAdj));
-  PetscCall(PetscLogEventRegister("FlStepAdj", id, &FLUID_StepAdj));
-  PetscCall(PetscLogEventRegister("FlObjective", id, &FLUID_Objective));
-  PetscCall(PetscLogEventRegister("FlObjectiveAdj", id, &FLUID_ObjectiveAdj));
+  PetscCall(AdjLogRegisterEvents("Fluid", ADJ_NUM_EVENTS(events), events));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -213,42 +203,6 @@ static PetscErrorCode FluidInitialStateAdjoint(void *ctx, Vec lambda0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(FluidStepRK3(fl, k, xin, xout));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(FluidStepRK3Adjoint(fl, k, xin, lout, lin));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidObjectiveOp(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(FluidObjectiveEvaluate(fl, k, x, J));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidObjectiveAdjointOp(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(FluidObjectiveAdjoint(fl, k, x, lambda));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
 {
   Fluid fl = (Fluid)ctx;
@@ -354,14 +308,38 @@ static PetscErrorCode FluidCheckState(void *ctx, AdjStepIndex k, Vec x)
           (double)fl->blowup_cfl);
 }
 
-/* u, v at cell centres, the pressure, the vorticity: dof-1 fields on the run's grid; with
- * -fluid_output_faces also the face velocities u_face (left x-face of each cell), v_face (bottom y-face). */
-static PetscErrorCode FluidWriteFields(void *ctx, AdjOutput out, Vec x)
+/* Output: u, v at cell centres, the pressure, the vorticity (dof-1 fields on the run's grid), the body's
+ * mask, and with -fluid_output_faces the face velocities themselves (what a transport run in this flow
+ * needs).  Restart: the face velocities and the pressure, bit for bit. */
+static const AdjFieldDesc FluidOutputFields[] = {
+    {.name = "u", .units = "m/s", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "v", .units = "m/s", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "p", .units = "m^2/s^2", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "vorticity", .units = "1/s", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "mask", .units = "1", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "u_face", .units = "m/s", .location = ADJ_FIELD_FACE_X, .ncomp = 1},
+    {.name = "v_face", .units = "m/s", .location = ADJ_FIELD_FACE_Y, .ncomp = 1}};
+static const AdjFieldDesc FluidRestartFields[] = {
+    {.name = "u", .units = "m/s", .location = ADJ_FIELD_FACE_X, .ncomp = 1},
+    {.name = "v", .units = "m/s", .location = ADJ_FIELD_FACE_Y, .ncomp = 1},
+    {.name = "p", .units = "m^2/s^2", .location = ADJ_FIELD_CELL, .ncomp = 1}};
+
+static PetscErrorCode FluidDescribeFields(Fluid fl, AdjStepper st)
 {
-  Fluid             fl = (Fluid)ctx;
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < 4; f++) PetscCall(AdjStepperAddField(st, ADJ_FIELDS_OUTPUT, &FluidOutputFields[f]));
+  if (fl->body.on) PetscCall(AdjStepperAddField(st, ADJ_FIELDS_OUTPUT, &FluidOutputFields[4]));
+  for (PetscInt f = 5; f < 7 && fl->output_faces; f++)
+    PetscCall(AdjStepperAddField(st, ADJ_FIELDS_OUTPUT, &FluidOutputFields[f]));
+  for (PetscInt f = 0; f < 3; f++) PetscCall(AdjStepperAddField(st, ADJ_FIELDS_RESTART, &FluidRestartFields[f]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The cell-centre fields of state x in out[0..3] (one pass over the grid). */
+static PetscErrorCode FluidCellCentreFields(Fluid fl, Vec x)
+{
   const FluidCell **xa;
   PetscScalar     **f[4];
-  const char       *names[4] = {"u", "v", "p", "vorticity"}, *units[4] = {"m/s", "m/s", "m^2/s^2", "1/s"};
 
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
@@ -370,55 +348,37 @@ static PetscErrorCode FluidWriteFields(void *ctx, AdjOutput out, Vec x)
   PetscCall(FluidCellCentre(&fl->grid, xa, f[0], f[1], f[2], f[3]));
   for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecRestoreArray(fl->pda, fl->out[c], &f[c]));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
-  for (PetscInt c = 0; c < 4; c++) PetscCall(AdjOutputWriteField(out, names[c], units[c], fl->out[c]));
-  if (fl->body.on) PetscCall(AdjOutputWriteField(out, "mask", "1", fl->body.maskc));
-  if (fl->output_faces) { /* the face velocities themselves: what a transport run in this flow needs */
-    PetscCall(VecStrideGather(x, 0, fl->out[0], INSERT_VALUES));
-    PetscCall(VecStrideGather(x, 1, fl->out[1], INSERT_VALUES));
-    PetscCall(AdjOutputWriteField(out, "u_face", "m/s", fl->out[0]));
-    PetscCall(AdjOutputWriteField(out, "v_face", "m/s", fl->out[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FluidFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues values)
+{
+  Fluid fl = (Fluid)ctx;
+
+  PetscFunctionBeginUser;
+  if (set == ADJ_FIELDS_RESTART) {
+    for (PetscInt c = 0; c < 3; c++) {
+      PetscCall(VecStrideGather(x, c, fl->out[c], INSERT_VALUES));
+      PetscCall(AdjFieldValuesSetVec(values, FluidRestartFields[c].name, fl->out[c]));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(FluidCellCentreFields(fl, x));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(AdjFieldValuesSetVec(values, FluidOutputFields[c].name, fl->out[c]));
+  if (fl->body.on) PetscCall(AdjFieldValuesSetVec(values, "mask", fl->body.maskc));
+  for (PetscInt c = 0; c < 2 && fl->output_faces; c++) {
+    PetscCall(VecStrideGather(x, c, fl->out[4 + c], INSERT_VALUES));
+    PetscCall(AdjFieldValuesSetVec(values, FluidOutputFields[5 + c].name, fl->out[4 + c]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
+/* The state from the restart fields u, v, p just read into out[0..2]. */
+static PetscErrorCode FluidRestartState(void *ctx, AdjFieldValues values, Vec x)
 {
   Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidBodyMonitor(fl, out, k));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static const char *const FluidRestartNames[3] = {"u", "v", "p"};
-
-static PetscErrorCode FluidWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideGather(x, c, fl->out[c], INSERT_VALUES));
-  if (standalone)
-    PetscCall(AdjOutputWriteRestartFile(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
-  else
-    PetscCall(AdjOutputWriteRestart(out, "fluid", k, k * fl->dt, 3, FluidRestartNames, fl->out));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k)
-{
-  Fluid     fl = (Fluid)ctx;
-  PetscReal t;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjInputReadRestart(fl->comm, path, "fluid", fl->pda, 3, FluidRestartNames, fl->out, k, &t));
-  PetscCheck(*k >= 0 && *k <= fl->nsteps, fl->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
-             (PetscInt64)*k, (PetscInt64)fl->nsteps);
-  PetscCheck(PetscAbsReal(t - *k * fl->dt) <= 1e-9 * fl->final_time, fl->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s: step %" PetscInt64_FMT
-             " is at time %.12g s there but %.12g s in this run (time step differs)",
-             path, (PetscInt64)*k, (double)t, (double)(*k * fl->dt));
   for (PetscInt c = 0; c < 3; c++) PetscCall(VecStrideScatter(fl->out[c], c, x, INSERT_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -442,7 +402,7 @@ static PetscErrorCode FluidDestroy(AdjStepper st)
   PetscCall(VecDestroy(&fl->combo));
   for (PetscInt s = 0; s < 2; s++) PetscCall(VecDestroy(&fl->stage[s]));
   for (PetscInt s = 0; s < 3; s++) PetscCall(VecDestroy(&fl->stageloc[s]));
-  for (PetscInt c = 0; c < 4; c++) PetscCall(VecDestroy(&fl->out[c]));
+  for (PetscInt c = 0; c < 6; c++) PetscCall(VecDestroy(&fl->out[c]));
   PetscCall(DMDestroy(&fl->pda));
   PetscCall(DMDestroy(&fl->da));
   PetscCall(PetscFree(fl));
@@ -461,7 +421,7 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
     PetscCall(VecDuplicate(fl->xloc, &fl->stageloc[s]));
     PetscCall(VecSet(fl->stageloc[s], 0.0));
   }
-  for (PetscInt c = 0; c < 4; c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
+  for (PetscInt c = 0; c < (fl->output_faces ? 6 : 4); c++) PetscCall(DMCreateGlobalVector(fl->pda, &fl->out[c]));
   PetscCall(DMCreateLocalVector(fl->da, &fl->xbloc));
   PetscCall(VecDuplicate(fl->combo, &fl->sbar));
   PetscCall(VecDuplicate(fl->combo, &fl->cbar));
@@ -539,26 +499,28 @@ static PetscErrorCode FluidSetFromOptions(AdjStepper st)
   }
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(FluidRegisterParameters(fl, params));
+  PetscCall(FluidDescribeFields(fl, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const AdjStepperOps FluidOps = {.setfromoptions      = FluidSetFromOptions,
-                                       .destroy             = FluidDestroy,
-                                       .createstate         = FluidCreateState,
-                                       .initialstate        = FluidInitialState,
-                                       .initialstateadjoint = FluidInitialStateAdjoint,
-                                       .step                = FluidStep,
-                                       .stepadjoint         = FluidStepAdjoint,
-                                       .objective           = FluidObjectiveOp,
-                                       .objectiveadjoint    = FluidObjectiveAdjointOp,
-                                       .hasobjective        = FluidHasObjective,
-                                       .zerogradient        = FluidZeroGradient,
-                                       .checkstate          = FluidCheckState,
-                                       .writefields         = FluidWriteFields,
-                                       .monitor             = FluidMonitor,
-                                       .writegradient       = FluidWriteMaskSensitivity,
-                                       .writerestart        = FluidWriteRestart,
-                                       .readrestart         = FluidReadRestart};
+static const AdjStepperOps FluidOps = {
+    .setfromoptions      = FluidSetFromOptions,
+    .destroy             = FluidDestroy,
+    .createstate         = FluidCreateState,
+    .initialstate        = FluidInitialState,
+    .initialstateadjoint = FluidInitialStateAdjoint,
+    .step                = FluidStepRK3,
+    .stepadjoint         = FluidStepRK3Adjoint,
+    .objective           = FluidObjectiveEvaluate,
+    .objectiveadjoint    = FluidObjectiveAdjoint,
+    .hasobjective        = FluidHasObjective,
+    .zerogradient        = FluidZeroGradient,
+    .checkstate          = FluidCheckState,
+    .fieldvalues         = FluidFieldValues,
+    .restartstate        = FluidRestartState,
+    .monitor             = FluidBodyMonitor,
+    .writegradient       = FluidWriteMaskSensitivity,
+};
 
 PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
 {

@@ -108,7 +108,7 @@ struct _n_Fluid {
   Vec stage[2], combo;  /* RK3 stages s1, s2, the pre-projection combination */
   Vec stageloc[3];      /* ghosted, boundary-filled x, s1, s2 of the last step (its adjoint reads them) */
   Vec div, phi, philoc; /* Poisson right-hand side and solution (pda) */
-  Vec out[4];           /* output fields on pda */
+  Vec out[6];           /* output fields on pda: cell-centre u, v, p, vorticity; u_face, v_face */
   /* adjoint work and parameter gradients (dJ/dvalue, this rank's partial sum for nu) */
   Vec            xbloc;                        /* ghosted adjoint of a state */
   Vec            sbar, cbar;                   /* adjoints of a stage and of a combination */
@@ -153,12 +153,12 @@ PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);
 PetscErrorCode FluidStageCombinationAdjoint(Fluid fl, PetscReal a, Vec x0b, PetscReal b, Vec xloc, PetscReal w, Vec cb,
                                             Vec xb, PetscScalar *nub);
-PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
+PetscErrorCode FluidStepRK3Adjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin);
 PetscErrorCode FluidPoissonSetUp(Fluid fl);
 PetscErrorCode FluidPoissonSolve(Fluid fl, Vec b, Vec phi);
 PetscErrorCode FluidPoissonDestroy(Fluid fl);
 PetscErrorCode FluidStageCombination(Fluid fl, PetscReal a, Vec x0, PetscReal b, Vec x, Vec xloc, PetscReal w, Vec c);
-PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout);
+PetscErrorCode FluidStepRK3(void *ctx, AdjStepIndex k, Vec xin, Vec xout);
 PetscErrorCode FluidStabilityLimit(const FluidGrid *g, PetscReal nu, PetscReal umax, PetscReal vmax, PetscReal *dtmax);
 PetscErrorCode FluidMaxVelocity(Fluid fl, Vec x, PetscReal *umax, PetscReal *vmax);
 PetscErrorCode FluidFillInitial(Fluid fl, Vec x);
@@ -167,8 +167,8 @@ PetscErrorCode FluidExactTaylorGreen(Fluid fl, PetscReal t, Vec x);
 /* Objective terms and their adjoints (objective.c). */
 PetscErrorCode FluidObjectiveSetUp(Fluid fl);
 PetscErrorCode FluidObjectiveDestroy(Fluid fl);
-PetscErrorCode FluidObjectiveEvaluate(Fluid fl, AdjStepIndex k, Vec x, PetscReal *J);
-PetscErrorCode FluidObjectiveAdjoint(Fluid fl, AdjStepIndex k, Vec x, Vec lambda);
+PetscErrorCode FluidObjectiveEvaluate(void *ctx, AdjStepIndex k, Vec x, PetscReal *J);
+PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode FluidKineticEnergy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *E);
 PetscErrorCode FluidKineticEnergyAdjoint(const FluidGrid *g, PetscReal w, const FluidCell *const *x, FluidCell **xb);
 PetscErrorCode FluidEnstrophy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *Z);
@@ -190,7 +190,7 @@ PetscErrorCode FluidBodyCoefficients(Fluid fl, AdjStepIndex k, PetscReal coef[2]
 PetscErrorCode FluidBodySetForceWeights(Fluid fl, AdjStepIndex k, const PetscReal w[2]);
 PetscErrorCode FluidBodyShapeGradient(Fluid fl, PetscReal g[]);
 PetscErrorCode FluidBodyPenalizeStage(Fluid fl, PetscInt s, PetscReal a, Vec c);
-PetscErrorCode FluidBodyMonitor(Fluid fl, AdjOutput out, AdjStepIndex k);
+PetscErrorCode FluidBodyMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
 PetscErrorCode FluidBodyPenalizeStageAdjoint(Fluid fl, AdjStepIndex k, PetscInt s, PetscReal a, Vec cb);
 
 /* Set-up from options (setup.c). */

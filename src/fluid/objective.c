@@ -306,8 +306,9 @@ static PetscErrorCode FluidObjectiveTerms(Fluid fl, AdjStepIndex k, const FluidC
 }
 
 /*@ FluidObjectiveEvaluate - *J = J_k(x_k), the same on every rank. Collective. @*/
-PetscErrorCode FluidObjectiveEvaluate(Fluid fl, AdjStepIndex k, Vec x, PetscReal *J)
+PetscErrorCode FluidObjectiveEvaluate(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
 {
+  Fluid             fl = (Fluid)ctx;
   const FluidCell **xa;
   PetscScalar       local = 0;
 
@@ -332,8 +333,9 @@ PetscErrorCode FluidObjectiveEvaluate(Fluid fl, AdjStepIndex k, Vec x, PetscReal
 }
 
 /*@ FluidObjectiveAdjoint - lambda += dJ_k/dx_k. Collective. @*/
-PetscErrorCode FluidObjectiveAdjoint(Fluid fl, AdjStepIndex k, Vec x, Vec lambda)
+PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
 {
+  Fluid             fl = (Fluid)ctx;
   const FluidCell **xa;
   FluidCell       **xb;
   PetscScalar       unused = 0;

@@ -72,8 +72,9 @@ static PetscErrorCode FluidStagePressureAdjoint(Fluid fl, Vec lout, Vec sb)
       x' = P(B_2dt/3(1/3 x + 2/3 s2 + 2dt/3 F(s2))),   p' = (p1 + p2)/6 + 2/3 p3 (FluidStagePressures)
     x, s1 and s2, ghosted and boundary-filled, stay in fl->stageloc[] for the adjoint of this step.
     xin and xout must differ. Collective. @*/
-PetscErrorCode FluidStepRK3(Fluid fl, AdjStepIndex k, Vec xin, Vec xout)
+PetscErrorCode FluidStepRK3(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 {
+  Fluid           fl = (Fluid)ctx;
   const PetscReal dt = fl->dt;
   Vec             s1 = fl->stage[0], s2 = fl->stage[1], c = fl->combo;
 
@@ -127,8 +128,9 @@ PetscErrorCode FluidStageCombinationAdjoint(Fluid fl, PetscReal a, Vec x0b, Pets
       cb = P^T s1b;   lin += cb + F'(x)^T (dt cb)
     (each line after P^T and B^T is one FluidStageCombinationAdjoint)
     lin.p = 0: the step does not read the input pressure. lout and lin must differ. Collective. @*/
-PetscErrorCode FluidStepRK3Adjoint(Fluid fl, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
+PetscErrorCode FluidStepRK3Adjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
+  Fluid           fl = (Fluid)ctx;
   const PetscReal dt = fl->dt;
   Vec             cb = fl->cbar, sb = fl->sbar;
 

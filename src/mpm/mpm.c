@@ -14,19 +14,12 @@ PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoin
 
 PetscErrorCode MPMRegisterEvents(void)
 {
-  static PetscBool registered = PETSC_FALSE;
-  PetscClassId     id;
+  const AdjLogEvent events[] = {{"MPMExchange", &MPM_Exchange}, {"MPMP2G", &MPM_P2G},
+                                {"MPMGrid", &MPM_Grid},         {"MPMG2P", &MPM_G2P},
+                                {"MPMStep", &MPM_Step},         {"MPMStepAdjoint", &MPM_StepAdjoint}};
 
   PetscFunctionBeginUser;
-  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
-  registered = PETSC_TRUE;
-  PetscCall(PetscClassIdRegister("MPM", &id));
-  PetscCall(PetscLogEventRegister("MPMExchange", id, &MPM_Exchange));
-  PetscCall(PetscLogEventRegister("MPMP2G", id, &MPM_P2G));
-  PetscCall(PetscLogEventRegister("MPMGrid", id, &MPM_Grid));
-  PetscCall(PetscLogEventRegister("MPMG2P", id, &MPM_G2P));
-  PetscCall(PetscLogEventRegister("MPMStep", id, &MPM_Step));
-  PetscCall(PetscLogEventRegister("MPMStepAdjoint", id, &MPM_StepAdjoint));
+  PetscCall(AdjLogRegisterEvents("MPM", ADJ_NUM_EVENTS(events), events));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -238,6 +231,7 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(VecDestroy(&mpm->gnodes_p2g));
   PetscCall(VecDestroy(&mpm->lnodes));
   for (PetscInt c = 0; c < 3; c++) PetscCall(VecDestroy(&mpm->out[c]));
+  PetscCall(PetscFree(mpm->outbuf));
   for (PetscInt d = 0; d < MPM_DIM; d++) PetscCall(PetscFree(mpm->node_rank[d]));
   PetscCall(DMDestroy(&mpm->da1));
   PetscCall(DMDestroy(&mpm->da));
@@ -281,6 +275,7 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
   }
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(MPMRegisterParameters(mpm, params));
+  PetscCall(MPMDescribeFields(mpm, st));
   PetscCall(PetscInfo(NULL,
                       "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT
                       ", dt %g s (CFL limit %g s), %" PetscInt64_FMT " steps\n",
@@ -302,12 +297,10 @@ static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .hasobjective        = MPMHasObjective,
                                      .zerogradient        = MPMZeroGradient,
                                      .checkstate          = MPMCheckState,
-                                     .writefields         = MPMWriteFields,
+                                     .fieldvalues         = MPMFieldValues,
                                      .monitor             = MPMMonitor,
                                      .writeparameters     = MPMWriteModels,
-                                     .writegradient       = MPMWriteInitialSensitivity,
-                                     .writerestart        = MPMWriteRestart,
-                                     .readrestart         = MPMReadRestart};
+                                     .writegradient       = MPMWriteInitialSensitivity};
 
 PetscErrorCode AdjStepperCreate_MPM(AdjStepper st)
 {

@@ -140,6 +140,7 @@ struct _n_MPM {
   Vec               gnodes_p2g;     /* the P2G result (m, m v) of the forward step: the grid update's input */
   PetscBool         has_friction;   /* some wall or obstacle is of type friction: the "friction" block exists */
   Vec               out[3];         /* grid mass, vx, vy on da1 for output */
+  PetscReal        *outbuf;         /* the particle output fields of the last output step */
   /* The intermediates above (sf, pin, pmat, gnodes, lnodes) belong to the forward step fwd_step
    * (-1: none, e.g. after MPMGridFields reused them); the step adjoint reuses them. */
   AdjStepIndex fwd_step;
@@ -269,8 +270,7 @@ PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R);
 PetscErrorCode MPMSetUpFields(MPM mpm);
 PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params);
 PetscErrorCode MPMWriteInitialSensitivity(void *ctx, AdjParams params, AdjOutput out);
-PetscErrorCode MPMWriteFields(void *ctx, AdjOutput out, Vec x);
+PetscErrorCode MPMDescribeFields(MPM mpm, AdjStepper st);
+PetscErrorCode MPMFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues values);
 PetscErrorCode MPMMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
 PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out);
-PetscErrorCode MPMWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone);
-PetscErrorCode MPMReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k);

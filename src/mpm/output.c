@@ -1,6 +1,7 @@
 /* MPM output: particle fields at output steps, summaries, the sensitivity maps of a gradient, the
  * label models, restart files (the whole particle state, bit for bit). */
 #include "mpmimpl.h"
+#include <adjsim/stepperimpl.h>
 #include <adjsim/io.h>
 #include <adjsim/particles.h>
 
@@ -79,76 +80,113 @@ PetscErrorCode MPMSummarize(AdjStepper st, Vec x, MPMSummary *s)
 }
 
 /* Particle fields of the output step: positions, velocities, F, Cauchy stress, J, the material and the
- * initial volume V0 (so that a run file is a particle file for -mpm_bodyN file:run.h5);
- * grid mass and velocity with -mpm_output_grid. */
+ * initial volume V0 (so that a run file is a particle file for -mpm_bodyN file:run.h5); grid mass and
+ * velocity with -mpm_output_grid (on the run file's grid, whose cells are centred on the nodes).  The
+ * restart state is the whole particle state (x, v, C, F per particle, global order) as the dataset
+ * /restart/particles (N, 12): bit for bit. */
 #define MPM_NOUT 10
-PetscErrorCode MPMWriteFields(void *ctx, AdjOutput out, Vec x)
+static const AdjFieldDesc MPMOutputFields[MPM_NOUT + 3] = {
+    {.name = "position", .units = "m", .location = ADJ_FIELD_PARTICLE, .ncomp = MPM_DIM, .geometry = PETSC_TRUE},
+    {.name = "velocity", .units = "m/s", .location = ADJ_FIELD_PARTICLE, .ncomp = MPM_DIM},
+    {.name = "F", .units = "1", .location = ADJ_FIELD_PARTICLE, .ncomp = MPM_DIM * MPM_DIM},
+    {.name = "stress", .units = "Pa", .location = ADJ_FIELD_PARTICLE, .ncomp = MPM_DIM * MPM_DIM},
+    {.name = "J", .units = "1", .location = ADJ_FIELD_PARTICLE, .ncomp = 1},
+    {.name = "E", .units = "Pa", .location = ADJ_FIELD_PARTICLE, .ncomp = 1},
+    {.name = "nu", .units = "1", .location = ADJ_FIELD_PARTICLE, .ncomp = 1},
+    {.name = "rho", .units = "kg/m^3", .location = ADJ_FIELD_PARTICLE, .ncomp = 1},
+    {.name = "label", .units = "1", .location = ADJ_FIELD_PARTICLE, .ncomp = 1},
+    {.name = "volume", .units = "m^2", .location = ADJ_FIELD_PARTICLE, .ncomp = 1},
+    {.name = "grid_mass", .units = "kg/m", .location = ADJ_FIELD_NODE, .ncomp = 1},
+    {.name = "grid_vx", .units = "m/s", .location = ADJ_FIELD_NODE, .ncomp = 1},
+    {.name = "grid_vy", .units = "m/s", .location = ADJ_FIELD_NODE, .ncomp = 1}};
+static const AdjFieldDesc MPMRestartField = {
+    .name = "particles", .units = "1", .location = ADJ_FIELD_PARTICLE, .ncomp = MPM_NSTATE};
+
+PetscErrorCode MPMDescribeFields(MPM mpm, AdjStepper st)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < MPM_NOUT + (mpm->output_grid ? 3 : 0); f++)
+    PetscCall(AdjStepperAddField(st, ADJ_FIELDS_OUTPUT, &MPMOutputFields[f]));
+  PetscCall(AdjStepperAddField(st, ADJ_FIELDS_RESTART, &MPMRestartField));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Output field f of particle i into b (ncomp values). */
+static void MPMParticleOutput(PetscInt f, const MPMParticle *p, const MPMMaterialPoint *mat, PetscReal b[])
+{
+  switch (f) {
+  case 0:
+    for (PetscInt a = 0; a < MPM_DIM; a++) b[a] = p->x[a];
+    break;
+  case 1:
+    for (PetscInt a = 0; a < MPM_DIM; a++) b[a] = p->v[a];
+    break;
+  case 2:
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt c = 0; c < MPM_DIM; c++) b[a * MPM_DIM + c] = p->F[a][c];
+    break;
+  case 3: {
+    PetscScalar     tau[MPM_DIM][MPM_DIM];
+    const PetscReal J = MPMDeterminant(p->F);
+
+    MPMKirchhoff(mat, p->F, tau);
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt c = 0; c < MPM_DIM; c++) b[a * MPM_DIM + c] = tau[a][c] / J; /* Cauchy sigma = tau / J */
+  } break;
+  case 4:
+    b[0] = MPMDeterminant(p->F);
+    break;
+  case 5:
+    b[0] = mat->E;
+    break;
+  case 6:
+    b[0] = mat->nu;
+    break;
+  case 7:
+    b[0] = mat->mass / mat->volume;
+    break;
+  case 8:
+    b[0] = mat->label;
+    break;
+  default:
+    b[0] = mat->volume;
+  }
+}
+
+/* The particle fields into mpm->outbuf (one block of nhome * ncomp values per field), the grid fields into
+ * mpm->out; the restart table is the state itself. */
+PetscErrorCode MPMFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues values)
 {
   MPM                     mpm = (MPM)ctx;
   const MPMParticle      *p;
   const MPMMaterialPoint *mat;
-  const char    *names[MPM_NOUT] = {"position", "velocity", "F", "stress", "J", "E", "nu", "rho", "label", "volume"};
-  const char    *units[MPM_NOUT] = {"m", "m/s", "1", "Pa", "1", "Pa", "1", "kg/m^3", "1", "m^2"};
-  const PetscInt ncomp[MPM_NOUT] = {MPM_DIM, MPM_DIM, MPM_DIM * MPM_DIM, MPM_DIM * MPM_DIM, 1, 1, 1, 1, 1, 1};
-  PetscReal     *buf;
+  PetscReal              *b;
+  size_t                  nvalues = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1((size_t)mpm->nhome * MPM_DIM * MPM_DIM + 1, &buf));
+  if (set == ADJ_FIELDS_RESTART) {
+    PetscCall(AdjFieldValuesSetVec(values, MPMRestartField.name, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscFree(mpm->outbuf));
+  for (PetscInt f = 0; f < MPM_NOUT; f++) nvalues += (size_t)mpm->nhome * MPMOutputFields[f].ncomp;
+  PetscCall(PetscMalloc1(nvalues + 1, &mpm->outbuf));
   PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
+  b = mpm->outbuf;
   for (PetscInt f = 0; f < MPM_NOUT; f++) {
-    for (PetscInt i = 0; i < mpm->nhome; i++) {
-      PetscReal *b = &buf[i * ncomp[f]];
+    const PetscInt nc = MPMOutputFields[f].ncomp;
 
-      switch (f) {
-      case 0:
-        for (PetscInt a = 0; a < MPM_DIM; a++) b[a] = p[i].x[a];
-        break;
-      case 1:
-        for (PetscInt a = 0; a < MPM_DIM; a++) b[a] = p[i].v[a];
-        break;
-      case 2:
-        for (PetscInt a = 0; a < MPM_DIM; a++)
-          for (PetscInt c = 0; c < MPM_DIM; c++) b[a * MPM_DIM + c] = p[i].F[a][c];
-        break;
-      case 3: {
-        PetscScalar     tau[MPM_DIM][MPM_DIM];
-        const PetscReal J = MPMDeterminant(p[i].F);
-
-        MPMKirchhoff(&mat[i], p[i].F, tau);
-        for (PetscInt a = 0; a < MPM_DIM; a++)
-          for (PetscInt c = 0; c < MPM_DIM; c++) b[a * MPM_DIM + c] = tau[a][c] / J; /* Cauchy sigma = tau / J */
-      } break;
-      case 4:
-        b[0] = MPMDeterminant(p[i].F);
-        break;
-      case 5:
-        b[0] = mat[i].E;
-        break;
-      case 6:
-        b[0] = mat[i].nu;
-        break;
-      case 7:
-        b[0] = mat[i].mass / mat[i].volume;
-        break;
-      case 8:
-        b[0] = mat[i].label;
-        break;
-      default:
-        b[0] = mat[i].volume;
-      }
-    }
-    PetscCall(AdjOutputWriteParticleField(out, names[f], units[f], ncomp[f], mpm->nhome, buf));
+    for (PetscInt i = 0; i < mpm->nhome; i++) MPMParticleOutput(f, &p[i], &mat[i], &b[i * nc]);
+    PetscCall(AdjFieldValuesSetParticles(values, MPMOutputFields[f].name, mpm->nhome, b));
+    b += mpm->nhome * nc;
   }
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
-  PetscCall(PetscFree(buf));
-  PetscCall(AdjOutputWriteParticleXdmf(out, "position", MPM_NOUT - 1, names + 1, ncomp + 1));
   if (mpm->output_grid) {
     PetscCall(MPMGridFields(mpm, -1, x, mpm->out[0], mpm->out + 1));
-    PetscCall(AdjOutputWriteField(out, "grid_mass", "kg/m", mpm->out[0]));
-    PetscCall(AdjOutputWriteField(out, "grid_vx", "m/s", mpm->out[1]));
-    PetscCall(AdjOutputWriteField(out, "grid_vy", "m/s", mpm->out[2]));
+    for (PetscInt c = 0; c < 3; c++)
+      PetscCall(AdjFieldValuesSetVec(values, MPMOutputFields[MPM_NOUT + c].name, mpm->out[c]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -174,33 +212,5 @@ PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out)
   if (mpm->field_on[MPM_FIELD_E]) PetscCall(AdjOutputWriteParameterArray(out, "E", "Pa", mpm->nlabels, mpm->E));
   if (mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjOutputWriteParameterArray(out, "nu", "1", mpm->nlabels, mpm->nu));
   PetscCall(AdjOutputWriteParameterArray(out, "model", "1", mpm->nlabels, model));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The restart state is the whole particle state (x, v, C, F per particle, global order) as the
- * dataset /restart/particles (N, 12): bit for bit. */
-PetscErrorCode MPMWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteParticleRestart(out, "mpm", k, k * mpm->dt, "particles", x, standalone));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MPMReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k)
-{
-  MPM       mpm = (MPM)ctx;
-  PetscReal t;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjInputReadParticleRestart(mpm->comm, path, "mpm", mpm->da1, "particles", x, k, &t));
-  PetscCheck(*k >= 0 && *k <= mpm->nsteps, mpm->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
-             (PetscInt64)*k, (PetscInt64)mpm->nsteps);
-  PetscCheck(PetscAbsReal(t - *k * mpm->dt) <= 1e-9 * mpm->final_time, mpm->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s: step %" PetscInt64_FMT " is at time %.12g s there but %.12g s in this run (time step "
-             "differs)",
-             path, (PetscInt64)*k, (double)t, (double)(*k * mpm->dt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

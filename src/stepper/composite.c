@@ -201,24 +201,6 @@ static PetscErrorCode CompositeCheckState(void *ctx, AdjStepIndex k, Vec X)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CompositeNoOutput(void *ctx, AdjOutput out, Vec X)
-{
-  PetscFunctionBeginUser;
-  SETERRQ(((Composite)ctx)->comm, PETSC_ERR_SUP, "A composite stepper writes no run file of its own yet");
-}
-
-static PetscErrorCode CompositeNoRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec X, PetscBool standalone)
-{
-  PetscFunctionBeginUser;
-  SETERRQ(((Composite)ctx)->comm, PETSC_ERR_SUP, "A composite stepper writes no restart file of its own yet");
-}
-
-static PetscErrorCode CompositeNoReadRestart(void *ctx, const char path[], Vec X, AdjStepIndex *k)
-{
-  PetscFunctionBeginUser;
-  SETERRQ(((Composite)ctx)->comm, PETSC_ERR_SUP, "A composite stepper cannot restart from %s yet", path);
-}
-
 /* The design of each part is one block of the composite's design (already scaled by the part). */
 static PetscErrorCode CompositeDesignGetA(void *ctx, Vec v)
 {
@@ -364,10 +346,7 @@ static const AdjStepperOps CompositeOps = {.setfromoptions      = CompositeSetFr
                                            .regularization      = CompositeRegularization,
                                            .hasobjective        = CompositeHasObjective,
                                            .zerogradient        = CompositeZeroGradient,
-                                           .checkstate          = CompositeCheckState,
-                                           .writefields         = CompositeNoOutput,
-                                           .writerestart        = CompositeNoRestart,
-                                           .readrestart         = CompositeNoReadRestart};
+                                           .checkstate          = CompositeCheckState};
 
 PetscErrorCode AdjStepperCreate_Composite(AdjStepper st)
 {

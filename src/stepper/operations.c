@@ -3,14 +3,6 @@
  * every solver (see include/adjsim/stepper.h). */
 #include "stepperimpl.h"
 
-/* Set up on first use, as PETSc's solvers do. */
-static inline PetscErrorCode AdjStepperReady(AdjStepper st)
-{
-  PetscFunctionBeginUser;
-  if (!st->setupcalled) PetscCall(AdjStepperSetUp(st));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static inline PetscErrorCode AdjStepperReadyAdjoint(AdjStepper st)
 {
   PetscFunctionBeginUser;
@@ -172,16 +164,6 @@ PetscErrorCode AdjStepperCheckState(AdjStepper st, AdjStepIndex k, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjStepperWriteFields(AdjStepper st, AdjOutput out, Vec x)
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperReady(st));
-  PetscCall(PetscLogEventBegin(ADJSTEPPER_Output, 0, 0, 0, 0));
-  PetscCall(st->ops.writefields(st->ctx, out, x));
-  PetscCall(PetscLogEventEnd(ADJSTEPPER_Output, 0, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode AdjStepperMonitor(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x)
 {
   PetscFunctionBeginUser;
@@ -205,25 +187,6 @@ PetscErrorCode AdjStepperWriteGradient(AdjStepper st, AdjOutput out)
   PetscCall(AdjStepperReadyAdjoint(st));
   PetscCall(AdjParamsWriteGradient(st->params, out));
   if (st->ops.writegradient) PetscCall(st->ops.writegradient(st->ctx, st->params, out));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode AdjStepperWriteRestart(AdjStepper st, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperReady(st));
-  PetscCall(PetscLogEventBegin(ADJSTEPPER_Output, 0, 0, 0, 0));
-  PetscCall(st->ops.writerestart(st->ctx, out, k, x, standalone));
-  PetscCall(PetscLogEventEnd(ADJSTEPPER_Output, 0, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode AdjStepperReadRestart(AdjStepper st, const char path[], Vec x, AdjStepIndex *k)
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjStepperReady(st));
-  st->stepped_k = -1;
-  PetscCall(st->ops.readrestart(st->ctx, path, x, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -9,16 +9,14 @@ PetscLogEvent ADJSTEPPER_Step, ADJSTEPPER_StepAdjoint, ADJSTEPPER_Objective, ADJ
 
 static PetscErrorCode AdjStepperRegisterEvents(void)
 {
-  PetscClassId id;
+  const AdjLogEvent events[] = {{"StepperStep", &ADJSTEPPER_Step},
+                                {"StepperStepAdj", &ADJSTEPPER_StepAdjoint},
+                                {"StepperObjective", &ADJSTEPPER_Objective},
+                                {"StepperObjAdj", &ADJSTEPPER_ObjectiveAdjoint},
+                                {"StepperOutput", &ADJSTEPPER_Output}};
 
   PetscFunctionBeginUser;
-  if (ADJSTEPPER_Step) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscClassIdRegister("AdjStepper", &id));
-  PetscCall(PetscLogEventRegister("StepperStep", id, &ADJSTEPPER_Step));
-  PetscCall(PetscLogEventRegister("StepperStepAdj", id, &ADJSTEPPER_StepAdjoint));
-  PetscCall(PetscLogEventRegister("StepperObjective", id, &ADJSTEPPER_Objective));
-  PetscCall(PetscLogEventRegister("StepperObjAdj", id, &ADJSTEPPER_ObjectiveAdjoint));
-  PetscCall(PetscLogEventRegister("StepperOutput", id, &ADJSTEPPER_Output));
+  PetscCall(AdjLogRegisterEvents("AdjStepper", ADJ_NUM_EVENTS(events), events));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -160,14 +158,16 @@ PetscErrorCode AdjStepperSetFromOptions(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The operations every solver needs, and the adjoint set: all or nothing. */
+/* The operations every solver needs (fieldvalues if it describes fields), and the adjoint set: all or
+ * nothing. */
 static PetscErrorCode AdjStepperCheckOps(AdjStepper st)
 {
   const AdjStepperOps *o           = &st->ops;
-  const char *const    need_name[] = {"createstate",  "initialstate", "step",         "checkstate", "objective",
-                                      "zerogradient", "writefields",  "writerestart", "readrestart"};
-  const PetscBool need[]    = {!!o->createstate,  !!o->initialstate, !!o->step,         !!o->checkstate, !!o->objective,
-                               !!o->zerogradient, !!o->writefields,  !!o->writerestart, !!o->readrestart};
+  const char *const    need_name[] = {"createstate", "initialstate", "step",       "checkstate",
+                                      "objective",   "zerogradient", "fieldvalues"};
+  const PetscBool      described   = (PetscBool)(st->nfields[ADJ_FIELDS_OUTPUT] + st->nfields[ADJ_FIELDS_RESTART] > 0);
+  const PetscBool need[] = {!!o->createstate,  !!o->initialstate,           !!o->step, !!o->checkstate, !!o->objective,
+                            !!o->zerogradient, !described || o->fieldvalues};
   const PetscBool adjoint[] = {!!o->stepadjoint, !!o->objectiveadjoint, !!o->initialstateadjoint, !!o->hasobjective};
   const PetscInt  nneed     = (PetscInt)(sizeof(need) / sizeof(need[0])),
                  nadj       = (PetscInt)(sizeof(adjoint) / sizeof(adjoint[0]));
@@ -224,6 +224,7 @@ PetscErrorCode AdjStepperView(AdjStepper st, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  parameter %-14s [%s] %s of %" PetscInt_FMT "%s\n", name, units,
                                      kind == ADJ_PARAM_FIELD ? "field" : "array", n, active ? ", active" : ""));
   }
+  PetscCall(AdjStepperViewFields(st, viewer));
   if (st->ops.view) PetscCall(st->ops.view(st, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

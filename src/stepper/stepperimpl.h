@@ -3,7 +3,8 @@
 
 #include <adjsim/stepperimpl.h>
 
-#define ADJ_STEPPER_MAX_TYPES 32
+#define ADJ_STEPPER_MAX_TYPES  32
+#define ADJ_STEPPER_MAX_FIELDS 16
 
 /* Public API of PETSc, but declared only in its private petscimpl.h before version 3.19. */
 PETSC_EXTERN PetscErrorCode PetscObjectStateGet(PetscObject, PetscObjectState *);
@@ -13,24 +14,42 @@ typedef struct {
   PetscErrorCode (*create)(AdjStepper);
 } AdjStepperEntry;
 
+/* A described field (src/stepper/fields.c): the description, with its own copies of the strings. */
+typedef struct {
+  AdjFieldDesc desc;
+  char         name[64], units[64];
+} AdjStepperField;
+
 struct _p_AdjStepper {
-  MPI_Comm      comm;
-  char          type[64];
-  char          prefix[64];
-  void         *ctx; /* the implementation's own data, handed to its operations */
-  AdjStepperOps ops;
-  AdjParams     params;
-  AdjStepIndex  nsteps;
-  PetscReal     dt;
-  DM            da; /* output grid, borrowed from the implementation */
-  PetscReal     lower[3], upper[3];
-  PetscBool     setfromoptionscalled, setupcalled, hasadjoint;
+  MPI_Comm        comm;
+  char            type[64];
+  char            prefix[64];
+  void           *ctx; /* the implementation's own data, handed to its operations */
+  AdjStepperOps   ops;
+  AdjParams       params;
+  AdjStepIndex    nsteps;
+  PetscReal       dt;
+  DM              da; /* output grid, borrowed from the implementation */
+  PetscReal       lower[3], upper[3];
+  PetscBool       setfromoptionscalled, setupcalled, hasadjoint;
+  AdjStepperField fields[2][ADJ_STEPPER_MAX_FIELDS]; /* by AdjFieldSet: output, restart */
+  PetscInt        nfields[2];
   /* The adjoint contract: the last forward step (k, its input vector and that vector's state
    * counter), or stepped_k = -1 when no step's intermediates are valid. */
   AdjStepIndex     stepped_k;
   Vec              stepped_xin;
   PetscObjectState stepped_state;
 };
+
+PetscErrorCode AdjStepperViewFields(AdjStepper st, PetscViewer viewer);
+
+/* Set up on first use, as PETSc's solvers do. */
+static inline PetscErrorCode AdjStepperReady(AdjStepper st)
+{
+  PetscFunctionBeginUser;
+  if (!st->setupcalled) PetscCall(AdjStepperSetUp(st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 extern PetscLogEvent ADJSTEPPER_Step, ADJSTEPPER_StepAdjoint, ADJSTEPPER_Objective, ADJSTEPPER_ObjectiveAdjoint,
     ADJSTEPPER_Output;

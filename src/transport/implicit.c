@@ -19,15 +19,10 @@ const char *const TransportCNSolverTypes[]  = {"auto", "fftw", "ksp", "Transport
 
 static PetscErrorCode TransportImplicitRegisterEvents(void)
 {
-  static PetscBool registered = PETSC_FALSE;
-  PetscClassId     id;
+  const AdjLogEvent events[] = {{"TrDiffuseCN", &TRANSPORT_DiffuseCN}, {"TrDiffuseCNAdj", &TRANSPORT_DiffuseCNAdj}};
 
   PetscFunctionBeginUser;
-  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
-  registered = PETSC_TRUE;
-  PetscCall(PetscClassIdRegister("TransportCN", &id));
-  PetscCall(PetscLogEventRegister("TrDiffuseCN", id, &TRANSPORT_DiffuseCN));
-  PetscCall(PetscLogEventRegister("TrDiffuseCNAdj", id, &TRANSPORT_DiffuseCNAdj));
+  PetscCall(AdjLogRegisterEvents("TransportCN", ADJ_NUM_EVENTS(events), events));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

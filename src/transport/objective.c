@@ -121,8 +121,10 @@ static PetscErrorCode TransportSquaredMisfit(Transport tr, Vec c, Vec d, PetscRe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TransportMisfit(Transport tr, AdjStepIndex k, Vec c, PetscReal *J)
+PetscErrorCode TransportMisfit(void *ctx, AdjStepIndex k, Vec c, PetscReal *J)
 {
+  Transport tr = (Transport)ctx;
+
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(TRANSPORT_Misfit, 0, 0, 0, 0));
   *J = 0;
@@ -135,8 +137,9 @@ PetscErrorCode TransportMisfit(Transport tr, AdjStepIndex k, Vec c, PetscReal *J
 }
 
 /* lambda += w (c - d) hx hy for every term at step k. */
-PetscErrorCode TransportMisfitAdjoint(Transport tr, AdjStepIndex k, Vec c, Vec lambda)
+PetscErrorCode TransportMisfitAdjoint(void *ctx, AdjStepIndex k, Vec c, Vec lambda)
 {
+  Transport       tr   = (Transport)ctx;
   const PetscReal area = tr->grid.h[0] * tr->grid.h[1];
 
   PetscFunctionBeginUser;

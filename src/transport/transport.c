@@ -10,25 +10,15 @@ PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT
 
 PetscErrorCode TransportRegisterEvents(void)
 {
-  static PetscBool registered = PETSC_FALSE;
-  PetscClassId     id;
+  const AdjLogEvent events[] = {{"TrGhosts", &TRANSPORT_Ghosts},   {"TrGhostsAdj", &TRANSPORT_GhostsAdj},
+                                {"TrAdvect", &TRANSPORT_Advect},   {"TrAdvectAdj", &TRANSPORT_AdvectAdj},
+                                {"TrDiffuse", &TRANSPORT_Diffuse}, {"TrDiffuseAdj", &TRANSPORT_DiffuseAdj},
+                                {"TrStage", &TRANSPORT_Stage},     {"TrStageAdj", &TRANSPORT_StageAdj},
+                                {"TrStep", &TRANSPORT_Step},       {"TrStepAdj", &TRANSPORT_StepAdj},
+                                {"TrMisfit", &TRANSPORT_Misfit},   {"TrMisfitAdj", &TRANSPORT_MisfitAdj}};
 
   PetscFunctionBeginUser;
-  if (registered) PetscFunctionReturn(PETSC_SUCCESS);
-  registered = PETSC_TRUE;
-  PetscCall(PetscClassIdRegister("Transport", &id));
-  PetscCall(PetscLogEventRegister("TrGhosts", id, &TRANSPORT_Ghosts));
-  PetscCall(PetscLogEventRegister("TrGhostsAdj", id, &TRANSPORT_GhostsAdj));
-  PetscCall(PetscLogEventRegister("TrAdvect", id, &TRANSPORT_Advect));
-  PetscCall(PetscLogEventRegister("TrAdvectAdj", id, &TRANSPORT_AdvectAdj));
-  PetscCall(PetscLogEventRegister("TrDiffuse", id, &TRANSPORT_Diffuse));
-  PetscCall(PetscLogEventRegister("TrDiffuseAdj", id, &TRANSPORT_DiffuseAdj));
-  PetscCall(PetscLogEventRegister("TrStage", id, &TRANSPORT_Stage));
-  PetscCall(PetscLogEventRegister("TrStageAdj", id, &TRANSPORT_StageAdj));
-  PetscCall(PetscLogEventRegister("TrStep", id, &TRANSPORT_Step));
-  PetscCall(PetscLogEventRegister("TrStepAdj", id, &TRANSPORT_StepAdj));
-  PetscCall(PetscLogEventRegister("TrMisfit", id, &TRANSPORT_Misfit));
-  PetscCall(PetscLogEventRegister("TrMisfitAdj", id, &TRANSPORT_MisfitAdj));
+  PetscCall(AdjLogRegisterEvents("Transport", ADJ_NUM_EVENTS(events), events));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -77,24 +67,6 @@ static PetscErrorCode TransportStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, V
   PetscFunctionBeginUser;
   PetscCall(TransportVelocityAtStep(tr, k));
   PetscCall(TransportStepAdvanceAdjoint(tr, xin, lout, lin));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(TransportMisfit(tr, k, x, J));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(TransportMisfitAdjoint(tr, k, x, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -157,10 +129,13 @@ static PetscErrorCode TransportCheckState(void *ctx, AdjStepIndex k, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportWriteFields(void *ctx, AdjOutput out, Vec x)
+/* The output and the restart state are the concentration c itself. */
+static const AdjFieldDesc TransportFieldC = {.name = "c", .units = "1", .location = ADJ_FIELD_CELL, .ncomp = 1};
+
+static PetscErrorCode TransportFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues values)
 {
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteField(out, "c", "1", x));
+  PetscCall(AdjFieldValuesSetVec(values, "c", x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -172,37 +147,6 @@ static PetscErrorCode TransportWriteVelocity(void *ctx, AdjParams params, AdjOut
   PetscFunctionBeginUser;
   PetscCall(AdjOutputWriteParameterField(out, "velocity_u", "m/s", tr->vel_u));
   PetscCall(AdjOutputWriteParameterField(out, "velocity_v", "m/s", tr->vel_v));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportWriteRestart(void *ctx, AdjOutput out, AdjStepIndex k, Vec x, PetscBool standalone)
-{
-  Transport   tr       = (Transport)ctx;
-  const char *names[1] = {"c"};
-
-  PetscFunctionBeginUser;
-  if (standalone)
-    PetscCall(AdjOutputWriteRestartFile(out, "transport", k, k * tr->dt, 1, names, &x));
-  else
-    PetscCall(AdjOutputWriteRestart(out, "transport", k, k * tr->dt, 1, names, &x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportReadRestart(void *ctx, const char path[], Vec x, AdjStepIndex *k)
-{
-  Transport   tr       = (Transport)ctx;
-  const char *names[1] = {"c"};
-  PetscReal   t;
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjInputReadRestart(tr->comm, path, "transport", tr->da, 1, names, &x, k, &t));
-  PetscCheck(*k >= 0 && *k <= tr->nsteps, tr->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s is at step %" PetscInt64_FMT ", outside 0..%" PetscInt64_FMT " of this run", path,
-             (PetscInt64)*k, (PetscInt64)tr->nsteps);
-  PetscCheck(PetscAbsReal(t - *k * tr->dt) <= 1e-9 * tr->final_time, tr->comm, PETSC_ERR_USER_INPUT,
-             "Restart file %s: step %" PetscInt64_FMT
-             " is at time %.12g s there but %.12g s in this run (time step differs)",
-             path, (PetscInt64)*k, (double)t, (double)(*k * tr->dt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -388,6 +332,8 @@ static PetscErrorCode TransportSetFromOptions(AdjStepper st)
     PetscCall(AdjStepperSetGrid(st, tr->da, lower, upper));
   }
   PetscCall(TransportRegisterParameters(tr, st));
+  PetscCall(AdjStepperAddField(st, ADJ_FIELDS_OUTPUT, &TransportFieldC));
+  PetscCall(AdjStepperAddField(st, ADJ_FIELDS_RESTART, &TransportFieldC));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -400,15 +346,13 @@ static const AdjStepperOps TransportOps = {
     .initialstateadjoint = TransportInitialStateAdjoint,
     .step                = TransportStep,
     .stepadjoint         = TransportStepAdjoint,
-    .objective           = TransportObjective,
-    .objectiveadjoint    = TransportObjectiveAdjoint,
+    .objective           = TransportMisfit,
+    .objectiveadjoint    = TransportMisfitAdjoint,
     .hasobjective        = TransportHasObjective,
     .zerogradient        = TransportZeroGradient,
     .checkstate          = TransportCheckState,
-    .writefields         = TransportWriteFields,
+    .fieldvalues         = TransportFieldValues,
     .writeparameters     = TransportWriteVelocity,
-    .writerestart        = TransportWriteRestart,
-    .readrestart         = TransportReadRestart,
 };
 
 PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
@@ -422,4 +366,3 @@ PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
   PetscCall(AdjStepperSetImplementation(st, tr, &TransportOps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

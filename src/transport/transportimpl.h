@@ -177,8 +177,8 @@ PetscErrorCode TransportStabilityLimit(Transport tr, PetscReal *dtmax);
 /* Objective terms (objective.c). */
 PetscErrorCode TransportObjectiveSetUp(Transport tr);
 PetscErrorCode TransportObjectiveDestroy(Transport tr);
-PetscErrorCode TransportMisfit(Transport tr, AdjStepIndex k, Vec c, PetscReal *J);
-PetscErrorCode TransportMisfitAdjoint(Transport tr, AdjStepIndex k, Vec c, Vec lambda);
+PetscErrorCode TransportMisfit(void *ctx, AdjStepIndex k, Vec c, PetscReal *J);
+PetscErrorCode TransportMisfitAdjoint(void *ctx, AdjStepIndex k, Vec c, Vec lambda);
 
 /* Set-up from options (setup.c). */
 PetscErrorCode TransportSetUpGrid(Transport tr);

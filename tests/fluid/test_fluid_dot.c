@@ -482,7 +482,7 @@ static PetscErrorCode DotStep(Fluid fl, PetscInt *fail)
   PetscCall(NormProduct(ty, y, PETSC_FALSE, &scale));
   PetscCall(FluidStepRK3(fl, 1, x, xout)); /* the adjoint reuses the stages of the step just taken */
   fl->gnu_local = 0;
-  PetscCall(FluidStepRK3Adjoint(fl, 1, x, y, lin));
+  PetscCall(FluidStepRK3Adjoint(fl, 1, x, xout, y, lin));
   PetscCall(VecDot(dx, lin, &rhs));
   PetscCallMPI(MPI_Allreduce(&fl->gnu_local, &gnu, 1, MPIU_SCALAR, MPIU_SUM, PETSC_COMM_WORLD));
   rhs += dnu * gnu;

@@ -4,9 +4,13 @@
  *     and each gives bit for bit the final state of a stepper configured alone without a prefix;
  *  3. the contract: StepAdjoint is refused without the matching Step, for another step number,
  *     after the input state was changed, and a second time after one adjoint; it works after Step;
- *  4. SetUp twice is harmless, View prints. */
+ *  4. SetUp twice is harmless, View prints;
+ *  5. described fields: each solver's output and restart fields (names, locations, values per point), a
+ *     restart written and read back through the descriptions bit for bit, and a restart file of another
+ *     run refused by the generic checks (a step beyond this run, another time step). */
 #include "adjtest.h"
 #include "steppertest.h"
+#include <adjsim/io.h>
 
 static const char *const base[] = {
     "-transport_grid", "16,12", "-transport_final_time", "0.05", "-transport_steps", "5", "-transport_initial_blobs",
@@ -168,6 +172,128 @@ static PetscErrorCode CheckContract(PetscInt *fail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The described fields of one solver type against the expected names, and of particle fields the ncomp. */
+static PetscErrorCode ExpectFields(const char type[], const char *const base[], AdjFieldSet set, PetscInt nwant,
+                                   const char *const want[], const AdjFieldLocation loc[], PetscInt *fail)
+{
+  AdjStepper          st;
+  PetscInt            n;
+  const AdjFieldDesc *desc[32];
+  PetscBool           ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, type, base, NULL, &st));
+  PetscCall(AdjStepperGetFields(st, set, &n, desc));
+  ok = (PetscBool)(n == nwant);
+  for (PetscInt f = 0; ok && f < n; f++) {
+    PetscCall(PetscStrcmp(desc[f]->name, want[f], &ok));
+    ok = (PetscBool)(ok && desc[f]->location == loc[f] && desc[f]->ncomp >= 1);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "fields: %-9s %-7s %2" PetscInt_FMT " described %s\n", type,
+                        set == ADJ_FIELDS_OUTPUT ? "output" : "restart", n, ok ? "ok" : "FAIL"));
+  if (!ok) (*fail)++;
+  PetscCall(AdjStepperDestroy(&st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ReadRestart of path into st must fail with PETSC_ERR_USER_INPUT. */
+static PetscErrorCode ExpectRestartRefused(AdjStepper st, const char path[], const char what[], PetscInt *fail)
+{
+  PetscErrorCode ierr;
+  AdjStepIndex   k;
+  Vec            x;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperCreateState(st, &x));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = AdjStepperReadRestart(st, path, x, &k);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "restart: %-40s refused (error %d)  %s\n", what, (int)ierr,
+                        ierr == PETSC_ERR_USER_INPUT ? "ok" : "FAIL"));
+  if (ierr != PETSC_ERR_USER_INPUT) (*fail)++;
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckFields(PetscInt *fail)
+{
+  const char *const fluid[] = {"-fluid_grid", "16,16", "-fluid_final_time", "0.1", "-fluid_steps", "2", NULL};
+  const char *const mpm[]   = {"-mpm_grid",
+                               "16,16",
+                               "-mpm_final_time",
+                               "0.002",
+                               "-mpm_steps",
+                               "2",
+                               "-mpm_body0",
+                               "box:0.3,0.3,0.5,0.5",
+                               "-mpm_output_grid",
+                               "1",
+                               NULL};
+  const char *const tout[] = {"c"}, *const fout[] = {"u", "v", "p", "vorticity"}, *const frst[] = {"u", "v", "p"};
+  const char *const      mout[]  = {"position", "velocity", "F",      "stress",    "J",       "E",      "nu",
+                                    "rho",      "label",    "volume", "grid_mass", "grid_vx", "grid_vy"};
+  const char *const      mrst[]  = {"particles"};
+  const AdjFieldLocation cell[4] = {ADJ_FIELD_CELL, ADJ_FIELD_CELL, ADJ_FIELD_CELL, ADJ_FIELD_CELL};
+  const AdjFieldLocation face[3] = {ADJ_FIELD_FACE_X, ADJ_FIELD_FACE_Y, ADJ_FIELD_CELL};
+  AdjFieldLocation       mloc[13];
+  const char *const      longer[] = {"-transport_final_time", "0.1", "-transport_steps", "10", NULL};
+  const char *const      finer[]  = {"-transport_steps", "10", NULL};
+  AdjStepper             st, other;
+  AdjOutput              out;
+  DM                     da;
+  const PetscReal       *lower, *upper;
+  Vec                    x, back;
+  AdjStepIndex           k;
+  PetscBool              same;
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < 13; f++) mloc[f] = f < 10 ? ADJ_FIELD_PARTICLE : ADJ_FIELD_NODE;
+  PetscCall(ExpectFields("transport", base, ADJ_FIELDS_OUTPUT, 1, tout, cell, fail));
+  PetscCall(ExpectFields("transport", base, ADJ_FIELDS_RESTART, 1, tout, cell, fail));
+  PetscCall(ExpectFields("fluid", fluid, ADJ_FIELDS_OUTPUT, 4, fout, cell, fail));
+  PetscCall(ExpectFields("fluid", fluid, ADJ_FIELDS_RESTART, 3, frst, face, fail));
+  PetscCall(ExpectFields("mpm", mpm, ADJ_FIELDS_OUTPUT, 13, mout, mloc, fail));
+  mloc[0] = ADJ_FIELD_PARTICLE;
+  PetscCall(ExpectFields("mpm", mpm, ADJ_FIELDS_RESTART, 1, mrst, mloc, fail));
+
+  /* Round trip of a transport state at step 3 of 5 through the restart file, bit for bit. */
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "transport", base, NULL, &st));
+  PetscCall(AdjStepperCreateState(st, &x));
+  PetscCall(VecDuplicate(x, &back));
+  PetscCall(AdjTestStepperRun(st, 3, x, NULL, NULL));
+  PetscCall(AdjOutputCreate(PETSC_COMM_WORLD, &out));
+  PetscCall(AdjOutputSetRestartPath(out, "stepper_fields_restart.h5"));
+  PetscCall(AdjStepperGetGrid(st, &da, &lower, &upper));
+  PetscCall(AdjOutputSetGrid(out, da, lower, upper, "m"));
+  PetscCall(AdjStepperWriteRestart(st, out, 3, x, PETSC_TRUE));
+  PetscCall(AdjOutputDestroy(&out));
+  PetscCall(VecSet(back, 12345.0));
+  PetscCall(AdjStepperReadRestart(st, "stepper_fields_restart.h5", back, &k));
+  PetscCall(VecEqual(x, back, &same));
+  same = (PetscBool)(same && k == 3);
+  PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "restart: round trip at step 3, bit for bit          %s\n", same ? "ok" : "FAIL"));
+  if (!same) (*fail)++;
+  /* The same file seen by a run with a time step of 0.005 s instead of 0.01 s, and by a run of 10 steps
+   * written at step 3 of 5 is fine there, but a 2-step run cannot continue from step 3. */
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "transport", base, finer, &other));
+  PetscCall(ExpectRestartRefused(other, "stepper_fields_restart.h5", "written with another time step", fail));
+  PetscCall(AdjStepperDestroy(&other));
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "transport", base, longer, &other));
+  PetscCall(AdjStepperReadRestart(other, "stepper_fields_restart.h5", back, &k));
+  PetscCall(AdjStepperDestroy(&other));
+  {
+    const char *const shorter[] = {"-transport_final_time", "0.02", "-transport_steps", "2", NULL};
+    PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "transport", base, shorter, &other));
+    PetscCall(ExpectRestartRefused(other, "stepper_fields_restart.h5", "at a step beyond this run", fail));
+    PetscCall(AdjStepperDestroy(&other));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&back));
+  PetscCall(AdjStepperDestroy(&st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt fail = 0;
@@ -176,6 +302,7 @@ int main(int argc, char **argv)
   PetscCall(CheckRegistry(&fail));
   PetscCall(CheckPrefixes(&fail));
   PetscCall(CheckContract(&fail));
+  PetscCall(CheckFields(&fail));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " failure(s)\n", fail ? "FAIL" : "PASS", fail));
   PetscCall(PetscFinalize());
   return fail ? 1 : 0;
