@@ -629,6 +629,45 @@ static PetscErrorCode AdjCheckYAMLDuplicates(const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether a command-line word is an option's value: anything but "-name" (a negative number is a value). */
+static PetscBool AdjIsOptionValue(const char *word)
+{
+  char *end;
+
+  if (!word) return PETSC_FALSE;
+  if (word[0] != '-') return PETSC_TRUE;
+  (void)strtod(word, &end);
+  return (PetscBool)(end != word && *end == 0);
+}
+
+/* An option given on the command line without a value replaces the deck's value by none: PETSc then
+ * reads a number or a name as not set and silently uses the default.  That is refused unless the
+ * deck's value is a boolean word (a bare flag means true there).  Collective (every rank holds the
+ * same options and arguments). */
+static PetscErrorCode AdjCheckBareOptions(int argc, char **argv)
+{
+  PetscFunctionBeginUser;
+  for (int i = 1; i < argc; i++) {
+    char      deck[256];
+    PetscBool set, isbool = PETSC_FALSE;
+
+    if (argv[i][0] != '-' || AdjIsOptionValue(argv[i]) || AdjIsOptionValue(i + 1 < argc ? argv[i + 1] : NULL)) continue;
+    PetscCall(PetscOptionsGetString(NULL, NULL, argv[i], deck, sizeof(deck), &set));
+    if (!set || !deck[0]) continue;
+    for (const char *const *w = (const char *const[]){"true", "false", "yes", "no", "on", "off", "0", "1", NULL}; *w;
+         w++) {
+      PetscBool same;
+      PetscCall(PetscStrcasecmp(deck, *w, &same));
+      isbool = (PetscBool)(isbool || same);
+    }
+    PetscCheck(isbool, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+               "%s is given on the command line without a value; it would drop the options file's value %s "
+               "and use the default. Give the value: %s <value>",
+               argv[i], deck, argv[i]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Options files first, then the command line again on top (command line wins, as usual). */
 static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc, char ***argv)
 {
@@ -646,6 +685,7 @@ static PetscErrorCode AdjInsertOptionsFiles(int nfiles, char *files[], int *argc
                "Cannot parse options file %s (-options_file): not valid YAML (.yaml/.yml) or PETSc option syntax",
                files[f]);
   }
+  PetscCall(AdjCheckBareOptions(*argc, *argv));
   PetscCall(PetscOptionsInsert(NULL, argc, argv, NULL));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view", &logview));
   if (logview) PetscCall(PetscLogDefaultBegin());
