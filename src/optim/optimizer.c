@@ -1,8 +1,9 @@
 /* AdjOptimizer: TAO driving AdjDriver gradients (see include/adjsim/optim.h).
  *
- * Interruption and bit-for-bit resume.  On SIGUSR1/SIGTERM the optimizer stops after the evaluation
- * of J and dJ/dp in progress (an evaluation the signal interrupts in its forward or reverse sweep is
- * discarded) and writes a restart file; the job script requeues the run, which resumes with -restart.
+ * Interruption and bit-for-bit resume.  On SIGUSR1/SIGTERM the optimizer stops at the next check, made
+ * after every evaluation of J and dJ/dp and between two steps of an evaluation's forward and reverse
+ * sweeps (an evaluation stopped so is discarded and done again on resume), and writes a restart file;
+ * the job script requeues the run, which resumes with -restart.
  * A resumed run must produce the same iterates, bit for bit, as a run never interrupted, whatever TAO
  * method (-tao_type) is used.  PETSc 3.18 has no way to save and set a method's internal state (the
  * L-BFGS pairs, the line search's bracket, BNCG's previous direction, a trust radius, ...), so the
@@ -361,6 +362,12 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The TAO methods adjsim offers: those that need only J and its gradient, each tested to resume bit for bit
+ * (tests/app/CMakeLists.txt, optimize_resume_*). The others need a Hessian, constraints or residuals, and
+ * some of them crash in PETSc 3.18 without (almm, pdipm, admm, pounders). */
+static const char *const AdjOptimizerMethods[] = {TAOBLMVM,  TAOLMVM, TAOBQNLS, TAOBQNKLS, TAOBQNKTR,
+                                                  TAOBQNKTL, TAOBNCG, TAOCG,    TAONM};
+
 PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
 {
   AdjOptimizer o;
@@ -384,9 +391,20 @@ PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
     unused. @*/
 PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
 {
+  TaoType   type;
+  PetscBool ok = PETSC_FALSE;
+
   PetscFunctionBeginUser;
   PetscCall(AdjDriverIsQuiet(opt->drv, &opt->quiet));
   PetscCall(TaoSetFromOptions(opt->tao));
+  PetscCall(TaoGetType(opt->tao, &type));
+  for (size_t i = 0; i < sizeof(AdjOptimizerMethods) / sizeof(AdjOptimizerMethods[0]) && !ok; i++)
+    PetscCall(PetscStrcmp(type, AdjOptimizerMethods[i], &ok));
+  PetscCheck(ok, opt->comm, PETSC_ERR_USER_INPUT,
+             "-tao_type %s is not supported: adjsim gives TAO the objective and its gradient only (no Hessian, "
+             "constraints or residuals), and resumes interrupted optimizations exactly with the methods tested so: "
+             "blmvm (default), lmvm, bqnls, bqnkls, bqnktr, bqnktl, bncg, cg, nm (docs/cluster.md)",
+             type);
   PetscOptionsBegin(opt->comm, NULL, "Optimization: interruption points for tests", "AdjOptimizer");
   PetscCall(PetscOptionsInt("-optimize_interrupt_after_evaluations",
                             "For tests: stop as on SIGUSR1 after this many evaluations of J and its gradient, counted "
