@@ -289,7 +289,7 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
   info[0] = size;
   info[1] = opt->log.n;
   info[2] = opt->log.count;
-  info[3] = opt->offset; /* > 0: the log starts at that iteration of a run resumed without a log; not replayable */
+  info[3] = opt->legacy; /* 1: the log starts where a run resumed without a log started: not replayable */
   PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_info", "1", 4, info));
   PetscCall(AdjOutputSetAttribute(r, "/optimization", "tao_type", type));
   if (opt->log.count) {
@@ -490,8 +490,8 @@ static PetscErrorCode AdjOptimizerReadLog(AdjOptimizer opt, const char path[], P
   }
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_info", &ni, &info));
   PetscCheck(ni == 4 && info[1] >= 1 && info[2] >= 0 && info[3] >= 0, opt->comm, PETSC_ERR_USER_INPUT,
-             "-restart %s: /optimization/evaluation_info must hold 4 numbers (ranks, design size, evaluations, first "
-             "iteration)",
+             "-restart %s: /optimization/evaluation_info must hold 4 numbers (ranks, design size, evaluations, "
+             "resumed without a log)",
              path);
   if (info[3] > 0) {
     PetscCall(PetscPrintf(opt->comm,

@@ -5,7 +5,7 @@
 #   - another -tao_type: refused, naming both methods;
 #   - another rank count (1): a warning, then it resumes at the last iterate with a fresh quasi-Newton memory;
 #   - a file without the evaluation log (as older versions wrote it): the same warning path, and the run file
-#     holds the whole history without gaps (iterations 0, 1, 2, ...).
+#     holds the whole history without gaps (iterations 0, 1, 2, ...); stopped again, it resumes so again.
 # usage: optimize_resume_refuse.sh <mpiexec> <adjsim> <python> <inputs dir> <postprocess dir>
 set -uo pipefail
 mpiexec=$1; adjsim=$2; python=$3; inputs=$4; post=$5
@@ -48,3 +48,10 @@ with h5py.File(sys.argv[1], "r+") as f:
         del f["/optimization/" + name]
 EOF
 resumes_warned nolog 2 "holds no evaluation log" old.h5
+# that run stopped again: its log starts at its own resume, so the next resume is also at the last iterate
+run 2 -output again.h5 -restart old.h5 -optimize_interrupt_after_evaluations 3 > again.log 2>&1
+rc=$?; [ $rc -eq 85 ] || { cat again.log; fail "the run resumed from old.h5 and stopped again exited $rc, expected 85"; }
+stop_it=$(grep -E "^optimize: iteration" again.log | tail -1 | awk '{print $3}')
+[[ $stop_it =~ ^[0-9]+$ ]] || fail "no iteration line in again.log"
+cp again-restart.h5 again-keep.h5
+resumes_warned again 2 "was itself resumed from a restart file without evaluation log" again-keep.h5
