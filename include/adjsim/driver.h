@@ -19,6 +19,7 @@ PetscErrorCode AdjDriverGetRestart(AdjDriver drv, const char **path);
 PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[]);
 PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag);
 PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step);
+PetscErrorCode AdjDriverSetTestInterruptAtReverse(AdjDriver drv, AdjStepIndex k);
 
 /*@ AdjDriverForward - runs the model at design p, J = objective. With an output set, writes fields
     at output steps, restart files at the restart interval and the final state; honours -restart.

@@ -11,3 +11,4 @@
 
 PetscErrorCode AdjInterruptInstall(void);
 PetscErrorCode AdjInterruptRequested(MPI_Comm comm, PetscBool *requested);
+PetscErrorCode AdjInterruptRaise(void);

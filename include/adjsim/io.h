@@ -73,6 +73,8 @@ PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], co
                                             const PetscReal values[]);
 PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
                                                    Vec design);
+PetscErrorCode AdjOutputWriteOptimizationArray(AdjOutput out, const char name[], const char units[], PetscInt n,
+                                               const PetscReal values[]);
 
 /* Per-step scalar histories (e.g. force coefficients): rows appended to /history/<name> */
 PetscErrorCode AdjOutputAppendHistory(AdjOutput out, const char name[], const char columns[], PetscInt ncols,
@@ -105,6 +107,8 @@ PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const ch
 PetscErrorCode AdjInputReadFieldSlices(MPI_Comm comm, const char path[], const char name[], PetscInt first,
                                        PetscInt count, DM da, Vec v[]);
 PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v);
+PetscErrorCode AdjInputReadAttributeString(MPI_Comm comm, const char path[], const char group[], const char name[],
+                                           size_t len, char value[], PetscBool *found);
 PetscErrorCode AdjInputHasDataset(MPI_Comm comm, const char path[], const char dataset[], PetscBool *has);
 PetscErrorCode AdjInputReadRestartObjective(MPI_Comm comm, const char path[], PetscReal *objective, PetscBool *found);
 PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char dataset[], PetscInt *n,

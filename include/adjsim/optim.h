@@ -1,5 +1,6 @@
 /* AdjOptimizer: gradient-based design with PETSc TAO on top of AdjDriver.
- * Default: bounded L-BFGS (TAOBLMVM); any TAO method with -tao_type; -tao_monitor works.
+ * Default: bounded L-BFGS (TAOBLMVM); the gradient-only TAO methods of AdjOptimizerMethods (optimizer.c)
+ * with -tao_type; -tao_monitor works.
  * Each iteration's objective, gradient norm and design go to /optimization in the run file. */
 #pragma once
 

@@ -22,6 +22,7 @@ PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
   d->taylor_h0         = 0;
   d->fd_h              = 1e-6;
   d->interrupted_at    = -1;
+  d->raise_at_reverse  = -1;
   PetscCall(AdjStepperCreateState(stepper, &d->x));
   PetscCall(VecDuplicate(d->x, &d->y));
   PetscCall(VecDuplicate(d->x, &d->lam));
@@ -94,6 +95,16 @@ PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag)
   PetscFunctionBeginUser;
   if (flag && !drv->interruptible) PetscCall(AdjInterruptInstall());
   drv->interruptible = flag;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjDriverSetTestInterruptAtReverse - for tests: the next AdjDriverGradient raises the interrupt flag
+    (AdjInterruptRaise, as a signal would) just after the reverse sweep of step k, so that an interruptible
+    gradient stops there, in the middle of its reverse sweep; k < 0: never. Not collective. @*/
+PetscErrorCode AdjDriverSetTestInterruptAtReverse(AdjDriver drv, AdjStepIndex k)
+{
+  PetscFunctionBeginUser;
+  drv->raise_at_reverse = k;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -386,6 +397,10 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
     case ADJ_REVOLVE_REVERSE:
       PetscCall(AdjDriverReverseStep(drv, a.to, n, J));
       PetscCall(AdjProgressUpdate(&pr, drv->comm, "adjoint", n - a.to + 1, n, (a.to - 1) * dt));
+      if (a.to == drv->raise_at_reverse) {
+        drv->raise_at_reverse = -1;
+        PetscCall(AdjInterruptRaise());
+      }
       PetscCall(AdjDriverGradientStopRequested(drv, a.to, &stop));
       break;
     default:

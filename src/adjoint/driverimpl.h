@@ -13,7 +13,8 @@ struct _p_AdjDriver {
   PetscReal     progress_interval;
   char          restart[PETSC_MAX_PATH_LEN];
   PetscInt      taylor_levels;
-  PetscBool     interruptible;  /* forward runs stop gracefully on SIGUSR1/SIGTERM */
-  AdjStepIndex  interrupted_at; /* step at which a signal stopped the last forward run, or -1 */
+  PetscBool     interruptible;    /* forward runs stop gracefully on SIGUSR1/SIGTERM */
+  AdjStepIndex  interrupted_at;   /* step at which a signal stopped the last forward run, or -1 */
+  AdjStepIndex  raise_at_reverse; /* tests: the next gradient raises the interrupt flag at this reverse step, or -1 */
   PetscReal     taylor_h0, fd_h;
 };

@@ -35,3 +35,12 @@ PetscErrorCode AdjInterruptRequested(MPI_Comm comm, PetscBool *requested)
   *requested = (PetscBool)(any != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@ AdjInterruptRaise - sets the flag as if this process had received SIGUSR1: the deterministic
+    interruption points of the tests (-optimize_test_interrupt_*) use it. Not collective. @*/
+PetscErrorCode AdjInterruptRaise(void)
+{
+  PetscFunctionBeginUser;
+  adj_signal_received = SIGUSR1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -532,6 +532,29 @@ PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char da
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AdjInputReadAttributeString - the string attribute `name` of the group `group` of the file path into
+    value[len]; found is false when the group or the attribute is absent. Collective. @*/
+PetscErrorCode AdjInputReadAttributeString(MPI_Comm comm, const char path[], const char group[], const char name[],
+                                           size_t len, char value[], PetscBool *found)
+{
+  hid_t     file, grp;
+  PetscBool exists;
+
+  PetscFunctionBeginUser;
+  *found   = PETSC_FALSE;
+  value[0] = 0;
+  PetscCall(AdjInputOpen(comm, path, PETSC_FALSE, &file));
+  PetscCall(AdjH5Exists(file, group, &exists));
+  if (exists) {
+    grp = H5Gopen2(file, group, H5P_DEFAULT);
+    AdjCallH5(grp);
+    PetscCall(AdjH5ReadAttrString(grp, name, len, value, found));
+    AdjCallH5(H5Gclose(grp));
+  }
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjInputHasDataset - whether the readable HDF5 file holds the dataset (rank 0 looks, every rank
     learns the answer); an unreadable file is an error naming it. Collective. @*/
 PetscErrorCode AdjInputHasDataset(MPI_Comm comm, const char path[], const char dataset[], PetscBool *has)

@@ -38,7 +38,8 @@ typedef enum {
   ADJ_IO_ENTRY_GRADIENT_ARRAY, /* /gradients/<name>, n reals */
   ADJ_IO_ENTRY_PARAMETER_FIELD,
   ADJ_IO_ENTRY_PARAMETER_ARRAY,
-  ADJ_IO_ENTRY_DESIGN_FIELD /* /optimization/design_last */
+  ADJ_IO_ENTRY_DESIGN_FIELD,      /* /optimization/design_last */
+  ADJ_IO_ENTRY_OPTIMIZATION_ARRAY /* /optimization/<name>, n reals (not in the XDMF file) */
 } AdjIOEntryKind;
 
 typedef struct {

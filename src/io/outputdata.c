@@ -291,6 +291,21 @@ PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/** Write /optimization/<name>, n reals (e.g. the evaluation log of an optimization restart file). Collective;
+ *  rank 0's values are written. */
+PetscErrorCode AdjOutputWriteOptimizationArray(AdjOutput out, const char name[], const char units[], PetscInt n,
+                                               const PetscReal values[])
+{
+  hid_t grp;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteOptimizationArray"));
+  PetscCall(AdjH5GroupOpen(out->file, "/optimization", PETSC_TRUE, &grp));
+  AdjCallH5(H5Gclose(grp));
+  PetscCall(AdjOutputWriteDataArray(out, "/optimization", ADJ_IO_ENTRY_OPTIMIZATION_ARRAY, name, units, n, values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A small design as row `row` of /optimization/design (natural ordering for DMDA vectors, so the row does
  * not depend on the number of ranks). */
 static PetscErrorCode AdjOutputWriteDesignRow(AdjOutput out, hsize_t row, Vec design)

@@ -162,13 +162,15 @@ PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5
     }
     fprintf(fp, "    </Grid>\n");
   }
-  for (PetscInt i = 0; i < out->nentries; i++) ndata += out->entries[i].kind != ADJ_IO_ENTRY_FIELD;
+  for (PetscInt i = 0; i < out->nentries; i++)
+    ndata += out->entries[i].kind != ADJ_IO_ENTRY_FIELD && out->entries[i].kind != ADJ_IO_ENTRY_OPTIMIZATION_ARRAY;
   if (ndata) {
     fprintf(fp, "    <Grid Name=\"gradients_and_parameters\" GridType=\"Uniform\">\n");
     if (out->nt > 0) fprintf(fp, "      <Time Value=\"%.17g\"/>\n", (double)out->times[out->nt - 1]);
     XdmfPutMesh(fp, out, "      ");
     for (PetscInt i = 0; i < out->nentries; i++)
-      if (out->entries[i].kind != ADJ_IO_ENTRY_FIELD) XdmfPutDataAttribute(fp, out, &out->entries[i], h5name);
+      if (out->entries[i].kind != ADJ_IO_ENTRY_FIELD && out->entries[i].kind != ADJ_IO_ENTRY_OPTIMIZATION_ARRAY)
+        XdmfPutDataAttribute(fp, out, &out->entries[i], h5name);
     fprintf(fp, "    </Grid>\n");
   }
   fprintf(fp, "  </Domain>\n</Xdmf>\n");

@@ -1,18 +1,46 @@
 /* AdjOptimizer: TAO driving AdjDriver gradients (see include/adjsim/optim.h).
  *
- * Interruption: on SIGUSR1/SIGTERM the optimizer stops after the current iteration and writes a
- * restart file holding the parameters of that iterate and the history so far; resuming from it
- * starts TAO again at that iterate, so the run continues at the same iteration number with the
- * same design and objective.  The quasi-Newton memory of L-BFGS is not saved: iterates after a
- * resume differ from those of an uninterrupted run (the optimum they reach does not). */
+ * Interruption and bit-for-bit resume.  On SIGUSR1/SIGTERM the optimizer stops at the next check, made
+ * after every evaluation of J and dJ/dp and between two steps of an evaluation's forward and reverse
+ * sweeps (an evaluation stopped so is discarded and done again on resume), and writes a restart file;
+ * the job script requeues the run, which resumes with -restart.
+ * A resumed run must produce the same iterates, bit for bit, as a run never interrupted, whatever TAO
+ * method (-tao_type) is used.  PETSc 3.18 has no way to save and set a method's internal state (the
+ * L-BFGS pairs, the line search's bracket, BNCG's previous direction, a trust radius, ...), so the
+ * state is not saved at all: it is recomputed.  The optimizer keeps a log of every evaluation TAO asked
+ * for, (x, J(x), dJ/dp(x)); the restart file holds it, and the resumed run starts TAO again from the
+ * same initial design and answers its first requests from the log instead of running the model
+ * (deterministic re-execution).  TAO is deterministic given its inputs, so it asks for the same x,
+ * which is checked bit for bit, gets the same answers and rebuilds the same state, then goes on with
+ * real evaluations where the interrupted run stopped, possibly in the middle of a line search.  The
+ * cost is the log: 2 n + 1 reals per evaluation for a design of n parameters (small designs only are
+ * optimized here), and a replay of TAO's own arithmetic, negligible next to one model evaluation.
+ * The same x needs the same rank count (reductions) and the same options: a restart file of another
+ * rank count resumes as one without a log (below); a different x in the replay is an error.
+ *
+ * Stopping in the middle of an iteration: TAO cannot be left inside a line search, so once the stop is
+ * decided every further request is answered without running the model (J = +Inf, "outside the
+ * domain", which TAO's line searches back off from; before any evaluation J = 0, g = 0), those answers
+ * are never recorded, and the monitor ends the solve at the end of the iteration.
+ *
+ * A restart file without the log (written before it existed) resumes as then: TAO starts again at its
+ * last iterate with an empty quasi-Newton memory, and the iterates differ from an uninterrupted run's. */
 #include <adjsim/optim.h>
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
+#include <string.h>
 
 typedef struct {
   PetscInt   n, capacity;
   PetscReal *iteration, *objective, *gnorm;
 } AdjHistory;
+
+/* Every evaluation of the optimization, in the order TAO asked for them: f[count], and x and g as count
+ * rows of n reals in block order (the columns of /optimization/design), kept on every rank. */
+typedef struct {
+  PetscInt   n, count, capacity;
+  PetscReal *f, *x, *g;
+} AdjEvalLog;
 
 struct _p_AdjOptimizer {
   MPI_Comm   comm;
@@ -21,10 +49,23 @@ struct _p_AdjOptimizer {
   Tao        tao;
   AdjOutput  out;
   PetscBool  quiet, interruptible, resumed;
+  PetscBool  legacy; /* resumed from a restart file without a usable log: at its last iterate, memory lost */
   PetscInt   evaluations, offset, interrupted_at;
-  AdjHistory history;
-  Vec        ordered;  /* the design in block order (/optimization/design) */
-  VecScatter toblocks; /* design -> ordered (AdjParamsCreateBlockOrder) */
+  AdjHistory history; /* the iterations recorded (monitor) */
+  AdjHistory stored;  /* a replaying run: the history of the restart file, which the replay must reproduce */
+  AdjEvalLog log;
+  PetscInt   nreplay;   /* evaluations answered from the log (a resumed run), 0 otherwise */
+  PetscBool  announced; /* the end of the replay was reported */
+  PetscBool  stopping;  /* a stop was decided: later requests are answered without running the model */
+  PetscInt   drained;   /* requests answered so */
+  char       restart[PETSC_MAX_PATH_LEN];
+  Vec        ordered;             /* the design in block order (/optimization/design) */
+  VecScatter toblocks;            /* design -> ordered (AdjParamsCreateBlockOrder) */
+  Vec        row;                 /* ordered, whole on every rank */
+  VecScatter toall;               /* ordered -> row */
+  Vec        accepted;            /* the last iterate TAO reported: /parameters of the restart file */
+  PetscInt   test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
+  PetscBool  test_reverse;        /* ... in its reverse sweep rather than its forward sweep */
 };
 
 static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J, PetscReal gnorm)
@@ -43,25 +84,189 @@ static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
+static PetscErrorCode AdjHistoryFree(AdjHistory *h)
 {
-  AdjOptimizer opt = (AdjOptimizer)ctx;
-
   PetscFunctionBeginUser;
-  PetscCall(AdjDriverGradient(opt->drv, x, f, g));
-  opt->evaluations++;
+  PetscCall(PetscFree(h->iteration));
+  PetscCall(PetscFree(h->objective));
+  PetscCall(PetscFree(h->gnorm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Restart file of an optimization: /parameters at iterate x and the /optimization history.
- * Written as <path>.new and renamed over <path> once complete, so a valid file always exists. */
+/* v (design layout) -> opt->row, whole and in block order, on every rank. Collective. */
+static PetscErrorCode AdjOptimizerGatherRow(AdjOptimizer opt, Vec v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecScatterBegin(opt->toblocks, v, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(opt->toblocks, v, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterBegin(opt->toall, opt->ordered, opt->row, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(opt->toall, opt->ordered, opt->row, INSERT_VALUES, SCATTER_FORWARD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Row k of a log array (block order, on every rank) -> v (design layout). Collective. */
+static PetscErrorCode AdjOptimizerScatterRow(AdjOptimizer opt, const PetscReal row[], Vec v)
+{
+  PetscInt     rs, re;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(opt->ordered, &rs, &re));
+  PetscCall(VecGetArray(opt->ordered, &a));
+  PetscCall(PetscArraycpy(a, row + rs, re - rs));
+  PetscCall(VecRestoreArray(opt->ordered, &a));
+  PetscCall(VecScatterBegin(opt->toblocks, opt->ordered, v, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(opt->toblocks, opt->ordered, v, INSERT_VALUES, SCATTER_REVERSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjEvalLogAppend(AdjOptimizer opt, Vec x, PetscReal f, Vec g)
+{
+  AdjEvalLog        *l = &opt->log;
+  const PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  if (l->count == l->capacity) {
+    const PetscInt cap = PetscMax(16, 2 * l->capacity);
+    PetscCall(PetscRealloc(cap * sizeof(PetscReal), &l->f));
+    PetscCall(PetscRealloc(cap * l->n * sizeof(PetscReal), &l->x));
+    PetscCall(PetscRealloc(cap * l->n * sizeof(PetscReal), &l->g));
+    l->capacity = cap;
+  }
+  l->f[l->count] = f;
+  PetscCall(AdjOptimizerGatherRow(opt, x));
+  PetscCall(VecGetArrayRead(opt->row, &a));
+  PetscCall(PetscArraycpy(l->x + l->count * l->n, a, l->n));
+  PetscCall(VecRestoreArrayRead(opt->row, &a));
+  PetscCall(AdjOptimizerGatherRow(opt, g));
+  PetscCall(VecGetArrayRead(opt->row, &a));
+  PetscCall(PetscArraycpy(l->g + l->count * l->n, a, l->n));
+  PetscCall(VecRestoreArrayRead(opt->row, &a));
+  l->count++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Evaluation k of a resumed run, answered from the log after checking that TAO asks for the same x, bit for bit. */
+static PetscErrorCode AdjOptimizerReplay(AdjOptimizer opt, PetscInt k, Vec x, PetscReal *f, Vec g)
+{
+  const PetscScalar *a;
+  int                same, all;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerGatherRow(opt, x));
+  PetscCall(VecGetArrayRead(opt->row, &a));
+  same = memcmp(a, opt->log.x + k * opt->log.n, opt->log.n * sizeof(PetscReal)) == 0;
+  PetscCall(VecRestoreArrayRead(opt->row, &a));
+  PetscCallMPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, opt->comm));
+  PetscCheck(all, opt->comm, PETSC_ERR_USER_INPUT,
+             "Cannot resume from -restart %s: at evaluation %" PetscInt_FMT
+             " of the replay TAO asks for another design than the interrupted run did, so the optimization "
+             "cannot continue as it would have. Resume with the options of the interrupted run (-tao_* settings, "
+             "problem and sizes) and its rank count",
+             opt->restart, k + 1);
+  *f = opt->log.f[k];
+  PetscCall(AdjOptimizerScatterRow(opt, opt->log.g + k * opt->log.n, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The replay is over: say where the run resumes (the interrupted run's last iteration). */
+static PetscErrorCode AdjOptimizerAnnounceResume(AdjOptimizer opt)
+{
+  const AdjHistory *h = &opt->history;
+
+  PetscFunctionBeginUser;
+  opt->announced = PETSC_TRUE;
+  if (opt->quiet) PetscFunctionReturn(PETSC_SUCCESS);
+  if (h->n)
+    PetscCall(PetscPrintf(opt->comm,
+                          "optimize: resumed at iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  (%" PetscInt_FMT
+                          " evaluations replayed from %s)\n",
+                          (PetscInt)h->iteration[h->n - 1], (double)h->objective[h->n - 1], (double)h->gnorm[h->n - 1],
+                          opt->nreplay, opt->restart));
+  else
+    PetscCall(PetscPrintf(opt->comm,
+                          "optimize: resumed before iteration 0 (%" PetscInt_FMT " evaluations replayed from %s)\n",
+                          opt->nreplay, opt->restart));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The answer to a request after the stop: nothing is computed (see the file comment). */
+static PetscErrorCode AdjOptimizerDrain(AdjOptimizer opt, PetscReal *f, Vec g)
+{
+  PetscFunctionBeginUser;
+  *f = opt->log.count ? PETSC_INFINITY : 0.0;
+  PetscCall(VecSet(g, 0.0));
+  opt->drained++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Tests: make the coming evaluation be interrupted in its forward sweep (after its first step) or in the
+ * middle of its reverse sweep, as a signal arriving then would. */
+static PetscErrorCode AdjOptimizerTestInterruptIn(AdjOptimizer opt)
+{
+  AdjStepIndex n;
+  PetscReal    dt;
+
+  PetscFunctionBeginUser;
+  if (!opt->test_reverse)
+    PetscCall(AdjInterruptRaise());
+  else {
+    PetscCall(AdjStepperGetTimes(opt->stepper, &n, &dt));
+    PetscCall(AdjDriverSetTestInterruptAtReverse(opt->drv, PetscMax(n / 2, 1)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
+{
+  AdjOptimizer opt = (AdjOptimizer)ctx;
+  AdjStepIndex stopped;
+  PetscBool    stop;
+
+  PetscFunctionBeginUser;
+  if (opt->stopping) {
+    PetscCall(AdjOptimizerDrain(opt, f, g));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (opt->evaluations < opt->nreplay) {
+    PetscCall(AdjOptimizerReplay(opt, opt->evaluations, x, f, g));
+    opt->evaluations++;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (opt->resumed && !opt->legacy && !opt->announced) PetscCall(AdjOptimizerAnnounceResume(opt));
+  if (opt->interruptible && opt->test_in == opt->evaluations + 1) PetscCall(AdjOptimizerTestInterruptIn(opt));
+  PetscCall(AdjDriverGradient(opt->drv, x, f, g));
+  PetscCall(AdjDriverGetInterruptedStep(opt->drv, &stopped));
+  if (stopped >= 0) { /* no gradient: this evaluation is redone by the resumed run */
+    if (!opt->quiet)
+      PetscCall(PetscPrintf(opt->comm,
+                            "optimize: evaluation %" PetscInt_FMT " stopped by a signal at step %" PetscInt64_FMT
+                            "; it is discarded and done again on resume\n",
+                            opt->evaluations + 1, (PetscInt64)stopped));
+    opt->stopping = PETSC_TRUE;
+    PetscCall(AdjOptimizerDrain(opt, f, g));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(AdjEvalLogAppend(opt, x, *f, g));
+  opt->evaluations++;
+  if (!opt->interruptible) PetscFunctionReturn(PETSC_SUCCESS);
+  if (opt->test_after == opt->evaluations) PetscCall(AdjInterruptRaise());
+  PetscCall(AdjInterruptRequested(opt->comm, &stop));
+  opt->stopping = stop;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Restart file of an optimization: /parameters at the last iterate x, the /optimization history and the
+ * evaluation log.  Written as <path>.new and renamed over <path> once complete, so a valid file always exists. */
 static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const char path[])
 {
   AdjOutput        r;
   DM               da;
   const PetscReal *lower, *upper;
   char             tmp[PETSC_MAX_PATH_LEN];
-  PetscMPIInt      rank;
+  PetscMPIInt      rank, size;
+  TaoType          type;
+  PetscReal        info[4];
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetGrid(opt->stepper, &da, &lower, &upper));
@@ -77,7 +282,21 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
     PetscCall(AdjOutputWriteOptimizationIteration(r, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
                                                   opt->history.gnorm[i], NULL));
   PetscCall(AdjOutputSetAttribute(r, "/optimization", "content",
-                                  "optimization restart: parameters of the last iterate and the history"));
+                                  "optimization restart: parameters of the last iterate, the history and the "
+                                  "evaluation log"));
+  PetscCallMPI(MPI_Comm_size(opt->comm, &size));
+  PetscCall(TaoGetType(opt->tao, &type));
+  info[0] = size;
+  info[1] = opt->log.n;
+  info[2] = opt->log.count;
+  info[3] = opt->legacy; /* 1: the log starts where a run resumed without a log started: not replayable */
+  PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_info", "1", 4, info));
+  PetscCall(AdjOutputSetAttribute(r, "/optimization", "tao_type", type));
+  if (opt->log.count) {
+    PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_objective", "1", opt->log.count, opt->log.f));
+    PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_design", "1", opt->log.count * opt->log.n, opt->log.x));
+    PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_gradient", "1", opt->log.count * opt->log.n, opt->log.g));
+  }
   PetscCall(AdjOutputClose(r));
   PetscCall(AdjOutputDestroy(&r));
   PetscCallMPI(MPI_Comm_rank(opt->comm, &rank));
@@ -87,7 +306,22 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One line and one HDF5 record per iteration; a pending signal stops TAO here. */
+/* A replayed monitor call (the k-th) must record what the interrupted run recorded, bit for bit. */
+static PetscErrorCode AdjOptimizerCheckReplayed(AdjOptimizer opt, PetscInt k, PetscInt its, PetscReal f,
+                                                PetscReal gnorm)
+{
+  const AdjHistory *s = &opt->stored;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->iteration[k] == its && s->objective[k] == f && s->gnorm[k] == gnorm, opt->comm, PETSC_ERR_PLIB,
+             "Resuming from -restart %s: the replay gives iteration %" PetscInt_FMT
+             " J = %.17g |g| = %.17g, the interrupted run recorded iteration %g J = %.17g |g| = %.17g",
+             opt->restart, its, (double)f, (double)gnorm, (double)s->iteration[k], (double)s->objective[k],
+             (double)s->gnorm[k]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One line and one HDF5 record per iteration; once a stop is decided, TAO stops here. */
 static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
 {
   AdjOptimizer       opt = (AdjOptimizer)ctx;
@@ -95,13 +329,19 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
   PetscReal          f, gnorm, cnorm, xdiff;
   TaoConvergedReason reason;
   Vec                x;
-  PetscBool          stop;
+  PetscBool          replayed;
 
   PetscFunctionBeginUser;
+  if (opt->stopping && opt->drained) { /* an iteration made of answers that computed nothing */
+    PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm, &cnorm, &xdiff, &reason));
   PetscCall(TaoGetSolution(tao, &x));
-  total = opt->offset + its;
-  if (opt->resumed && its == 0) { /* the iterate the interrupted run stopped at: already recorded */
+  total    = opt->offset + its;
+  replayed = (PetscBool)(opt->history.n < opt->stored.n); /* some methods (bncg) report an iteration number twice */
+  if (replayed) PetscCall(AdjOptimizerCheckReplayed(opt, opt->history.n, total, f, gnorm));
+  if (opt->legacy && its == 0) { /* resumed without a log at an iterate already recorded */
     if (!opt->quiet)
       PetscCall(PetscPrintf(opt->comm, "optimize: resumed at iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e\n",
                             total, (double)f, (double)gnorm));
@@ -112,22 +352,21 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
       PetscCall(VecScatterEnd(opt->toblocks, x, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
       PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, opt->ordered));
     }
-    if (!opt->quiet)
+    if (!opt->quiet && !replayed)
       PetscCall(PetscPrintf(
           opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n",
           total, (double)f, (double)gnorm, opt->evaluations));
   }
-  if (!opt->interruptible) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(AdjInterruptRequested(opt->comm, &stop));
-  if (stop && opt->out) {
-    const char *path;
-    PetscCall(AdjOutputGetRestartPath(opt->out, &path));
-    PetscCall(AdjOptimizerWriteRestart(opt, x, path));
-    opt->interrupted_at = total;
-    PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
-  }
+  PetscCall(VecCopy(x, opt->accepted));
+  if (opt->stopping) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The TAO methods adjsim offers: those that need only J and its gradient, each tested to resume bit for bit
+ * (tests/app/CMakeLists.txt, optimize_resume_*). The others need a Hessian, constraints or residuals, and
+ * some of them crash in PETSc 3.18 without (almm, pdipm, admm, pounders). */
+static const char *const AdjOptimizerMethods[] = {TAOBLMVM,  TAOLMVM, TAOBQNLS, TAOBQNKLS, TAOBQNKTR,
+                                                  TAOBQNKTL, TAOBNCG, TAOCG,    TAONM};
 
 PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
 {
@@ -147,13 +386,45 @@ PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ AdjOptimizerSetFromOptions - TAO options (-tao_type, -tao_max_it, -tao_gatol, -tao_monitor, ...).
-    Called in every mode so that a deck's optimizer settings never count as unused. @*/
+/*@ AdjOptimizerSetFromOptions - TAO options (-tao_type, -tao_max_it, -tao_gatol, -tao_monitor, ...) and the
+    interruption points of the tests. Called in every mode so that a deck's optimizer settings never count as
+    unused. @*/
 PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
 {
+  TaoType   type;
+  PetscBool ok = PETSC_FALSE;
+
   PetscFunctionBeginUser;
   PetscCall(AdjDriverIsQuiet(opt->drv, &opt->quiet));
   PetscCall(TaoSetFromOptions(opt->tao));
+  PetscCall(TaoGetType(opt->tao, &type));
+  for (size_t i = 0; i < sizeof(AdjOptimizerMethods) / sizeof(AdjOptimizerMethods[0]) && !ok; i++)
+    PetscCall(PetscStrcmp(type, AdjOptimizerMethods[i], &ok));
+  PetscCheck(ok, opt->comm, PETSC_ERR_USER_INPUT,
+             "-tao_type %s is not supported: adjsim gives TAO the objective and its gradient only (no Hessian, "
+             "constraints or residuals), and resumes interrupted optimizations exactly with the methods tested so: "
+             "blmvm (default), lmvm, bqnls, bqnkls, bqnktr, bqnktl, bncg, cg, nm (docs/cluster.md)",
+             type);
+  PetscOptionsBegin(opt->comm, NULL, "Optimization: interruption points for tests", "AdjOptimizer");
+  PetscCall(PetscOptionsInt("-optimize_interrupt_after_evaluations",
+                            "For tests: stop as on SIGUSR1 after this many evaluations of J and its gradient, counted "
+                            "from the start of the optimization (0: never)",
+                            "AdjOptimizerSetInterruptible", opt->test_after, &opt->test_after, NULL));
+  PetscCall(PetscOptionsInt("-optimize_interrupt_in_evaluation",
+                            "For tests: SIGUSR1 arrives during this evaluation (1: the first), after the first step of "
+                            "its forward sweep (0: never)",
+                            "AdjOptimizerSetInterruptible", opt->test_in, &opt->test_in, NULL));
+  PetscCall(PetscOptionsBool("-optimize_interrupt_in_reverse",
+                             "For tests: -optimize_interrupt_in_evaluation stops it in the middle of its reverse sweep "
+                             "instead",
+                             "AdjOptimizerSetInterruptible", opt->test_reverse, &opt->test_reverse, NULL));
+  PetscOptionsEnd();
+  PetscCheck(opt->test_after >= 0, opt->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_interrupt_after_evaluations %" PetscInt_FMT " is invalid: use a count >= 0 (0: never)",
+             opt->test_after);
+  PetscCheck(opt->test_in >= 0, opt->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_interrupt_in_evaluation %" PetscInt_FMT " is invalid: use an evaluation number >= 1 (0: never)",
+             opt->test_in);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,29 +444,124 @@ PetscErrorCode AdjOptimizerGetInterruptedIteration(AdjOptimizer opt, PetscInt *i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ AdjOptimizerResume - continue from an optimization restart file: the solver's parameters and
-    the history come from the file; Solve then starts at that iterate. Collective. @*/
-PetscErrorCode AdjOptimizerResume(AdjOptimizer opt, const char path[])
+/* The history of a restart file (none when it was interrupted before iteration 0). */
+static PetscErrorCode AdjOptimizerReadHistory(AdjOptimizer opt, const char path[], AdjHistory *h)
 {
-  PetscInt   n[3], maxit;
+  PetscInt   n[3];
   PetscReal *it, *J, *gn;
+  PetscBool  has;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperReadParameters(opt->stepper, path));
+  PetscCall(AdjInputHasDataset(opt->comm, path, "/optimization/iteration", &has));
+  if (!has) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/iteration", &n[0], &it));
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/objective", &n[1], &J));
   PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/gradient_norm", &n[2], &gn));
-  PetscCheck(n[0] > 0 && n[0] == n[1] && n[1] == n[2], opt->comm, PETSC_ERR_USER_INPUT,
-             "-restart %s holds no optimization history (is it the restart file of an optimize run?)", path);
-  for (PetscInt i = 0; i < n[0]; i++) PetscCall(AdjHistoryAppend(&opt->history, it[i], J[i], gn[i]));
-  opt->offset  = (PetscInt)it[n[0] - 1];
-  opt->resumed = PETSC_TRUE;
-  /* the iteration budget counts from the start of the whole optimization */
-  PetscCall(TaoGetMaximumIterations(opt->tao, &maxit));
-  PetscCall(TaoSetMaximumIterations(opt->tao, PetscMax(maxit - opt->offset, 0)));
+  PetscCheck(n[0] == n[1] && n[1] == n[2], opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s: /optimization/iteration, objective and gradient_norm have different lengths", path);
+  for (PetscInt i = 0; i < n[0]; i++) PetscCall(AdjHistoryAppend(h, it[i], J[i], gn[i]));
   PetscCall(PetscFree(it));
   PetscCall(PetscFree(J));
   PetscCall(PetscFree(gn));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The evaluation log of a restart file into opt->log; false when the file has none or one this run cannot
+ * replay (another rank count: warned). Collective. */
+static PetscErrorCode AdjOptimizerReadLog(AdjOptimizer opt, const char path[], PetscBool *usable)
+{
+  PetscBool   has, found;
+  PetscInt    ni, nf, nx, ng;
+  PetscReal  *info;
+  PetscMPIInt size;
+  char        type[64];
+  TaoType     mytype;
+
+  PetscFunctionBeginUser;
+  *usable = PETSC_FALSE;
+  PetscCall(AdjInputHasDataset(opt->comm, path, "/optimization/evaluation_info", &has));
+  if (!has) {
+    PetscCall(PetscPrintf(opt->comm,
+                          "optimize: warning: -restart %s holds no evaluation log (written by an older adjsim): the "
+                          "optimization resumes at its last iterate but the quasi-Newton memory starts from "
+                          "scratch, so the iterates differ from those of an uninterrupted run\n",
+                          path));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_info", &ni, &info));
+  PetscCheck(ni == 4 && info[1] >= 1 && info[2] >= 0 && info[3] >= 0, opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s: /optimization/evaluation_info must hold 4 numbers (ranks, design size, evaluations, "
+             "resumed without a log)",
+             path);
+  if (info[3] > 0) {
+    PetscCall(PetscPrintf(opt->comm,
+                          "optimize: warning: -restart %s comes from an optimization that was itself resumed from a "
+                          "restart file without evaluation log: it resumes at its last iterate with the quasi-Newton "
+                          "memory starting from scratch\n",
+                          path));
+    PetscCall(PetscFree(info));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(AdjInputReadAttributeString(opt->comm, path, "/optimization", "tao_type", sizeof(type), type, &found));
+  PetscCall(TaoGetType(opt->tao, &mytype));
+  PetscCheck(found, opt->comm, PETSC_ERR_USER_INPUT, "-restart %s: /optimization has no attribute tao_type", path);
+  PetscCheck(!strcmp(type, mytype), opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s was written by an optimization with -tao_type %s; this run has -tao_type %s: resume with the "
+             "same method",
+             path, type, mytype);
+  PetscCallMPI(MPI_Comm_size(opt->comm, &size));
+  if ((PetscMPIInt)info[0] != size) {
+    PetscCall(PetscPrintf(opt->comm,
+                          "optimize: warning: -restart %s was written on %d ranks, this run has %d: its evaluations "
+                          "cannot be replayed bit for bit, so the optimization resumes at its last iterate with the "
+                          "quasi-Newton memory starting from scratch (resume on %d ranks to continue exactly)\n",
+                          path, (int)info[0], (int)size, (int)info[0]));
+    PetscCall(PetscFree(info));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  opt->log.n     = (PetscInt)info[1];
+  opt->log.count = (PetscInt)info[2];
+  PetscCall(PetscFree(info));
+  *usable = PETSC_TRUE;
+  if (!opt->log.count) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_objective", &nf, &opt->log.f));
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_design", &nx, &opt->log.x));
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_gradient", &ng, &opt->log.g));
+  PetscCheck(nf == opt->log.count && nx == nf * opt->log.n && ng == nx, opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s: the evaluation log has %" PetscInt_FMT " objectives, %" PetscInt_FMT
+             " design and %" PetscInt_FMT " gradient values; /optimization/evaluation_info announces %" PetscInt_FMT
+             " evaluations of %" PetscInt_FMT " parameters",
+             path, nf, nx, ng, opt->log.count, opt->log.n);
+  opt->log.capacity = opt->log.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjOptimizerResume - continue from an optimization restart file. With its evaluation log, Solve starts
+    again from the initial design and replays the logged evaluations (see the file comment); without, the
+    solver's parameters and the history come from the file and Solve starts at that iterate. Collective. @*/
+PetscErrorCode AdjOptimizerResume(AdjOptimizer opt, const char path[])
+{
+  PetscInt  maxit;
+  PetscBool replay;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(opt->restart, path, sizeof(opt->restart)));
+  PetscCall(AdjStepperReadParameters(opt->stepper, path));
+  PetscCall(AdjOptimizerReadLog(opt, path, &replay));
+  opt->resumed = PETSC_TRUE;
+  if (replay) {
+    PetscCall(AdjOptimizerReadHistory(opt, path, &opt->stored));
+    opt->nreplay = opt->log.count;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  opt->legacy = PETSC_TRUE;
+  PetscCall(AdjOptimizerReadHistory(opt, path, &opt->history));
+  PetscCheck(opt->history.n > 0, opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s holds no optimization history (is it the restart file of an optimize run?)", path);
+  opt->offset = (PetscInt)opt->history.iteration[opt->history.n - 1];
+  /* the iteration budget counts from the start of the whole optimization */
+  PetscCall(TaoGetMaximumIterations(opt->tao, &maxit));
+  PetscCall(TaoSetMaximumIterations(opt->tao, PetscMax(maxit - opt->offset, 0)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -236,37 +602,62 @@ static PetscErrorCode AdjOptimizerWriteDesignLayout(AdjOptimizer opt, AdjParams 
 }
 
 /*@ AdjOptimizerSolve - minimizes J over the design within the parameter bounds, starting from
-    `design`, which holds the optimum on return. Collective. @*/
+    `design`, which holds the optimum on return. A resumed run with an evaluation log starts from the
+    logged initial design instead. Collective. @*/
 PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
 {
   AdjParams          params;
   Vec                lower, upper;
   TaoConvergedReason reason;
-  PetscInt           its;
+  PetscInt           its, n;
 
   PetscFunctionBeginUser;
   opt->out = out;
-  for (PetscInt i = 0; out && i < opt->history.n; i++) /* a resumed run's file holds the whole history */
+  for (PetscInt i = 0; out && i < opt->history.n; i++) /* resumed without a log: the file holds the whole history */
     PetscCall(AdjOutputWriteOptimizationIteration(out, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
                                                   opt->history.gnorm[i], NULL));
   PetscCall(AdjStepperGetParams(opt->stepper, &params));
-  if (out && !opt->ordered) {
+  if (!opt->ordered) {
     PetscCall(AdjParamsCreateBlockOrder(params, design, &opt->ordered, &opt->toblocks));
-    PetscCall(AdjOptimizerWriteDesignLayout(opt, params, out));
+    PetscCall(VecScatterCreateToAll(opt->ordered, &opt->toall, &opt->row));
+    PetscCall(VecDuplicate(design, &opt->accepted));
   }
+  if (out) PetscCall(AdjOptimizerWriteDesignLayout(opt, params, out));
+  PetscCall(VecGetSize(design, &n));
+  if (opt->nreplay) {
+    PetscCheck(opt->log.n == n, opt->comm, PETSC_ERR_USER_INPUT,
+               "-restart %s: its evaluation log is for %" PetscInt_FMT " parameters, this run has %" PetscInt_FMT
+               ": resume with the options of the interrupted run",
+               opt->restart, opt->log.n, n);
+    PetscCall(AdjOptimizerScatterRow(opt, opt->log.x, design)); /* the design of the first evaluation */
+  }
+  opt->log.n = n;
+  PetscCall(VecCopy(design, opt->accepted));
   PetscCall(VecDuplicate(design, &lower));
   PetscCall(VecDuplicate(design, &upper));
   PetscCall(AdjParamsGetBounds(params, lower, upper));
   PetscCall(TaoSetVariableBounds(opt->tao, lower, upper));
   PetscCall(TaoSetSolution(opt->tao, design));
+  if (opt->interruptible) PetscCall(AdjDriverSetInterruptible(opt->drv, PETSC_TRUE)); /* signals in a sweep */
   PetscCall(TaoSolve(opt->tao));
+  PetscCall(AdjDriverSetInterruptible(opt->drv, PETSC_FALSE));
+  if (opt->resumed && !opt->legacy && !opt->announced) PetscCall(AdjOptimizerAnnounceResume(opt));
+  if (opt->stopping) {
+    const char *path;
+
+    PetscCheck(out, opt->comm, PETSC_ERR_ORDER, "An interruptible optimization needs a run file for its restart file");
+    PetscCall(AdjOutputGetRestartPath(out, &path));
+    PetscCall(AdjOptimizerWriteRestart(opt, opt->accepted, path));
+    opt->interrupted_at = opt->history.n ? (PetscInt)opt->history.iteration[opt->history.n - 1] : 0;
+    PetscCall(VecCopy(opt->accepted, design));
+  }
   PetscCall(TaoGetConvergedReason(opt->tao, &reason));
   PetscCall(TaoGetIterationNumber(opt->tao, &its));
   if (!opt->quiet)
     PetscCall(PetscPrintf(opt->comm,
                           "optimize: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " gradient evaluations\n",
                           opt->interrupted_at >= 0 ? "STOPPED_BY_SIGNAL" : TaoConvergedReasons[reason],
-                          opt->offset + its, opt->evaluations));
+                          opt->interrupted_at >= 0 ? opt->interrupted_at : opt->offset + its, opt->evaluations));
   PetscCall(VecDestroy(&lower));
   PetscCall(VecDestroy(&upper));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -278,10 +669,15 @@ PetscErrorCode AdjOptimizerDestroy(AdjOptimizer *opt)
   if (!*opt) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(TaoDestroy(&(*opt)->tao));
   PetscCall(VecScatterDestroy(&(*opt)->toblocks));
+  PetscCall(VecScatterDestroy(&(*opt)->toall));
   PetscCall(VecDestroy(&(*opt)->ordered));
-  PetscCall(PetscFree((*opt)->history.iteration));
-  PetscCall(PetscFree((*opt)->history.objective));
-  PetscCall(PetscFree((*opt)->history.gnorm));
+  PetscCall(VecDestroy(&(*opt)->row));
+  PetscCall(VecDestroy(&(*opt)->accepted));
+  PetscCall(AdjHistoryFree(&(*opt)->history));
+  PetscCall(AdjHistoryFree(&(*opt)->stored));
+  PetscCall(PetscFree((*opt)->log.f));
+  PetscCall(PetscFree((*opt)->log.x));
+  PetscCall(PetscFree((*opt)->log.g));
   PetscCall(PetscFree(*opt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
