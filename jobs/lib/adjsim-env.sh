@@ -1,6 +1,6 @@
 # adjsim set-up helpers, sourced by jobs/run-local.sh, tests/run.sh and bench/ scripts.
 #   adjsim_ensure_packages [test]  install what is missing (Debian 12, as root) or explain what is missing
-#   adjsim_build             configure and build into $ADJSIM_BUILD (default <repo>/build)
+#   adjsim_build [cmake -D...] configure (with these extra settings) and build into $ADJSIM_BUILD (default <repo>/build)
 #   adjsim_mpi_env           Open MPI settings for this script's own runs (root, oversubscription)
 # Nothing here is exported to the caller's shell beyond the sourcing script.
 
@@ -45,9 +45,13 @@ adjsim_ensure_packages() {
 }
 
 adjsim_build() {
+  adjsim_configure "$@" && cmake --build "$ADJSIM_BUILD" -j "$(nproc)" >/dev/null
+}
+
+# adjsim_configure [cmake -D...]: only the configure step of adjsim_build.
+adjsim_configure() {
   local type=${ADJSIM_BUILD_TYPE:-Release}
-  cmake -S "$ADJSIM_ROOT" -B "$ADJSIM_BUILD" -DCMAKE_BUILD_TYPE="$type" -DADJSIM_PYTHON="$ADJSIM_PYTHON" >/dev/null &&
-    cmake --build "$ADJSIM_BUILD" -j "$(nproc)" >/dev/null
+  cmake -S "$ADJSIM_ROOT" -B "$ADJSIM_BUILD" -DCMAKE_BUILD_TYPE="$type" -DADJSIM_PYTHON="$ADJSIM_PYTHON" "$@" >/dev/null
 }
 
 adjsim_mpi_env() {

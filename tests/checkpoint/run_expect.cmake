@@ -14,6 +14,11 @@ if(EXPECT_FAIL AND "${_rc}" STREQUAL "0")
 elseif(NOT EXPECT_FAIL AND NOT "${_rc}" STREQUAL "0")
   message(FATAL_ERROR "expected exit status 0, got ${_rc}. Output:\n${_all}")
 endif()
+# The sanitize build (tests/sanitize.sh): a memory error or UB on the way to an expected failure exits
+# nonzero too, so its report is looked for explicitly.
+if(_all MATCHES "ERROR: (Address|Leak)Sanitizer|runtime error: ")
+  message(FATAL_ERROR "sanitizer report (exit status ${_rc}). Output:\n${_all}")
+endif()
 if(NOT _all MATCHES "${REGEX}")
   message(FATAL_ERROR "output does not match /${REGEX}/ (exit status ${_rc}). Output:\n${_all}")
 endif()

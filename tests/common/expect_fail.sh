@@ -3,7 +3,9 @@
 #   - a nonzero exit within the time limit (no hang),
 #   - the expected message (an extended regex) in its output,
 #   - no file at any path given with --absent (nothing left that looks complete),
-#   - every file given with --unchanged identical before and after (no damage to earlier output).
+#   - every file given with --unchanged identical before and after (no damage to earlier output),
+#   - no AddressSanitizer, LeakSanitizer or UBSan report (the sanitize build, tests/sanitize.sh: a memory
+#     error on the way to the refusal also exits nonzero, so the exit code alone would hide it).
 # usage: expect_fail.sh 'regex' [--absent path]... [--unchanged path]... -- command args...
 set -u
 regex=$1; shift
@@ -30,6 +32,10 @@ printf '%s\n' "$out" | head -40
 fail=0
 if [ $rc -eq 0 ]; then echo "FAIL: command exited 0, expected a nonzero exit"; fail=1; fi
 if [ $rc -eq 124 ]; then echo "FAIL: command hung (killed after 120 s)"; fail=1; fi
+if printf '%s\n' "$out" | grep -Eq -- '(ERROR: (Address|Leak)Sanitizer|runtime error: )'; then
+  printf '%s\n' "$out" | grep -E -A30 -- '(ERROR: (Address|Leak)Sanitizer|runtime error: )' | head -60
+  echo "FAIL: sanitizer report"; fail=1
+fi
 if ! printf '%s\n' "$out" | grep -Eq -- "$regex"; then echo "FAIL: output lacks the expected message /$regex/"; fail=1; fi
 for f in "${absent[@]}"; do
   if [ -e "$f" ]; then echo "FAIL: $f exists after a failed run"; fail=1; fi
