@@ -110,7 +110,7 @@ static const MPMTangentFn MPMModelTangents[MPM_NMODELS] = {
 };
 
 /* test-damage (mpmtestmodel.h, tests only): tau = s(z) tau_nh(F),
- *   dtau = (ds/dz0 dz0 + ds/dz1 dz1) tau_nh + s dtau_nh,  dz0' = dz0 + 2 K <F - I, dF>,  dz1' = 0.9 dz1 + dJ. */
+ *   dtau = (ds/dz0 dz0 + ds/dz1 dz1) tau_nh + s dtau_nh,  dz0' = dz0 + 2 K <F - I, dF>,  dz1' = dz1 + C dJ. */
 static inline void TestDamageTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
                                      const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
                                      PetscScalar dznew[])
@@ -130,7 +130,7 @@ static inline void TestDamageTangent(PetscReal E, PetscReal nu, const Mat2 F, co
       de2 += 2 * (F[a][b] - (a == b)) * dF[a][b];
     }
   dznew[0] = dz[0] + MPM_TEST_DAMAGE_K * de2;
-  dznew[1] = 0.9 * dz[1] + dJ;
+  dznew[1] = dz[1] + MPM_TEST_DAMAGE_C * dJ;
 }
 
 /* The tangent of table entry m: the built-in one, or test-damage's where a test put that model in the table. */
