@@ -3,12 +3,13 @@
  * state of the particles with its adjoint. */
 #include "mpmmodel.h"
 
-/* Indexed by MPMModel; the -mpm_model values are the names of these entries.  Not const only for
- * MPMModelTableOverride (tests). */
+/* The built-in models, indexed by MPMModel; the -mpm_model values are the names of these entries. */
 static const MPMModelOps *const MPMModelBuiltin[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = &MPMModelFixedCorotated,
     [MPM_MODEL_NEO_HOOKEAN]     = &MPMModelNeoHookean,
 };
+/* The table in use: the built-in models, unless a test program replaced an entry (MPMModelTableOverride; this is
+ * why it is not const). */
 const MPMModelOps *MPMModelTable[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = &MPMModelFixedCorotated,
     [MPM_MODEL_NEO_HOOKEAN]     = &MPMModelNeoHookean,
