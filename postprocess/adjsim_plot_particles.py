@@ -13,8 +13,8 @@ node grid: lower = -h/2, upper = L + h/2). Fields (--field):
   J           det F;  Fxx, Fxy, Fyx, Fyy the deformation gradient
   E, nu, rho, label    material parameters per particle (label: the material/body label)
 
-A restart file (or the /restart group of a run file, --restart) holds /restart/particles (N, 12):
-x, v, C, F per particle, not the /particles layout; it is accepted with the fields that follow
+A restart file (or the /restart group of a run file, --restart) holds /restart/particles (N, 12 + nz):
+x, v, C, F per particle (then the nz reals of the models' internal state, if any), not the /particles layout; it is accepted with the fields that follow
 from that state: speed, vx, vy, J and the F components (one panel, the restart step).
 
 For every panel one line is printed: the step, the time, the number of particles and the minimum
@@ -112,9 +112,9 @@ class Particles:
                 raise ah.RunFileError(f"{path}: a restart state (x, v, C, F) has no field {args.field!r}; "
                                       f"choose one of {', '.join(RESTART_FIELDS)}")
             shape = f["restart/particles"].shape
-            if len(shape) != 2 or shape[1] != 12:
-                raise ah.RunFileError(f"{path}: /restart/particles has shape {shape}, expected (N, 12) "
-                                      f"(x, v, C, F of 2-D particles)")
+            if len(shape) != 2 or shape[1] < 12:
+                raise ah.RunFileError(f"{path}: /restart/particles has shape {shape}, expected (N, 12 + nz) "
+                                      f"(x, v, C, F of 2-D particles, then their internal state)")
             self.slices = [None]
         else:
             if "particles/position" not in f:

@@ -218,7 +218,7 @@ static PetscErrorCode MPMCountVisitor(MPM mpm, PetscInt64 g, const PetscReal x[]
 
 typedef struct {
   PetscInt64        a, c;
-  MPMParticle      *p;
+  PetscScalar      *p; /* records of mpm->nrec reals (mpmimpl.h) */
   MPMMaterialPoint *mat;
 } MPMFillCtx;
 
@@ -232,7 +232,7 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
   PetscFunctionBeginUser;
   if (slot < 0 || slot >= mpm->nhome) PetscFunctionReturn(PETSC_SUCCESS);
   {
-    MPMParticle      *p = &fc->p[slot];
+    MPMParticle      *p = MPMRecord(fc->p, mpm->nrec, slot);
     MPMMaterialPoint *m = &fc->mat[slot];
 
     PetscCall(PetscMemzero(p, sizeof(*p)));
@@ -272,7 +272,7 @@ static PetscErrorCode MPMFillFileBodies(MPM mpm, PetscInt64 nlattice, MPMFillCtx
       MPMMaterialPoint *m;
 
       if (slot < 0 || slot >= mpm->nhome) continue;
-      p = &fc->p[slot], m = &fc->mat[slot];
+      p = MPMRecord(fc->p, mpm->nrec, slot), m = &fc->mat[slot];
       PetscCall(PetscMemzero(p, sizeof(*p)));
       for (PetscInt a = 0; a < MPM_DIM; a++) {
         mpm->seed_x[MPM_DIM * slot + a] = f->x[MPM_DIM * q + a];
@@ -314,7 +314,7 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
                             "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT " with -mpm_ppc %" PetscInt_FMT
                             " and the bodies -mpm_body0, ...",
                             mpm->grid.M[0], mpm->grid.M[1], mpm->ppc));
-    PetscCall(AdjGridCheckSize(mpm->comm, what, "particle", N, MPM_NSTATE, 1000));
+    PetscCall(AdjGridCheckSize(mpm->comm, what, "particle", N, mpm->nrec, 1000));
   }
   mpm->N = (PetscInt)N;
   nhome  = N / mpm->size + (mpm->rank < N % mpm->size ? 1 : 0);
@@ -332,16 +332,17 @@ PetscErrorCode MPMSeedParticles(MPM mpm)
   PetscCall(PetscMalloc1(mpm->nhome + 1, &mpm->body_of));
   PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &mpm->seed_x));
   PetscCall(PetscMalloc1(MPM_DIM * mpm->nhome + 1, &mpm->seed_v));
-  PetscCall(VecCreateMPI(mpm->comm, mpm->nhome * MPM_NSTATE, PETSC_DETERMINE, &mpm->x0));
-  PetscCall(VecSetBlockSize(mpm->x0, MPM_NSTATE));
+  PetscCall(VecCreateMPI(mpm->comm, mpm->nhome * mpm->nrec, PETSC_DETERMINE, &mpm->x0));
+  PetscCall(VecSetBlockSize(mpm->x0, mpm->nrec));
   PetscCall(PetscObjectSetName((PetscObject)mpm->x0, "mpm_state"));
   PetscCall(VecCreateMPI(mpm->comm, mpm->nhome * MPM_NMAT, PETSC_DETERMINE, &mpm->mat));
   PetscCall(VecSetBlockSize(mpm->mat, MPM_NMAT));
-  PetscCall(VecGetArrayWrite(mpm->x0, (PetscScalar **)&fc.p));
+  PetscCall(VecGetArrayWrite(mpm->x0, &fc.p));
   PetscCall(VecGetArrayWrite(mpm->mat, (PetscScalar **)&fc.mat));
   PetscCall(MPMVisitLattice(mpm, MPMFillVisitor, &fc));
   PetscCall(MPMFillFileBodies(mpm, nlattice, &fc));
   PetscCall(VecRestoreArrayWrite(mpm->mat, (PetscScalar **)&fc.mat));
-  PetscCall(VecRestoreArrayWrite(mpm->x0, (PetscScalar **)&fc.p));
+  PetscCall(VecRestoreArrayWrite(mpm->x0, &fc.p));
+  PetscCall(MPMInitialInternalState(mpm, mpm->x0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -11,29 +11,30 @@
 /* The energies of the home particles' state x, summed over the ranks (as in MPMSummarize):
  *   kinetic   K = sum_p m_p |v_p|^2 / 2            (translational, particle velocities; the APIC
  *                                                   affine part m_p C_p : C_p h^2/4 is not included),
- *   elastic   U = sum_p V0_p psi(F_p)              (MPMStrainEnergy: the energy op of the particle's
- *                                                   model, mpmmodel.h: tau = (dpsi/dF) F^T),
+ *   elastic   U = sum_p V0_p psi(F_p, z_p)         (MPMStrainEnergy: the energy op of the particle's
+ *                                                   model, mpmmodel.h: tau = (dpsi/dF) F^T if elastic),
  *   potential G = -sum_p m_p g . x_p               (relative to the origin). */
 static PetscErrorCode MPMEnergies(MPM mpm, Vec x, PetscReal e[3])
 {
-  const MPMParticle      *p;
+  const PetscScalar      *a;
   const MPMMaterialPoint *mat;
   PetscReal               sum[3] = {0, 0, 0};
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(x, &a));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
-    const PetscReal m = mat[i].mass;
+    const PetscReal    m = mat[i].mass;
+    const MPMParticle *p = MPMRecordRead(a, mpm->nrec, i);
 
-    for (PetscInt a = 0; a < MPM_DIM; a++) {
-      sum[0] += 0.5 * m * PetscSqr(p[i].v[a]);
-      sum[2] -= m * mpm->gravity[a] * p[i].x[a];
+    for (PetscInt d = 0; d < MPM_DIM; d++) {
+      sum[0] += 0.5 * m * PetscSqr(p->v[d]);
+      sum[2] -= m * mpm->gravity[d] * p->x[d];
     }
-    sum[1] += MPMStrainEnergy(&mat[i], p[i].F);
+    sum[1] += MPMStrainEnergy(&mat[i], p->F, MPMRecordStateRead(a, mpm->nrec, i));
   }
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecRestoreArrayRead(x, &a));
   PetscCallMPI(MPI_Allreduce(sum, e, 3, MPIU_REAL, MPIU_SUM, mpm->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,7 +8,10 @@
  * PetscSFReduce (MPI_REPLACE, each root has exactly one leaf), owner -> home is PetscSFBcast.  Owners store their
  * particles in increasing global order (sources in rank order, each source's home slots in order), so the work arrays
  * do not depend on the path of a particle. The adjoint runs the same SF the other way: particle adjoints go back
- * exactly as particles came (the owner assignment is piecewise constant in the positions, so it has no derivative). */
+ * exactly as particles came (the owner assignment is piecewise constant in the positions, so it has no derivative).
+ * A particle travels as its whole record of the state Vec (MPMParticle + nz internal-state reals): with nz > 0 the
+ * owners receive and send the records through the staging array rec, split into (pin, zin) and joined from
+ * (pout, zout); with nz = 0 a record is an MPMParticle and pin, pout are the SF's buffers themselves. */
 #include "mpmimpl.h"
 
 /* Owner rank of a particle at x: the rank owning node base + 1 in every direction.  Returns -1 when
@@ -31,7 +34,7 @@ static PetscMPIInt MPMOwnerOf(const MPM mpm, const PetscScalar x[])
 
 /* The state of particle slot i (home-local) for an error message; the first bad particle by global
  * index wins, and its data reaches every rank. */
-static PetscErrorCode MPMReportLost(MPM mpm, AdjStepIndex k, PetscInt64 lost, const MPMParticle *home)
+static PetscErrorCode MPMReportLost(MPM mpm, AdjStepIndex k, PetscInt64 lost, const PetscScalar *home)
 {
   PetscInt64  first;
   PetscReal   xy[MPM_DIM] = {0, 0};
@@ -46,7 +49,7 @@ static PetscErrorCode MPMReportLost(MPM mpm, AdjStepIndex k, PetscInt64 lost, co
     PetscCallMPI(MPI_Allreduce(&holder, &root, 1, MPI_INT, MPI_MIN, mpm->comm));
   }
   if (mpm->rank == root)
-    for (PetscInt d = 0; d < MPM_DIM; d++) xy[d] = home[first - mpm->hstart].x[d];
+    for (PetscInt d = 0; d < MPM_DIM; d++) xy[d] = MPMRecordRead(home, mpm->nrec, first - mpm->hstart)->x[d];
   PetscCallMPI(MPI_Bcast(xy, MPM_DIM, MPIU_REAL, root, mpm->comm));
   SETERRQ(mpm->comm, PETSC_ERR_USER_INPUT,
           "Particle %" PetscInt64_FMT " left the domain at step %" PetscInt64_FMT
@@ -60,12 +63,38 @@ static PetscErrorCode MPMEnsureCapacity(MPM mpm, PetscInt n)
   PetscFunctionBeginUser;
   if (mpm->capacity_adj && mpm->capacity_adj < n) { /* the adjoint arrays follow the forward ones */
     PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+    PetscCall(PetscFree2(mpm->zinb, mpm->zoutb));
     mpm->capacity_adj = 0;
   }
   if (n <= mpm->capacity) PetscFunctionReturn(PETSC_SUCCESS);
   mpm->capacity = PetscMax(n, (PetscInt)(1.25 * mpm->capacity) + 16);
   PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
   PetscCall(PetscMalloc3(mpm->capacity, &mpm->pin, mpm->capacity, &mpm->pout, mpm->capacity, &mpm->pmat));
+  if (mpm->nz) {
+    PetscCall(PetscFree3(mpm->zin, mpm->zout, mpm->rec));
+    PetscCall(PetscMalloc3(mpm->capacity * mpm->nz, &mpm->zin, mpm->capacity * mpm->nz, &mpm->zout,
+                           mpm->capacity * mpm->nrec, &mpm->rec));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Owner-side records <-> (particles, internal states): rec[q] = (p[q], z[q]) and back (nz > 0 only). */
+static PetscErrorCode MPMRecordsJoin(MPM mpm, const MPMParticle p[], const PetscScalar z[], PetscScalar rec[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < mpm->nowned; q++) {
+    PetscCall(PetscArraycpy(MPMRecord(rec, mpm->nrec, q), &p[q], 1));
+    PetscCall(PetscArraycpy(MPMRecordState(rec, mpm->nrec, q), z + (size_t)q * mpm->nz, mpm->nz));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode MPMRecordsSplit(MPM mpm, const PetscScalar rec[], MPMParticle p[], PetscScalar z[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < mpm->nowned; q++) {
+    PetscCall(PetscArraycpy(&p[q], MPMRecordRead(rec, mpm->nrec, q), 1));
+    PetscCall(PetscArraycpy(z + (size_t)q * mpm->nz, MPMRecordStateRead(rec, mpm->nrec, q), mpm->nz));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,7 +139,7 @@ static PetscErrorCode MPMExchangeBuildSF(MPM mpm, AdjStepIndex k, const PetscMPI
     stencil leaves the grid stops the run, naming it. Collective. @*/
 PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
 {
-  const MPMParticle *home;
+  const PetscScalar *home;
   PetscMPIInt       *dest;
   PetscInt          *sendcount;
   PetscInt64         lost  = -1;
@@ -118,12 +147,12 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
-  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&home));
+  PetscCall(VecGetArrayRead(x, &home));
   if (!mpm->owner) PetscCall(PetscMalloc1(mpm->nhome, &mpm->owner));
   PetscCall(PetscMalloc1(mpm->nhome, &dest));
   PetscCall(PetscCalloc1(mpm->size, &sendcount));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
-    dest[i] = MPMOwnerOf(mpm, home[i].x);
+    dest[i] = MPMOwnerOf(mpm, MPMRecordRead(home, mpm->nrec, i)->x);
     if (dest[i] < 0) {
       if (lost < 0) lost = mpm->hstart + i;
       dest[i] = mpm->rank;
@@ -132,7 +161,7 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
     moved = moved || dest[i] != mpm->owner[i]; /* mpm->owner is read only once an SF exists */
   }
   PetscCall(MPMReportLost(mpm, k, lost, home));
-  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&home));
+  PetscCall(VecRestoreArrayRead(x, &home));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPIU_BOOL, MPI_LOR, mpm->comm));
   if (moved) PetscCall(MPMExchangeBuildSF(mpm, k, dest, sendcount));
   PetscCall(PetscFree(dest));
@@ -142,35 +171,40 @@ PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
 }
 
 /*@ MPMExchangeToOwners - particles of x (home layout) and their materials into the owners' work
-    arrays pin and pmat. Collective. @*/
+    arrays pin (and zin) and pmat. Collective. @*/
 PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x)
 {
   const PetscScalar *home, *mat;
+  void              *recs = mpm->nz ? (void *)mpm->rec : (void *)mpm->pin;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
   PetscCall(VecGetArrayRead(x, &home));
   PetscCall(VecGetArrayRead(mpm->mat, &mat));
-  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->state_type, home, mpm->pin, MPI_REPLACE));
+  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->state_type, home, recs, MPI_REPLACE));
   PetscCall(PetscSFReduceBegin(mpm->sf, mpm->mat_type, mat, mpm->pmat, MPI_REPLACE));
-  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->state_type, home, mpm->pin, MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->state_type, home, recs, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(mpm->sf, mpm->mat_type, mat, mpm->pmat, MPI_REPLACE));
   PetscCall(VecRestoreArrayRead(mpm->mat, &mat));
   PetscCall(VecRestoreArrayRead(x, &home));
+  if (mpm->nz) PetscCall(MPMRecordsSplit(mpm, mpm->rec, mpm->pin, mpm->zin));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMExchangeToHome - the owners' updated particles pout back to their home slots in x. Collective. @*/
+/*@ MPMExchangeToHome - the owners' updated particles pout (and zout) back to their home slots in x.
+    Collective. @*/
 PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
 {
   PetscScalar *home;
+  void        *recs = mpm->nz ? (void *)mpm->rec : (void *)mpm->pout;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  if (mpm->nz) PetscCall(MPMRecordsJoin(mpm, mpm->pout, mpm->zout, mpm->rec));
   PetscCall(VecGetArrayWrite(x, &home));
-  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, mpm->pout, home, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, mpm->pout, home, MPI_REPLACE));
+  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
   PetscCall(VecRestoreArrayWrite(x, &home));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -179,35 +213,42 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
 /*@ MPMExchangeToOwnersAdjoint - adjoint of MPMExchangeToOwners for the state: the owners' particle
     adjoints pinb go back to their home slots, xb = (home -> owner)^T pinb.  The forward is a Reduce with
     exactly one leaf per root, i.e. a copy pin[r] = home[leaf(r)], so its transpose is the Bcast
-    xb[leaf] = pinb[root].  xb is overwritten. Collective. @*/
+    xb[leaf] = pinb[root] (with zinb).  xb is overwritten. Collective. @*/
 PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb)
 {
   PetscScalar *home;
+  void        *recs = mpm->nz ? (void *)mpm->rec : (void *)mpm->pinb;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  if (mpm->nz) PetscCall(MPMRecordsJoin(mpm, mpm->pinb, mpm->zinb, mpm->rec));
   PetscCall(VecGetArrayWrite(xb, &home));
-  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, mpm->pinb, home, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, mpm->pinb, home, MPI_REPLACE));
+  PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
   PetscCall(VecRestoreArrayWrite(xb, &home));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ MPMExchangeToHomeAdjoint - adjoint of MPMExchangeToHome: the home adjoints xb of the updated
-    particles to their owners, poutb = (owner -> home)^T xb, a Reduce with MPI_SUM into zeroed slots
-    (the transpose of a Bcast). Collective. @*/
+    particles to their owners, poutb (and zoutb) = (owner -> home)^T xb, a Reduce with MPI_SUM into zeroed
+    slots (the transpose of a Bcast). Collective. @*/
 PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb)
 {
   const PetscScalar *home;
+  void              *recs = mpm->nz ? (void *)mpm->rec : (void *)mpm->poutb;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
-  PetscCall(PetscArrayzero(mpm->poutb, mpm->nowned));
+  if (mpm->nz)
+    PetscCall(PetscArrayzero(mpm->rec, mpm->nowned * mpm->nrec));
+  else
+    PetscCall(PetscArrayzero(mpm->poutb, mpm->nowned));
   PetscCall(VecGetArrayRead(xb, &home));
-  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->state_type, home, mpm->poutb, MPIU_SUM));
-  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->state_type, home, mpm->poutb, MPIU_SUM));
+  PetscCall(PetscSFReduceBegin(mpm->sf, mpm->state_type, home, recs, MPIU_SUM));
+  PetscCall(PetscSFReduceEnd(mpm->sf, mpm->state_type, home, recs, MPIU_SUM));
   PetscCall(VecRestoreArrayRead(xb, &home));
+  if (mpm->nz) PetscCall(MPMRecordsSplit(mpm, mpm->rec, mpm->poutb, mpm->zoutb));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -236,6 +277,8 @@ PetscErrorCode MPMExchangeDestroy(MPM mpm)
   PetscCall(PetscFree(mpm->owner));
   PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
   PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
+  PetscCall(PetscFree3(mpm->zin, mpm->zout, mpm->rec));
+  PetscCall(PetscFree2(mpm->zinb, mpm->zoutb));
   mpm->capacity     = 0;
   mpm->capacity_adj = 0;
   PetscFunctionReturn(PETSC_SUCCESS);

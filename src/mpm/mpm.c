@@ -43,23 +43,28 @@ static PetscErrorCode MPMInitialState(void *ctx, Vec x0)
 }
 
 /* x0 = seeded position + translation of the body, velocity of the body: the position and velocity gradients
- * of body b += sums of lambda0.x and lambda0.v over its particles.  lambda0 itself is kept: the per-particle
- * sensitivity maps dJ/dx0, dJ/dv0 of the gradient output. */
+ * of body b += sums of lambda0.x and lambda0.v over its particles; z0 = stateinit(E, nu, ...) of the models
+ * with internal state: the material gradients += (dz0/d(E, nu))^T lambda0.z (MPMInitialInternalStateAdjoint).
+ * lambda0 itself is kept: the per-particle sensitivity maps dJ/dx0, dJ/dv0 of the gradient output. */
 static PetscErrorCode MPMInitialStateAdjoint(void *ctx, Vec lambda0)
 {
   MPM                mpm = (MPM)ctx;
-  const MPMParticle *lb;
+  const PetscScalar *lb;
 
   PetscFunctionBeginUser;
   if (!mpm->lambda0) PetscCall(VecDuplicate(lambda0, &mpm->lambda0));
   PetscCall(VecCopy(lambda0, mpm->lambda0));
-  PetscCall(VecGetArrayRead(lambda0, (const PetscScalar **)&lb));
-  for (PetscInt i = 0; i < mpm->nhome; i++)
+  PetscCall(VecGetArrayRead(lambda0, &lb));
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    const MPMParticle *l = MPMRecordRead(lb, mpm->nrec, i);
+
     for (PetscInt a = 0; a < MPM_DIM; a++) {
-      mpm->gvelocity[MPM_DIM * mpm->body_of[i] + a] += lb[i].v[a];
-      mpm->gposition[MPM_DIM * mpm->body_of[i] + a] += lb[i].x[a];
+      mpm->gvelocity[MPM_DIM * mpm->body_of[i] + a] += l->v[a];
+      mpm->gposition[MPM_DIM * mpm->body_of[i] + a] += l->x[a];
     }
-  PetscCall(VecRestoreArrayRead(lambda0, (const PetscScalar **)&lb));
+  }
+  PetscCall(VecRestoreArrayRead(lambda0, &lb));
+  PetscCall(MPMInitialInternalStateAdjoint(mpm, lambda0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -131,7 +136,7 @@ static MPMBadKind MPMParticleCheck(const MPM mpm, const MPMParticle *p)
 {
   const PetscScalar *a = (const PetscScalar *)p;
 
-  for (PetscInt c = 0; c < MPM_NSTATE; c++)
+  for (PetscInt c = 0; c < mpm->nrec; c++) /* the whole record: the internal state too */
     if (PetscIsInfOrNanScalar(a[c])) return MPM_BAD_NAN;
   if (!(MPMDeterminant(p->F) > 0)) return MPM_BAD_INVERTED;
   for (PetscInt d = 0; d < MPM_DIM; d++) {
@@ -146,29 +151,30 @@ static MPMBadKind MPMParticleCheck(const MPM mpm, const MPMParticle *p)
   return MPM_BAD_NONE;
 }
 
-/* Stops a run whose state holds NaN/Inf, an inverted or degenerate F (J <= 0), a particle whose
- * stencil left the grid, or a particle moving more than a cell per step, naming the first such
+/* Stops a run whose state holds NaN/Inf (internal state included), an inverted or degenerate F (J <= 0), a
+ * particle whose stencil left the grid, or a particle moving more than a cell per step, naming the first such
  * particle (global index), the step and the particle's position. */
 static PetscErrorCode MPMCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
   MPM                mpm = (MPM)ctx;
-  const MPMParticle *p;
+  const PetscScalar *a;
   PetscInt64         mine    = PETSC_MAX_INT, first;
   PetscReal          info[5] = {0, 0, 0, 0, 0}; /* kind, x, y, J, speed */
   PetscMPIInt        holder, root;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(x, &a));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
-    const MPMBadKind kind = MPMParticleCheck(mpm, &p[i]);
+    const MPMParticle *p    = MPMRecordRead(a, mpm->nrec, i);
+    const MPMBadKind   kind = MPMParticleCheck(mpm, p);
 
     if (kind == MPM_BAD_NONE) continue;
     mine    = mpm->hstart + i;
-    info[0] = kind, info[1] = p[i].x[0], info[2] = p[i].x[1], info[3] = MPMDeterminant(p[i].F);
-    info[4] = PetscSqrtReal(PetscSqr(p[i].v[0]) + PetscSqr(p[i].v[1]));
+    info[0] = kind, info[1] = p->x[0], info[2] = p->x[1], info[3] = MPMDeterminant(p->F);
+    info[4] = PetscSqrtReal(PetscSqr(p->v[0]) + PetscSqr(p->v[1]));
     break;
   }
-  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecRestoreArrayRead(x, &a));
   PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, mpm->comm));
   if (first == PETSC_MAX_INT) PetscFunctionReturn(PETSC_SUCCESS);
   holder = first == mine ? mpm->rank : mpm->size;
@@ -262,7 +268,7 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
                              "output steps (the run file's grid cells are centred on the nodes)",
                              "", mpm->output_grid, &mpm->output_grid, NULL));
   PetscOptionsEnd();
-  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)MPM_NSTATE, MPIU_SCALAR, &mpm->state_type));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)mpm->nrec, MPIU_SCALAR, &mpm->state_type));
   PetscCallMPI(MPI_Type_commit(&mpm->state_type));
   PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)MPM_NMAT, MPIU_SCALAR, &mpm->mat_type));
   PetscCallMPI(MPI_Type_commit(&mpm->mat_type));

@@ -22,7 +22,9 @@ typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK, MPM_SHAPE_FILE } MPMShape;
 extern const char *const MPMWallTypes[];
 
 /* The state of one particle: position, velocity, APIC affine velocity C (= B D^-1), deformation
- * gradient F.  Row-major matrices.  The state Vec is an array of these (block size MPM_NSTATE). */
+ * gradient F.  Row-major matrices.  The state Vec is an array of per-particle records of mpm->nrec =
+ * MPM_NSTATE + mpm->nz reals (its block size): this struct, then the nz reals z of the constitutive models'
+ * internal state (mpmmodel.h; nz = 0 for elastic-only runs, so that the records are these structs). */
 typedef struct {
   PetscScalar x[MPM_DIM];
   PetscScalar v[MPM_DIM];
@@ -30,6 +32,25 @@ typedef struct {
   PetscScalar F[MPM_DIM][MPM_DIM];
 } MPMParticle;
 #define MPM_NSTATE ((PetscInt)(sizeof(MPMParticle) / sizeof(PetscScalar)))
+
+/* Particle i of a state array of records of nrec reals (MPMParticle, then its internal state z). */
+static inline MPMParticle *MPMRecord(PetscScalar *a, PetscInt nrec, PetscInt i)
+{
+  return (MPMParticle *)(a + (size_t)i * nrec);
+}
+static inline const MPMParticle *MPMRecordRead(const PetscScalar *a, PetscInt nrec, PetscInt i)
+{
+  return (const MPMParticle *)(a + (size_t)i * nrec);
+}
+/* The internal state z of particle i of such an array (NULL when nrec = MPM_NSTATE: no internal state). */
+static inline PetscScalar *MPMRecordState(PetscScalar *a, PetscInt nrec, PetscInt i)
+{
+  return nrec > MPM_NSTATE ? a + (size_t)i * nrec + MPM_NSTATE : NULL;
+}
+static inline const PetscScalar *MPMRecordStateRead(const PetscScalar *a, PetscInt nrec, PetscInt i)
+{
+  return nrec > MPM_NSTATE ? a + (size_t)i * nrec + MPM_NSTATE : NULL;
+}
 
 /* What does not change during a run: mass, initial volume, material.  Stored as reals so the
  * particle exchange moves one contiguous block per particle; label and model are small integers. */
@@ -117,6 +138,8 @@ struct _n_MPM {
   PetscInt  nlabels;
   PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS];
   MPMModel  model[MPM_MAX_LABELS];
+  PetscInt  nz;   /* internal-state reals per particle: the largest nstate of the labels' models (mpmmodel.h) */
+  PetscInt  nrec; /* reals per particle record of the state Vec: MPM_NSTATE + nz */
   PetscReal gravity[MPM_DIM];
   /* initial condition */
   PetscInt nbodies, ppc, permute;
@@ -129,13 +152,17 @@ struct _n_MPM {
   PetscReal    final_time, dt, cfl, dt_limit, wave_speed, speed_bound;
   AdjStepIndex nsteps;
   PetscBool    output_grid;
-  /* exchange home -> owner (rebuilt when a particle changes owner) and owner-side work arrays */
+  /* exchange home -> owner (rebuilt when a particle changes owner) and owner-side work arrays: the particles
+   * pin, pout and their internal states zin, zout (nz reals each; NULL when nz = 0), which travel as one
+   * record of the state Vec (state_type: nrec reals) through the staging array rec (NULL when nz = 0: the
+   * records are the particles, exchanged in place) */
   PetscSF           sf;
   PetscMPIInt      *owner; /* owner rank of each home particle when sf was built (NULL: none yet) */
   MPI_Datatype      state_type, mat_type;
   PetscInt          nowned, capacity;
   MPMParticle      *pin, *pout;
   MPMMaterialPoint *pmat;
+  PetscScalar      *zin, *zout, *rec;
   Vec               gnodes, lnodes; /* grid nodes: global and ghosted */
   Vec               gnodes_p2g;     /* the P2G result (m, m v) of the forward step: the grid update's input */
   PetscBool         has_friction;   /* some wall or obstacle is of type friction: the "friction" block exists */
@@ -148,6 +175,7 @@ struct _n_MPM {
   PetscInt          capacity_adj;
   MPMParticle      *pinb, *poutb;
   MPMMaterialPoint *pmatb;
+  PetscScalar      *zinb, *zoutb; /* adjoints of zin, zout (NULL when nz = 0) */
   Vec               gnodesb, lnodesb;
   PetscInt         *body_of;
   PetscReal        *seed_x; /* seeded positions of the home particles before the body translations */
@@ -188,10 +216,12 @@ struct _n_MPM {
 void           MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL], PetscReal *frac);
 PetscReal      MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL]);
 PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                 const MPMMaterialPoint mat[], MPMNode **nodes);
+                                 const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[], PetscScalar znew[],
+                                 MPMNode **nodes);
 PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                        const MPMMaterialPoint mat[], const MPMNode *const *nodesb, MPMParticle pb[],
-                                        MPMMaterialPoint matb[]);
+                                        const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[],
+                                        const PetscScalar znewb[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                        PetscScalar zb[], MPMMaterialPoint matb[]);
 PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
                                  const MPMNode *const *nodes, MPMParticle pout[]);
 PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
@@ -212,10 +242,15 @@ void      MPMObstacleContact(MPMWallType type, PetscReal s, const PetscReal n[MP
                              PetscScalar v[MPM_DIM]);
 void MPMObstacleContactAdjoint(MPMWallType type, PetscReal s, const PetscReal n[MPM_DIM], PetscReal mu, PetscReal eps,
                                const PetscScalar vin[MPM_DIM], PetscScalar vb[MPM_DIM], PetscReal *mub);
-/* model.c: the particle's constitutive model through its table entry (mpmmodel.h), models without
- * internal state: Kirchhoff stress tau(F), stored energy V0 psi(F) [J/m] */
-void MPMKirchhoff(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar tau[MPM_DIM][MPM_DIM]);
-PetscReal MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]);
+/* model.c: the particle's constitutive model through its table entry (mpmmodel.h) at (F, z) (z: the
+ * particle's internal state, NULL when the run has none): Kirchhoff stress tau(F, z) (the updated state is
+ * discarded), stored energy V0 psi(F, z) [J/m]; the initial internal state of the home particles and its
+ * adjoint */
+void      MPMKirchhoff(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
+                       PetscScalar tau[MPM_DIM][MPM_DIM]);
+PetscReal MPMStrainEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[]);
+PetscErrorCode MPMInitialInternalState(MPM mpm, Vec x0);
+PetscErrorCode MPMInitialInternalStateAdjoint(MPM mpm, Vec lambda0);
 
 /* models/kinematics.h: Lame parameters, determinant, cofactor, polar rotation (static inline) */
 #include "models/kinematics.h"

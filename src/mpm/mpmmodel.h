@@ -15,9 +15,20 @@
  * a hardening variable, ...).  The forward kernel maps (F, z) -> (tau, z') in one call, so a return mapping
  * computes the trial state, projects it and returns both the stress and the projected state; its adjoint is
  * the transpose of that whole map, (taub, z'b) -> (Fb, zb, material parameters b).  Elastic models have
- * nstate = 0 and receive z = z' = zb = z'b = NULL.  The particle state does not store z yet: MPMSetUpMaterials
- * refuses a model with nstate > 0 until the particle layout, exchange and checkpoints carry it (docs/mpm.md,
- * "Constitutive models").
+ * nstate = 0 and receive z = z' = zb = z'b = NULL.
+ *   Storage: z is part of the particle state (the state Vec's records are MPMParticle + nz reals, nz the
+ * largest nstate of the labels' models, mpmimpl.h), so it moves with its particle between ranks, is in the
+ * checkpoints and the restart files, and is written as the particle field internal_state.  A particle whose
+ * model has nstate < nz keeps its extra reals unchanged (z' = z there, exactly).
+ *   Where in the MLS-MPM step (transfer.c): the model is called once per particle and step, in P2G, at the
+ * state (F_n, z_n) of the start of step n; tau enters the grid momentum and z' is the particle's z_{n+1}.  G2P
+ * then updates F kinematically, F_{n+1} = (I + dt C_{n+1}) F_n, and leaves z alone.  So F is the total
+ * deformation gradient and the model sees, at step n + 1, the trial F_{n+1} with the state z_{n+1} projected
+ * at step n: a plastic model stores its plastic part (e.g. z = Fp^-1, with the trial elastic part
+ * Fe_tr = F Fp^-1 = (I + dt C) Fe_n, or a hardening variable) and its return mapping is a model file only.
+ *   Initial state: stateinit(mp, z) for every particle, from its material point (MPMInitialInternalState,
+ * model.c; again whenever the material parameters change).  If z0 depends on the material parameters,
+ * stateinitadjoint adds (dz0/dparams)^T z0b to mpb (NULL: z0 does not depend on them).
  *
  * Material parameters.  A model reads its parameters from the material point (E and nu today; a yield stress
  * would be a new MPMMaterialPoint field with its parameter block) and its adjoint adds their adjoints to the
@@ -46,13 +57,20 @@ typedef struct {
   /* Stored energy density psi(F, z) per unit reference volume [J/m^3] (diagnostics), with tau = (dpsi/dF) F^T
    * for elastic models. */
   PetscReal (*energy)(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[]);
-  /* Internal state of an undeformed particle (NULL when nstate = 0). */
+  /* Internal state z0 of an undeformed particle (NULL when nstate = 0; then z0 = 0). */
   void (*stateinit)(const MPMMaterialPoint *mp, PetscScalar z[]);
+  /* Adjoint of stateinit: mpb->E, mpb->nu, ... += (dz0/d(params))^T z0b (NULL: z0 does not depend on them). */
+  void (*stateinitadjoint)(const MPMMaterialPoint *mp, const PetscScalar z0b[], MPMMaterialPoint *mpb);
 } MPMModelOps;
 
 /* The models (src/mpm/models/) and the table indexed by MPMModel (model.c). */
-extern const MPMModelOps        MPMModelFixedCorotated, MPMModelNeoHookean;
-extern const MPMModelOps *const MPMModelTable[MPM_NMODELS];
+extern const MPMModelOps  MPMModelFixedCorotated, MPMModelNeoHookean;
+extern const MPMModelOps *MPMModelTable[MPM_NMODELS];
+
+/* Tests only: entry m of the table becomes ops (NULL: the built-in model again), so that a test program can
+ * run the solver with a model of its own (tests/mpm/mpmtestmodel.h).  Call it before the solver is set up;
+ * no user-visible model is registered this way. */
+void MPMModelTableOverride(MPMModel m, const MPMModelOps *ops);
 
 /* The model of number m (0 <= m < MPM_NMODELS). */
 static inline const MPMModelOps *MPMModelGetOps(MPMModel m)

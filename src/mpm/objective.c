@@ -281,7 +281,7 @@ static PetscInt MPMObservationIndex(MPM mpm, AdjStepIndex k)
 }
 
 /* Total mass and first moment sum m x of the home particles, summed over ranks. Collective. */
-static PetscErrorCode MPMMoments(MPM mpm, const MPMParticle *p, const MPMMaterialPoint *mat, PetscReal *M,
+static PetscErrorCode MPMMoments(MPM mpm, const PetscScalar *x, const MPMMaterialPoint *mat, PetscReal *M,
                                  PetscReal c[])
 {
   PetscReal loc[1 + MPM_DIM] = {0, 0, 0}, glob[1 + MPM_DIM];
@@ -289,7 +289,7 @@ static PetscErrorCode MPMMoments(MPM mpm, const MPMParticle *p, const MPMMateria
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < mpm->nhome; i++) {
     loc[0] += mat[i].mass;
-    for (PetscInt a = 0; a < MPM_DIM; a++) loc[1 + a] += mat[i].mass * p[i].x[a];
+    for (PetscInt a = 0; a < MPM_DIM; a++) loc[1 + a] += mat[i].mass * MPMRecordRead(x, mpm->nrec, i)->x[a];
   }
   PetscCallMPI(MPI_Allreduce(loc, glob, 1 + MPM_DIM, MPIU_REAL, MPIU_SUM, mpm->comm));
   *M = glob[0];
@@ -301,20 +301,20 @@ static PetscErrorCode MPMMoments(MPM mpm, const MPMParticle *p, const MPMMateria
     final step. Collective. @*/
 PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J)
 {
-  const MPMParticle      *p;
+  const PetscScalar      *p;
   const MPMMaterialPoint *mat;
   const PetscInt          s = MPMObservationIndex(mpm, k);
 
   PetscFunctionBeginUser;
   *J = 0;
-  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(x, &p));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   if (s >= 0) {
     PetscReal loc = 0, glob;
 
     for (PetscInt i = 0; i < mpm->nhome; i++)
       for (PetscInt a = 0; a < MPM_DIM; a++)
-        loc += mpm->obs_marker[i] * PetscSqr(p[i].x[a] - mpm->obs_x[s][MPM_DIM * i + a]);
+        loc += mpm->obs_marker[i] * PetscSqr(MPMRecordRead(p, mpm->nrec, i)->x[a] - mpm->obs_x[s][MPM_DIM * i + a]);
     PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
     *J += 0.5 * mpm->obs_weight * glob;
   }
@@ -328,7 +328,7 @@ PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J
     }
   }
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecRestoreArrayRead(x, &p));
   if (k == mpm->nsteps && mpm->mass_on) {
     PetscReal r;
 
@@ -346,19 +346,20 @@ PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J
       c:       cb = w_c (c - c*) + a,  xb_p += cb m_p / M,  mb_p += cb . (x_p - c) / M. Collective. @*/
 PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda)
 {
-  const MPMParticle      *p;
+  const PetscScalar      *p;
   const MPMMaterialPoint *mat;
-  MPMParticle            *lb;
-  const PetscInt          s = MPMObservationIndex(mpm, k);
+  PetscScalar            *lb;
+  const PetscInt          s = MPMObservationIndex(mpm, k), nrec = mpm->nrec;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(x, &p));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCall(VecGetArray(lambda, (PetscScalar **)&lb));
+  PetscCall(VecGetArray(lambda, &lb));
   if (s >= 0)
     for (PetscInt i = 0; i < mpm->nhome; i++)
       for (PetscInt a = 0; a < MPM_DIM; a++)
-        lb[i].x[a] += mpm->obs_weight * mpm->obs_marker[i] * (p[i].x[a] - mpm->obs_x[s][MPM_DIM * i + a]);
+        MPMRecord(lb, nrec, i)->x[a] +=
+            mpm->obs_weight * mpm->obs_marker[i] * (MPMRecordRead(p, nrec, i)->x[a] - mpm->obs_x[s][MPM_DIM * i + a]);
   if (k == mpm->nsteps && (mpm->com_on || mpm->com_linear_on)) {
     PetscReal M, c[MPM_DIM], cb[MPM_DIM];
 
@@ -370,15 +371,15 @@ PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda)
       PetscReal mb = 0;
 
       for (PetscInt a = 0; a < MPM_DIM; a++) {
-        lb[i].x[a] += cb[a] * mat[i].mass / M;
-        mb += cb[a] * (p[i].x[a] - c[a]) / M;
+        MPMRecord(lb, nrec, i)->x[a] += cb[a] * mat[i].mass / M;
+        mb += cb[a] * (MPMRecordRead(p, nrec, i)->x[a] - c[a]) / M;
       }
       mpm->grho[(PetscInt)mat[i].label] += mb * mat[i].volume;
     }
   }
-  PetscCall(VecRestoreArray(lambda, (PetscScalar **)&lb));
+  PetscCall(VecRestoreArray(lambda, &lb));
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCall(VecRestoreArrayRead(x, (const PetscScalar **)&p));
+  PetscCall(VecRestoreArrayRead(x, &p));
   if (k == mpm->nsteps && mpm->mass_on) {
     /* mb_i = w (m_i - m*_i) / |m*|^2, then through the P2G mass transfer */
     PetscCall(MPMGridMass(mpm, k, x, mpm->mass_work));

@@ -222,7 +222,7 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
 {
   PetscReal          wave = 0, speed = 0, limit;
   MPMMaterialPoint  *mat;
-  MPMParticle       *x0;
+  PetscScalar       *x0;
   const PetscScalar *fv[MPM_NFIELDS] = {NULL, NULL};
 
   PetscFunctionBeginUser;
@@ -252,23 +252,25 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
   for (PetscInt f = 0; f < MPM_NFIELDS; f++)
     if (mpm->field_on[f]) PetscCall(VecGetArrayRead(mpm->field[f], &fv[f]));
   PetscCall(VecGetArray(mpm->mat, (PetscScalar **)&mat));
-  PetscCall(VecGetArray(mpm->x0, (PetscScalar **)&x0));
+  PetscCall(VecGetArray(mpm->x0, &x0));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
     const PetscInt l = (PetscInt)mat[i].label;
     const MPMBody *b = &mpm->body[mpm->body_of[i]];
+    MPMParticle   *p = MPMRecord(x0, mpm->nrec, i);
 
     mat[i].E    = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : mpm->E[l];
     mat[i].nu   = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : mpm->nu[l];
     mat[i].mass = mpm->rho[l] * mat[i].volume;
     for (PetscInt a = 0; a < MPM_DIM; a++) {
-      x0[i].x[a] = mpm->seed_x[MPM_DIM * i + a] + b->position[a];
-      x0[i].v[a] = mpm->seed_v[MPM_DIM * i + a] + b->velocity[a];
+      p->x[a] = mpm->seed_x[MPM_DIM * i + a] + b->position[a];
+      p->v[a] = mpm->seed_v[MPM_DIM * i + a] + b->velocity[a];
     }
   }
-  PetscCall(VecRestoreArray(mpm->x0, (PetscScalar **)&x0));
+  PetscCall(VecRestoreArray(mpm->x0, &x0));
   PetscCall(VecRestoreArray(mpm->mat, (PetscScalar **)&mat));
   for (PetscInt f = 0; f < MPM_NFIELDS; f++)
     if (mpm->field_on[f]) PetscCall(VecRestoreArrayRead(mpm->field[f], &fv[f]));
+  PetscCall(MPMInitialInternalState(mpm, mpm->x0)); /* z0 may depend on the new E, nu */
   mpm->fwd_step = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

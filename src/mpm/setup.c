@@ -198,6 +198,10 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
                (double)mpm->rho[l]);
   }
   for (PetscInt m = 0; m < nmodel; m++) PetscCall(PetscFree(models[m]));
+  /* the internal state stored per particle: as much as the labels' models need (0 for elastic-only runs) */
+  mpm->nz = 0;
+  for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->nz = PetscMax(mpm->nz, MPMModelGetOps(mpm->model[l])->nstate);
+  mpm->nrec = MPM_NSTATE + mpm->nz;
   PetscCheck(PetscIsNormalReal(mpm->gravity[0]) || mpm->gravity[0] == 0, mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_gravity must be finite");
   PetscCheck(PetscIsNormalReal(mpm->gravity[1]) || mpm->gravity[1] == 0, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -210,23 +214,24 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
 static PetscErrorCode MPMSpeeds(MPM mpm, PetscReal *wave, PetscReal *speed)
 {
   const MPMMaterialPoint *mat;
-  const MPMParticle      *p;
+  const PetscScalar      *x0;
   PetscReal               local[2] = {0, 0}, global[2];
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCall(VecGetArrayRead(mpm->x0, (const PetscScalar **)&p));
+  PetscCall(VecGetArrayRead(mpm->x0, &x0));
   for (PetscInt i = 0; i < mpm->nhome; i++) {
-    const PetscInt l = (PetscInt)mat[i].label;
-    PetscReal      mu, lambda;
+    const PetscInt     l = (PetscInt)mat[i].label;
+    const MPMParticle *p = MPMRecordRead(x0, mpm->nrec, i);
+    PetscReal          mu, lambda;
 
     MPMLameParameters(mpm->E[l], mpm->nu[l], &mu, &lambda);
     local[0] = PetscMax(local[0], PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
     MPMLameParameters(mat[i].E, mat[i].nu, &mu, &lambda);
     local[0] = PetscMax(local[0], PetscSqrtReal((lambda + 2 * mu) / mpm->rho[l]));
-    local[1] = PetscMax(local[1], PetscSqrtReal(PetscSqr(p[i].v[0]) + PetscSqr(p[i].v[1])));
+    local[1] = PetscMax(local[1], PetscSqrtReal(PetscSqr(p->v[0]) + PetscSqr(p->v[1])));
   }
-  PetscCall(VecRestoreArrayRead(mpm->x0, (const PetscScalar **)&p));
+  PetscCall(VecRestoreArrayRead(mpm->x0, &x0));
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCallMPI(MPI_Allreduce(local, global, 2, MPIU_REAL, MPIU_MAX, mpm->comm));
   *wave = global[0], *speed = global[1];

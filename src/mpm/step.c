@@ -6,7 +6,8 @@
 #include "mpmimpl.h"
 
 /* Node masses and momenta of the owners' particles pin/pmat, summed over ranks, in gnodes; the
- * elastic force enters with the factor dt (dt = 0: momentum only). Collective. */
+ * elastic force enters with the factor dt (dt = 0: momentum only).  The models' updated internal states
+ * of the particles go to zout (with nz > 0). Collective. */
 static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
 {
   MPMNode **nodes;
@@ -15,7 +16,7 @@ static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
   PetscCall(PetscLogEventBegin(MPM_P2G, 0, 0, 0, 0));
   PetscCall(VecZeroEntries(mpm->lnodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodes, &nodes));
-  PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, nodes));
+  PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zout, nodes));
   PetscCall(DMDAVecRestoreArray(mpm->da, mpm->lnodes, &nodes));
   PetscCall(VecZeroEntries(mpm->gnodes));
   PetscCall(DMLocalToGlobal(mpm->da, mpm->lnodes, ADD_VALUES, mpm->gnodes));
@@ -24,7 +25,9 @@ static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
 }
 
 /*@ MPMStep - x_k = Phi(x_{k-1}): one explicit MLS-MPM step of size mpm->dt. xin and xout are state
-    vectors in the home layout (they may not be the same Vec). Collective. @*/
+    vectors in the home layout (they may not be the same Vec).  The internal state z of a particle is updated
+    by its model in P2G (z' from (F, z) at the start of the step, mpmmodel.h) and G2P does not change it.
+    Collective. @*/
 PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout)
 {
   MPMNode **nodes;
@@ -81,6 +84,8 @@ static PetscErrorCode MPMAdjointWorkSetUp(MPM mpm)
   if (mpm->capacity_adj < mpm->capacity) {
     PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
     PetscCall(PetscMalloc3(mpm->capacity, &mpm->pinb, mpm->capacity, &mpm->poutb, mpm->capacity, &mpm->pmatb));
+    PetscCall(PetscFree2(mpm->zinb, mpm->zoutb));
+    if (mpm->nz) PetscCall(PetscMalloc2(mpm->capacity * mpm->nz, &mpm->zinb, mpm->capacity * mpm->nz, &mpm->zoutb));
     mpm->capacity_adj = mpm->capacity;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -111,7 +116,8 @@ PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec li
   PetscCall(MPMExchangeToHomeAdjoint(mpm, lout));
   PetscCall(PetscArrayzero(mpm->pinb, mpm->nowned));
   PetscCall(PetscArrayzero(mpm->pmatb, mpm->nowned));
-  /* G2P */
+  if (mpm->nz) PetscCall(PetscArrayzero(mpm->zinb, mpm->nowned * mpm->nz));
+  /* G2P (z' does not depend on it: zoutb goes to P2G's model adjoint) */
   PetscCall(VecZeroEntries(mpm->lnodesb));
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodes, &nodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodesb, &nodesb));
@@ -133,8 +139,8 @@ PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec li
   PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
   /* P2G */
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
-  PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat,
-                                     (const MPMNode *const *)nodesb, mpm->pinb, mpm->pmatb));
+  PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin,
+                                     mpm->zoutb, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb, mpm->pmatb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
   /* per-particle material gradients (E_field, nu_field) in the home layout */
@@ -219,9 +225,13 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
   PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
   PetscCall(PetscArrayzero(mpm->pinb, mpm->nowned));
   PetscCall(PetscArrayzero(mpm->pmatb, mpm->nowned));
+  if (mpm->nz) { /* the grid mass does not depend on z' (z'b = 0); zb = 0 too, as taub = 0 at dt = 0 */
+    PetscCall(PetscArrayzero(mpm->zinb, mpm->nowned * mpm->nz));
+    PetscCall(PetscArrayzero(mpm->zoutb, mpm->nowned * mpm->nz));
+  }
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
-  PetscCall(MPMParticleToGridAdjoint(g, 0.0, mpm->nowned, mpm->pin, mpm->pmat, (const MPMNode *const *)nodesb,
-                                     mpm->pinb, mpm->pmatb));
+  PetscCall(MPMParticleToGridAdjoint(g, 0.0, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zoutb,
+                                     (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb, mpm->pmatb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
   PetscCall(VecDuplicate(lambda, &home));

@@ -31,13 +31,19 @@ PetscReal MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL])
   return -(1.5 - f) * wb[0] - 2.0 * (f - 1.0) * wb[1] + (f - 0.5) * wb[2];
 }
 
-/* The APIC/MLS affine momentum of a particle, A = m C - dt V0 tau(F) D^-1 (D^-1 = diag(4/h^2)), and
- * its Kirchhoff stress tau from its model's table entry, shared by MPMParticleToGrid and its adjoint.
- * (The models in the table have no internal state: z = z' = NULL; see mpmmodel.h.) */
+/* The APIC/MLS affine momentum of a particle, A = m C - dt V0 tau(F, z) D^-1 (D^-1 = diag(4/h^2)), its
+ * Kirchhoff stress tau and updated internal state z' (nz reals; z = z' = NULL when nz = 0) from its model's
+ * table entry, shared by MPMParticleToGrid and its adjoint.  This is the one place of the step where the
+ * model updates z (mpmmodel.h): at the particle's (F_n, z_n) of the start of the step.  The reals beyond the
+ * model's nstate (a model with less state than the run's nz) are carried over, z' = z. */
 static inline void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMParticle *p, const MPMMaterialPoint *mat,
-                                     PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar A[MPM_DIM][MPM_DIM])
+                                     PetscInt nz, const PetscScalar z[], PetscScalar tau[MPM_DIM][MPM_DIM],
+                                     PetscScalar znew[], PetscScalar A[MPM_DIM][MPM_DIM])
 {
-  MPMMaterialModel(mat)->kirchhoff(mat, p->F, NULL, tau, NULL);
+  const MPMModelOps *ops = MPMMaterialModel(mat);
+
+  ops->kirchhoff(mat, p->F, ops->nstate ? z : NULL, tau, ops->nstate ? znew : NULL);
+  for (PetscInt s = ops->nstate; s < nz; s++) znew[s] = z[s];
   for (PetscInt a = 0; a < MPM_DIM; a++)
     for (PetscInt b = 0; b < MPM_DIM; b++)
       A[a][b] = mat->mass * p->C[a][b] - dt * mat->volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
@@ -49,9 +55,11 @@ static inline void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMPa
  *   (m v)_i += w_ip (m_p v_p + A_p dx),   A_p = m_p C_p - dt V0_p tau(F_p) D^-1,
  * the last term being the explicit elastic force dt f_i = -dt sum_p V0 tau grad w_ip with the MLS
  * gradient grad w_ip = w_ip D^-1 dx.  Adds into `nodes`, a ghosted array indexed by global node
- * numbers [j][i], which must cover every particle's stencil. */
+ * numbers [j][i], which must cover every particle's stencil.  The internal states z (nz reals per
+ * particle) give the updated ones znew = z' (both NULL when nz = 0). */
 PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                 const MPMMaterialPoint mat[], MPMNode **nodes)
+                                 const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[], PetscScalar znew[],
+                                 MPMNode **nodes)
 {
   PetscFunctionBeginUser;
   for (PetscInt q = 0; q < n; q++) {
@@ -61,7 +69,7 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
     const PetscReal m = mat[q].mass;
 
     for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMAffineMomentum(g, dt, &p[q], &mat[q], tau, A);
+    MPMAffineMomentum(g, dt, &p[q], &mat[q], nz, nz ? z + q * nz : NULL, tau, nz ? znew + q * nz : NULL, A);
     for (PetscInt j = 0; j < MPM_STENCIL; j++)
       for (PetscInt i = 0; i < MPM_STENCIL; i++) {
         const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
@@ -76,25 +84,31 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
 /* Adjoint of MPMParticleToGrid: given nodesb = (mb_i, Pb_i) on the ghosted nodes (read only), adds to
  * every particle's pb (x, v, C, F) and to matb (mass, E, nu; the other fields untouched):
  *   vb_p += sum_i w m_p Pb_i,   Ab += sum_i w Pb_i dx^T,   mb_p += sum_i w (mb_i + Pb_i . v_p) + Ab : C_p,
- *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1,   (Fb, Eb, nub) += (dtau/d(F, E, nu))^T taub (the model's adjoint),
+ *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1,
+ *   (Fb, zb, Eb, nub) += (d(tau, z')/d(F, z, E, nu))^T (taub, z'b) (the model's adjoint; zb += z'b for the reals
+ *   beyond the model's nstate, which are copied),
  *   xb_p += sum_i wb_i dw_i/dx_p - sum_i (w A_p^T Pb_i)   (dx = x_i - x_p moves with -x_p),
- * with wb_i = mb_i m_p + Pb_i . (m_p v_p + A_p dx). */
+ * with wb_i = mb_i m_p + Pb_i . (m_p v_p + A_p dx).  z, znewb (z'b) and zb hold nz reals per particle (NULL
+ * when nz = 0). */
 PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                        const MPMMaterialPoint mat[], const MPMNode *const *nodesb, MPMParticle pb[],
-                                        MPMMaterialPoint matb[])
+                                        const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[],
+                                        const PetscScalar znewb[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                        PetscScalar zb[], MPMMaterialPoint matb[])
 {
   PetscFunctionBeginUser;
   for (PetscInt q = 0; q < n; q++) {
-    PetscInt         base[MPM_DIM];
-    PetscReal        w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
-    PetscReal        dxb[MPM_DIM] = {0, 0}, mb = 0;
-    MPMMaterialPoint mpb = {0, 0, 0, 0, 0, 0};
-    PetscScalar      tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM], Ab[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}};
-    PetscScalar      taub[MPM_DIM][MPM_DIM];
-    const PetscReal  m = mat[q].mass;
+    PetscInt           base[MPM_DIM];
+    PetscReal          w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
+    PetscReal          dxb[MPM_DIM] = {0, 0}, mb = 0;
+    MPMMaterialPoint   mpb = {0, 0, 0, 0, 0, 0};
+    PetscScalar        tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM], Ab[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}};
+    PetscScalar        taub[MPM_DIM][MPM_DIM], znew[MPM_MODEL_MAX_STATE];
+    const PetscReal    m  = mat[q].mass;
+    const PetscScalar *zq = nz ? z + q * nz : NULL, *znbq = nz ? znewb + q * nz : NULL;
+    PetscScalar       *zbq = nz ? zb + q * nz : NULL;
 
     for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMAffineMomentum(g, dt, &p[q], &mat[q], tau, A);
+    MPMAffineMomentum(g, dt, &p[q], &mat[q], nz, zq, tau, znew, A);
     for (PetscInt j = 0; j < MPM_STENCIL; j++)
       for (PetscInt i = 0; i < MPM_STENCIL; i++) {
         const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
@@ -122,7 +136,13 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
         mb += Ab[a][b] * p[q].C[a][b];
         taub[a][b] = -dt * mat[q].volume * Ab[a][b] * 4.0 / (g->h[b] * g->h[b]);
       }
-    MPMMaterialModel(&mat[q])->kirchhoffadjoint(&mat[q], p[q].F, NULL, taub, NULL, pb[q].F, NULL, &mpb);
+    {
+      const MPMModelOps *ops = MPMMaterialModel(&mat[q]);
+      const PetscInt     ns  = ops->nstate;
+
+      ops->kirchhoffadjoint(&mat[q], p[q].F, ns ? zq : NULL, taub, ns ? znbq : NULL, pb[q].F, ns ? zbq : NULL, &mpb);
+      for (PetscInt s = ns; s < nz; s++) zbq[s] += znbq[s];
+    }
     matb[q].mass += mb;
     matb[q].E += mpb.E;
     matb[q].nu += mpb.nu;

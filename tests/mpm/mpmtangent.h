@@ -4,6 +4,7 @@
 
 #include "mpmtest.h"
 #include "mpm/mpmmodel.h"
+#include "mpmtestmodel.h"
 
 typedef PetscScalar Mat2[MPM_DIM][MPM_DIM];
 
@@ -108,9 +109,42 @@ static const MPMTangentFn MPMModelTangents[MPM_NMODELS] = {
     [MPM_MODEL_NEO_HOOKEAN]     = NeoHookeanTangent,
 };
 
-/* dtau of model m at (F, E, nu) in direction (dF, dE, dnu) (models without internal state). */
-static inline void KirchhoffTangent(PetscInt m, PetscReal E, PetscReal nu, const Mat2 F, const Mat2 dF, PetscReal dE,
-                                    PetscReal dnu, Mat2 dtau)
+/* test-damage (mpmtestmodel.h, tests only): tau = s(z) tau_nh(F),
+ *   dtau = (ds/dz0 dz0 + ds/dz1 dz1) tau_nh + s dtau_nh,  dz0' = dz0 + 2 K <F - I, dF>,  dz1' = dz1 + C dJ. */
+static inline void TestDamageTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
+                                     const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+                                     PetscScalar dznew[])
 {
-  MPMModelTangents[m](E, nu, F, NULL, dF, NULL, dE, dnu, dtau, NULL);
+  MPMMaterialPoint mp = {1, 1, E, nu, 0, 0};
+  const PetscReal  t = PetscTanhReal(z[1]), s = (2 + t) / (2 * (1 + z[0]));
+  const PetscReal  ds = -s / (1 + z[0]) * dz[0] + (1 - t * t) / (2 * (1 + z[0])) * dz[1];
+  const PetscReal  dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
+  Mat2             tau, dtaue;
+  PetscReal        de2 = 0;
+
+  MPMModelNeoHookean.kirchhoff(&mp, F, NULL, tau, NULL);
+  NeoHookeanTangent(E, nu, F, NULL, dF, NULL, dE, dnu, dtaue, NULL);
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt b = 0; b < MPM_DIM; b++) {
+      dtau[a][b] = ds * tau[a][b] + s * dtaue[a][b];
+      de2 += 2 * (F[a][b] - (a == b)) * dF[a][b];
+    }
+  dznew[0] = dz[0] + MPM_TEST_DAMAGE_K * de2;
+  dznew[1] = dz[1] + MPM_TEST_DAMAGE_C * dJ;
+}
+
+/* The tangent of table entry m: the built-in one, or test-damage's where a test put that model in the table. */
+static inline MPMTangentFn MPMTangentOf(PetscInt m)
+{
+  if (MPMModelGetOps((MPMModel)m) == &MPMTestModelDamage) return TestDamageTangent;
+  return MPMModelTangents[m];
+}
+
+/* dtau and dz' of model m at (F, z; E, nu) in direction (dF, dz; dE, dnu) (z, dz, dz' NULL without internal
+ * state). */
+static inline void KirchhoffTangent(PetscInt m, PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[],
+                                    const Mat2 dF, const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+                                    PetscScalar dznew[])
+{
+  MPMTangentOf(m)(E, nu, F, z, dF, dz, dE, dnu, dtau, dznew);
 }

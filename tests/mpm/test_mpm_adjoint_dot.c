@@ -11,6 +11,16 @@
 #include "adjtest.h"
 
 #define NP_KERNEL 40
+/* Built with MPM_TEST_ZMODEL (test mpm_adjoint_dot_z): label 1 and the kernel tests' model 1 are test-damage
+ * (mpmtestmodel.h, 2 internal-state reals), so that z is in the state, the exchange and every adjoint. */
+#if defined(MPM_TEST_ZMODEL)
+#  define NZ_KERNEL    2
+#  define LABEL_MODELS "fixed-corotated,test-damage"
+#else
+#  define NZ_KERNEL    0
+#  define LABEL_MODELS "fixed-corotated,neo-hookean"
+#endif
+#define NZ_MAX 2
 
 /* dw/dt of the quadratic B-spline weights (base fixed). */
 static void BSplineTangent(PetscReal t, PetscReal dw[MPM_STENCIL])
@@ -36,18 +46,25 @@ static void StencilTangent(const MPMGrid *g, const PetscScalar x[], const PetscS
   }
 }
 
-/* Tangent of MPMParticleToGrid: dnodes += d(m_i, P_i). */
+/* Tangent of MPMParticleToGrid: dnodes += d(m_i, P_i), dznew = dz' (nz reals per particle; the reals beyond
+ * the model's nstate are copied; z, dz, dznew NULL when nz = 0, dznew NULL: not wanted). */
 static void P2GTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[], const MPMMaterialPoint mat[],
+                       PetscInt nz, const PetscScalar z[], const PetscScalar dz[], PetscScalar dznew[],
                        const MPMParticle dp[], const MPMMaterialPoint dmat[], MPMNode **dnodes)
 {
   for (PetscInt q = 0; q < n; q++) {
-    Stencil         s;
-    Mat2            tau, dtau, A, dA;
-    const PetscReal m = mat[q].mass, dm = dmat[q].mass;
+    Stencil            s;
+    Mat2               tau, dtau, A, dA;
+    const PetscReal    m = mat[q].mass, dm = dmat[q].mass;
+    const PetscInt     ns = MPMMaterialModel(&mat[q])->nstate;
+    const PetscScalar *zq = nz ? z + q * nz : NULL, *dzq = nz ? dz + q * nz : NULL;
+    PetscScalar        scratch[NZ_MAX + 1], *dznq        = dznew ? dznew + q * nz : scratch;
 
     StencilTangent(g, p[q].x, dp[q].x, &s);
-    MPMKirchhoff(&mat[q], p[q].F, tau);
-    KirchhoffTangent((PetscInt)mat[q].model, mat[q].E, mat[q].nu, p[q].F, dp[q].F, dmat[q].E, dmat[q].nu, dtau);
+    MPMKirchhoff(&mat[q], p[q].F, zq, tau);
+    KirchhoffTangent((PetscInt)mat[q].model, mat[q].E, mat[q].nu, p[q].F, ns ? zq : NULL, dp[q].F, ns ? dzq : NULL,
+                     dmat[q].E, dmat[q].nu, dtau, ns ? dznq : NULL);
+    for (PetscInt k = ns; k < nz; k++) dznq[k] = dzq[k];
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) {
         const PetscReal Dinv = 4.0 / (g->h[b] * g->h[b]);
@@ -325,10 +342,14 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
   MPMParticle p[NP_KERNEL], dp[NP_KERNEL], pb[NP_KERNEL], pp[NP_KERNEL], pm[NP_KERNEL], out[NP_KERNEL], dout[NP_KERNEL],
       outb[NP_KERNEL], outp[NP_KERNEL], outm[NP_KERNEL];
   MPMMaterialPoint mat[NP_KERNEL], dmat[NP_KERNEL], matb[NP_KERNEL], matp[NP_KERNEL], matm[NP_KERNEL];
-  MPMNode        **nodes, **dnodes, **nodesb, **np_, **nm_, **vel;
-  PetscMPIInt      rank;
-  PetscReal        gravity[MPM_DIM] = {0.3, -9.81}, dg[MPM_DIM], gb[MPM_DIM], gp[MPM_DIM], gm[MPM_DIM], dmu, mub;
-  const PetscReal  mu0              = 0.4;
+  const PetscInt   nz = NZ_KERNEL;
+  PetscScalar      z[NP_KERNEL * NZ_MAX + 1], dz[NP_KERNEL * NZ_MAX + 1], zb[NP_KERNEL * NZ_MAX + 1],
+      znb[NP_KERNEL * NZ_MAX + 1], dzn[NP_KERNEL * NZ_MAX + 1], zp[NP_KERNEL * NZ_MAX + 1], zm[NP_KERNEL * NZ_MAX + 1],
+      znp[NP_KERNEL * NZ_MAX + 1], znm[NP_KERNEL * NZ_MAX + 1];
+  MPMNode       **nodes, **dnodes, **nodesb, **np_, **nm_, **vel;
+  PetscMPIInt     rank;
+  PetscReal       gravity[MPM_DIM] = {0.3, -9.81}, dg[MPM_DIM], gb[MPM_DIM], gp[MPM_DIM], gm[MPM_DIM], dmu, mub;
+  const PetscReal mu0              = 0.4;
 
   PetscFunctionBeginUser;
   /* friction walls on the right and at the top (their corner too), beside the sticky left wall and the slip floor; a
@@ -364,22 +385,28 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     dmat[q].E    = 0.1 * mat[q].E * dp[q].v[1];
     dmat[q].nu   = 0.05 * dp[q].C[0][0];
   }
+  PetscCall(FlatRandom(rnd, n * nz, z, 0.1)); /* internal states near the undeformed one, and their directions */
+  PetscCall(FlatRandom(rnd, n * nz, dz, 1.0));
 
   /* P2G: (x, v, C, F, mass, E, nu) -> (m_i, P_i) */
   {
     PetscReal lhs, rhs, scale;
 
     NodesZero(&g, dnodes);
-    P2GTangent(&g, dt, n, p, mat, dp, dmat, dnodes);
+    P2GTangent(&g, dt, n, p, mat, nz, z, dz, dzn, dp, dmat, dnodes);
     PetscCall(FlatRandom(rnd, nn, nodesb[0], 1.0));
+    PetscCall(FlatRandom(rnd, n * nz, znb, 1.0));
     PetscCall(PetscArrayzero(pb, n));
+    PetscCall(PetscArrayzero(zb, n * nz));
     PetscCall(PetscArrayzero(matb, n));
-    PetscCall(MPMParticleToGridAdjoint(&g, dt, n, p, mat, (const MPMNode *const *)nodesb, pb, matb));
-    lhs   = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]));
-    rhs   = GlobalSum(FlatDot(n * MPM_NSTATE, dp, pb) + FlatDot(n * MPM_NMAT, dmat, matb));
-    scale = PetscSqrtReal(GlobalSum(FlatDot(nn, dnodes[0], dnodes[0]))) *
-            PetscSqrtReal(GlobalSum(FlatDot(nn, nodesb[0], nodesb[0])));
-    PetscCall(AdjTestReportScaled("P2G (x,v,C,F,m,E,nu)", lhs, rhs, scale, 1e-12, fail));
+    PetscCall(MPMParticleToGridAdjoint(&g, dt, n, p, mat, nz, z, znb, (const MPMNode *const *)nodesb, pb, zb, matb));
+    lhs   = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]) + FlatDot(n * nz, dzn, znb));
+    rhs   = GlobalSum(FlatDot(n * MPM_NSTATE, dp, pb) + FlatDot(n * MPM_NMAT, dmat, matb) + FlatDot(n * nz, dz, zb));
+    scale = PetscSqrtReal(GlobalSum(FlatDot(nn, dnodes[0], dnodes[0]) + FlatDot(n * nz, dzn, dzn))) *
+            PetscSqrtReal(GlobalSum(FlatDot(nn, nodesb[0], nodesb[0]) + FlatDot(n * nz, znb, znb)));
+    PetscCall(AdjTestReportScaled(nz ? "P2G (x,v,C,F,z,m,E,nu -> nodes, z')" : "P2G (x,v,C,F,m,E,nu)", lhs, rhs, scale,
+                                  1e-12, fail));
+    for (PetscInt k = 0; k < n * nz; k++) zp[k] = z[k] + h * dz[k], zm[k] = z[k] - h * dz[k];
     for (PetscInt q = 0; q < n; q++) {
       PetscReal *a = (PetscReal *)&pp[q], *b = (PetscReal *)&pm[q], *x = (PetscReal *)&p[q], *dx = (PetscReal *)&dp[q];
       for (PetscInt c = 0; c < MPM_NSTATE; c++) a[c] = x[c] + h * dx[c], b[c] = x[c] - h * dx[c];
@@ -390,10 +417,13 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     }
     NodesZero(&g, np_);
     NodesZero(&g, nm_);
-    PetscCall(MPMParticleToGrid(&g, dt, n, pp, matp, np_));
-    PetscCall(MPMParticleToGrid(&g, dt, n, pm, matm, nm_));
+    PetscCall(MPMParticleToGrid(&g, dt, n, pp, matp, nz, zp, znp, np_));
+    PetscCall(MPMParticleToGrid(&g, dt, n, pm, matm, nz, zm, znm, nm_));
     PetscCall(MPMTestReport("P2G tangent vs central differences (max rel.)", FDGap(nn, dnodes[0], np_[0], nm_[0], h),
                             1e-6, fail));
+    if (nz)
+      PetscCall(MPMTestReport("P2G z' tangent vs central differences (max rel.)", FDGap(n * nz, dzn, znp, znm, h), 1e-6,
+                              fail));
   }
 
   /* Obstacle contact kernel alone: (v, mu) -> v' at random unit normals and weights (s = 1, s = 0 and between),
@@ -445,7 +475,7 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     PetscReal lhs, rhs, scale;
 
     NodesZero(&g, nodes);
-    PetscCall(MPMParticleToGrid(&g, dt, n, p, mat, nodes)); /* the linearization point (m, P) */
+    PetscCall(MPMParticleToGrid(&g, dt, n, p, mat, nz, z, znp, nodes)); /* the linearization point (m, P) */
     PetscCall(FlatRandom(rnd, nn, dnodes[0], 1.0));
     for (PetscInt j = 0; j <= g.M[1]; j++)
       for (PetscInt i = 0; i <= g.M[0]; i++) {
@@ -545,17 +575,22 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
 {
   MPMParticle      *pin, *dpin, *dpout;
   MPMMaterialPoint *dmat;
+  PetscScalar      *zin, *dzin, *dzout;
   Vec               lP, gP, ldn, gdn, gdv, ldv;
   MPMNode         **a, **b, **c;
-  const PetscInt    n = mpm->nowned;
+  const PetscInt    n = mpm->nowned, nz = mpm->nz;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMStep(mpm, k, x, dy)); /* the forward intermediates (sf, pin, pmat, lnodes) */
+  PetscCall(MPMStep(mpm, k, x, dy)); /* the forward intermediates (sf, pin, zin, pmat, lnodes) */
   PetscCall(PetscMalloc4(n + 1, &pin, n + 1, &dpin, n + 1, &dpout, n + 1, &dmat));
+  PetscCall(PetscMalloc3(n * nz + 1, &zin, n * nz + 1, &dzin, n * nz + 1, &dzout));
   PetscCall(PetscArraycpy(pin, mpm->pin, n));
+  PetscCall(PetscArraycpy(zin, mpm->zin, n * nz));
   PetscCall(MPMExchangeToOwners(mpm, dx)); /* linear: the perturbations travel like the particles */
   PetscCall(PetscArraycpy(dpin, mpm->pin, n));
+  PetscCall(PetscArraycpy(dzin, mpm->zin, n * nz));
   PetscCall(PetscArraycpy(mpm->pin, pin, n));
+  PetscCall(PetscArraycpy(mpm->zin, zin, n * nz));
   for (PetscInt q = 0; q < n; q++) {
     const PetscInt l = (PetscInt)mpm->pmat[q].label;
     dmat[q]          = (MPMMaterialPoint){drho[l] * mpm->pmat[q].volume, 0, dE[l], dnu[l], 0, 0};
@@ -571,8 +606,8 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
   PetscCall(VecZeroEntries(ldn));
   PetscCall(DMDAVecGetArray(mpm->da, lP, &a));
   PetscCall(DMDAVecGetArray(mpm->da, ldn, &b));
-  PetscCall(MPMParticleToGrid(&mpm->grid, mpm->dt, n, pin, mpm->pmat, a));
-  P2GTangent(&mpm->grid, mpm->dt, n, pin, mpm->pmat, dpin, dmat, b);
+  PetscCall(MPMParticleToGrid(&mpm->grid, mpm->dt, n, pin, mpm->pmat, nz, zin, mpm->zout, a));
+  P2GTangent(&mpm->grid, mpm->dt, n, pin, mpm->pmat, nz, zin, dzin, dzout, dpin, dmat, b);
   PetscCall(DMDAVecRestoreArray(mpm->da, ldn, &b));
   PetscCall(DMDAVecRestoreArray(mpm->da, lP, &a));
   PetscCall(VecZeroEntries(gP));
@@ -593,8 +628,10 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
   PetscCall(DMDAVecRestoreArray(mpm->da, ldv, &b));
   PetscCall(DMDAVecRestoreArray(mpm->da, mpm->lnodes, &a));
   PetscCall(PetscArraycpy(mpm->pout, dpout, n));
+  PetscCall(PetscArraycpy(mpm->zout, dzout, n * nz)); /* z' comes from P2G alone (G2P leaves it) */
   PetscCall(MPMExchangeToHome(mpm, dy));
   mpm->fwd_step = -1; /* pout was overwritten: the adjoint must not reuse this step */
+  PetscCall(PetscFree3(zin, dzin, dzout));
   PetscCall(DMRestoreLocalVector(mpm->da, &lP));
   PetscCall(DMRestoreLocalVector(mpm->da, &ldn));
   PetscCall(DMRestoreLocalVector(mpm->da, &ldv));
@@ -608,13 +645,13 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
 /* Scales the random state perturbation to sensible sizes: positions by h/10. */
 static PetscErrorCode ScalePerturbation(MPM mpm, Vec dx)
 {
-  MPMParticle *p;
+  PetscScalar *p;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArray(dx, (PetscScalar **)&p));
+  PetscCall(VecGetArray(dx, &p));
   for (PetscInt i = 0; i < mpm->nhome; i++)
-    for (PetscInt d = 0; d < MPM_DIM; d++) p[i].x[d] *= 0.1 * mpm->grid.h[d];
-  PetscCall(VecRestoreArray(dx, (PetscScalar **)&p));
+    for (PetscInt d = 0; d < MPM_DIM; d++) MPMRecord(p, mpm->nrec, i)->x[d] *= 0.1 * mpm->grid.h[d];
+  PetscCall(VecRestoreArray(dx, &p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -645,33 +682,40 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
   for (PetscInt l = 0; l < mpm->nlabels; l++)
     dE[l] = 0.1 * mpm->E[l] * (l ? -0.7 : 1.0), dnu[l] = 0.03 * (l ? 1 : -1), drho[l] = 50.0 * (l + 1);
 
-  /* the exchange alone: home -> owner (Reduce) and owner -> home (Bcast) against their adjoints */
+  /* the exchange alone: home -> owner (Reduce) and owner -> home (Bcast) against their adjoints, the particles
+   * (pin, pout) and their internal states (zin, zout) */
   {
-    PetscReal *y;
-    PetscInt   n;
+    PetscReal *y, *yz;
+    PetscInt   n, nz = mpm->nz;
+    PetscReal  in2;
 
     PetscCall(MPMStep(mpm, k, x, dy)); /* builds the SF and allocates the adjoint arrays below */
     PetscCall(MPMStepAdjoint(mpm, k, x, yb, xb));
-    n = mpm->nowned * MPM_NSTATE; /* owned by this rank at the start of step k */
+    n  = mpm->nowned * MPM_NSTATE; /* owned by this rank at the start of step k */
+    nz = mpm->nowned * mpm->nz;
     PetscCall(MPMExchangeToOwners(mpm, dx));
-    PetscCall(PetscMalloc1(n + 1, &y));
+    PetscCall(PetscMalloc2(n + 1, &y, nz + 1, &yz));
     for (PetscInt i = 0; i < n; i++) y[i] = PetscSinReal(1.0 + 3.7 * i + 11.0 * mpm->rank);
+    for (PetscInt i = 0; i < nz; i++) yz[i] = PetscCosReal(0.5 + 2.9 * i + 5.0 * mpm->rank);
     PetscCall(PetscArraycpy((PetscReal *)mpm->pinb, y, n));
-    lhs = GlobalSum(FlatDot(n, mpm->pin, y));
+    PetscCall(PetscArraycpy(mpm->zinb, yz, nz));
+    lhs = GlobalSum(FlatDot(n, mpm->pin, y) + FlatDot(nz, mpm->zin, yz));
+    in2 = GlobalSum(FlatDot(n, mpm->pin, mpm->pin) + FlatDot(nz, mpm->zin, mpm->zin));
     PetscCall(MPMExchangeToOwnersAdjoint(mpm, xb));
     PetscCall(VecDot(dx, xb, &rhs));
     PetscCall(VecNorm(xb, NORM_2, &nb));
-    PetscCall(AdjTestReportScaled("exchange home -> owner (Reduce vs Bcast)", lhs, rhs,
-                                  PetscSqrtReal(GlobalSum(FlatDot(n, mpm->pin, mpm->pin))) * nb, 1e-12, fail));
+    PetscCall(AdjTestReportScaled("exchange home -> owner (Reduce vs Bcast)", lhs, rhs, PetscSqrtReal(in2) * nb, 1e-12,
+                                  fail));
     PetscCall(PetscArraycpy((PetscReal *)mpm->pout, y, n));
+    PetscCall(PetscArraycpy(mpm->zout, yz, nz));
     PetscCall(MPMExchangeToHome(mpm, dy));
     PetscCall(VecDot(dy, yb, &lhs));
     PetscCall(MPMExchangeToHomeAdjoint(mpm, yb));
-    rhs = GlobalSum(FlatDot(n, y, mpm->poutb));
+    rhs = GlobalSum(FlatDot(n, y, mpm->poutb) + FlatDot(nz, yz, mpm->zoutb));
     PetscCall(VecNorm(dy, NORM_2, &nb));
     PetscCall(VecNorm(yb, NORM_2, &ny));
     PetscCall(AdjTestReportScaled("exchange owner -> home (Bcast vs Reduce)", lhs, rhs, nb * ny, 1e-12, fail));
-    PetscCall(PetscFree(y));
+    PetscCall(PetscFree2(y, yz));
   }
   /* the material part of home -> owner (a copy per particle) against MPMExchangeMaterialToOwnersAdjoint, which
    * adds the owners' material adjoints to the home slots (the per-particle E and nu gradients) */
@@ -710,6 +754,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
   {
     Vec                 mass, mb, lam, ldn, gdn;
     MPMParticle        *pin0, *dpin;
+    PetscScalar        *zin0, *dz0;
     MPMMaterialPoint   *dmat;
     MPMNode           **b;
     const MPMNode     **gd;
@@ -724,7 +769,10 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(MPMGridMass(mpm, k, x, mass)); /* owner arrays of x */
     n = mpm->nowned;
     PetscCall(PetscMalloc3(n + 1, &pin0, n + 1, &dpin, n + 1, &dmat));
+    PetscCall(PetscMalloc2(n * mpm->nz + 1, &zin0, n * mpm->nz + 1, &dz0));
     PetscCall(PetscArraycpy(pin0, mpm->pin, n));
+    PetscCall(PetscArraycpy(zin0, mpm->zin, n * mpm->nz));
+    PetscCall(PetscArrayzero(dz0, n * mpm->nz)); /* the grid mass does not depend on z */
     PetscCall(MPMExchangeToOwners(mpm, dx));
     PetscCall(PetscArraycpy(dpin, mpm->pin, n));
     for (PetscInt q = 0; q < n; q++)
@@ -733,7 +781,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(DMGetGlobalVector(mpm->da, &gdn));
     PetscCall(VecZeroEntries(ldn));
     PetscCall(DMDAVecGetArray(mpm->da, ldn, &b));
-    P2GTangent(&mpm->grid, 0.0, n, pin0, mpm->pmat, dpin, dmat, b);
+    P2GTangent(&mpm->grid, 0.0, n, pin0, mpm->pmat, mpm->nz, zin0, dz0, NULL, dpin, dmat, b);
     PetscCall(DMDAVecRestoreArray(mpm->da, ldn, &b));
     PetscCall(VecZeroEntries(gdn));
     PetscCall(DMLocalToGlobal(mpm->da, ldn, ADD_VALUES, gdn));
@@ -758,6 +806,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(DMRestoreLocalVector(mpm->da, &ldn));
     PetscCall(DMRestoreGlobalVector(mpm->da, &gdn));
     PetscCall(PetscFree3(pin0, dpin, dmat));
+    PetscCall(PetscFree2(zin0, dz0));
     PetscCall(VecDestroy(&mass));
     PetscCall(VecDestroy(&mb));
     PetscCall(VecDestroy(&lam));
@@ -854,7 +903,7 @@ int main(int argc, char **argv)
                               "-mpm_rho",
                               "1000,1400",
                               "-mpm_model",
-                              "fixed-corotated,neo-hookean",
+                              LABEL_MODELS,
                               "-mpm_gravity",
                               "0.5,-6",
                               "-mpm_body0",
@@ -869,11 +918,17 @@ int main(int argc, char **argv)
   AdjStepper        st;
   PetscInt          fail = 0;
 
+#if defined(MPM_TEST_ZMODEL)
+  MPMTestModelRegister();
+#endif
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(MPMTestCreate(PETSC_COMM_WORLD, opts, NULL, &st));
   {
     MPM mpm;
     PetscCall(AdjStepperGetContext(st, &mpm));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "internal-state reals per particle: %" PetscInt_FMT " (expected %d)\n",
+                          mpm->nz, NZ_KERNEL));
+    if (mpm->nz != NZ_KERNEL) fail++;
     PetscCall(KernelTests(mpm, &fail));
   }
   PetscCall(StepTests(st, &fail));
