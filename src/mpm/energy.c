@@ -44,8 +44,9 @@ static PetscErrorCode MPMEnergies(MPM mpm, Vec x, PetscReal e[3])
     MPM_ENERGY_ROWS steps and at the last step. Collective.
 
     Input: mpm, out - the run file, k - the step, x - the state after step k @*/
-PetscErrorCode MPMEnergyMonitor(MPM mpm, AdjOutput out, AdjStepIndex k, Vec x)
+PetscErrorCode MPMEnergyMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
 {
+  MPM        mpm = (MPM)ctx;
   PetscReal *row, e[3];
   PetscBool  write;
 

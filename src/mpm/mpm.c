@@ -68,42 +68,6 @@ static PetscErrorCode MPMInitialStateAdjoint(void *ctx, Vec lambda0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMStepOp(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPMStep(mpm, k, xin, xout));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MPMStepAdjointOp(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPMStepAdjoint(mpm, k, xin, lout, lin));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MPMObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPMObjectiveEvaluate(mpm, k, x, J));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MPMObjectiveAdjointOp(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPMObjectiveAdjoint(mpm, k, x, lambda));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MPMHasObjective(void *ctx, PetscBool *has)
 {
   MPM mpm = (MPM)ctx;
@@ -295,16 +259,16 @@ static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .createstate         = MPMCreateState,
                                      .initialstate        = MPMInitialState,
                                      .initialstateadjoint = MPMInitialStateAdjoint,
-                                     .step                = MPMStepOp,
-                                     .stepadjoint         = MPMStepAdjointOp,
-                                     .objective           = MPMObjective,
-                                     .objectiveadjoint    = MPMObjectiveAdjointOp,
+                                     .step                = MPMStep,
+                                     .stepadjoint         = MPMStepAdjoint,
+                                     .objective           = MPMObjectiveEvaluate,
+                                     .objectiveadjoint    = MPMObjectiveAdjoint,
                                      .regularization      = MPMRegularization,
                                      .hasobjective        = MPMHasObjective,
                                      .zerogradient        = MPMZeroGradient,
                                      .checkstate          = MPMCheckState,
                                      .fieldvalues         = MPMFieldValues,
-                                     .monitor             = MPMMonitor,
+                                     .monitor             = MPMEnergyMonitor,
                                      .writeparameters     = MPMWriteModels,
                                      .writegradient       = MPMWriteInitialSensitivity};
 

@@ -265,22 +265,22 @@ PetscErrorCode MPMExchangeToHomeAdjoint(MPM mpm, Vec xb);
 PetscErrorCode MPMExchangeMaterialToOwnersAdjoint(MPM mpm, Vec matb);
 
 /* Vec-level operations (step.c) */
-PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout);
-PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec lin);
+PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout);
+PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin);
 PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMaterialPoint mat[],
                                              const MPMMaterialPoint matb[]);
 
 /* Objectives (objective.c) */
 PetscErrorCode MPMObjectiveSetFromOptions(MPM mpm);
 PetscErrorCode MPMObjectiveDestroy(MPM mpm);
-PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J);
-PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda);
+PetscErrorCode MPMObjectiveEvaluate(void *ctx, AdjStepIndex k, Vec x, PetscReal *J);
+PetscErrorCode MPMObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
 PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass);
 PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec lambda);
 
 /* Energy history (energy.c) */
-PetscErrorCode MPMEnergyMonitor(MPM mpm, AdjOutput out, AdjStepIndex k, Vec x);
+PetscErrorCode MPMEnergyMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
 PetscErrorCode MPMEnergyDestroy(MPM mpm);
 
 /* Set-up from options (setup.c, bodies.c) */
@@ -307,5 +307,4 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params);
 PetscErrorCode MPMWriteInitialSensitivity(void *ctx, AdjParams params, AdjOutput out);
 PetscErrorCode MPMDescribeFields(MPM mpm, AdjStepper st);
 PetscErrorCode MPMFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues values);
-PetscErrorCode MPMMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
 PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out);

@@ -299,8 +299,9 @@ static PetscErrorCode MPMMoments(MPM mpm, const PetscScalar *x, const MPMMateria
 
 /*@ MPMObjectiveEvaluate - J_k(x_k): the misfit at an observed step, the centre-of-mass terms at the
     final step. Collective. @*/
-PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J)
+PetscErrorCode MPMObjectiveEvaluate(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
 {
+  MPM                     mpm = (MPM)ctx;
   const PetscScalar      *p;
   const MPMMaterialPoint *mat;
   const PetscInt          s = MPMObservationIndex(mpm, k);
@@ -344,8 +345,9 @@ PetscErrorCode MPMObjectiveEvaluate(MPM mpm, AdjStepIndex k, Vec x, PetscReal *J
     particle masses in the centre of mass and the grid mass):
       misfit:  xb_p += w (x_p - d_p) on markers;
       c:       cb = w_c (c - c*) + a,  xb_p += cb m_p / M,  mb_p += cb . (x_p - c) / M. Collective. @*/
-PetscErrorCode MPMObjectiveAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec lambda)
+PetscErrorCode MPMObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
 {
+  MPM                     mpm = (MPM)ctx;
   const PetscScalar      *p;
   const MPMMaterialPoint *mat;
   PetscScalar            *lb;

@@ -208,15 +208,6 @@ PetscErrorCode MPMFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MPMMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPMEnergyMonitor(mpm, out, k, x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Besides the parameter blocks: the model of each label, and the label values of E and nu where
  * per-particle fields replace them as parameters. */
 PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out)

@@ -28,8 +28,9 @@ static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
     vectors in the home layout (they may not be the same Vec).  The internal state z of a particle is updated
     by its model in P2G (z' from (F, z) at the start of the step, mpmmodel.h) and G2P does not change it.
     Collective. @*/
-PetscErrorCode MPMStep(MPM mpm, AdjStepIndex k, Vec xin, Vec xout)
+PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 {
+  MPM       mpm = (MPM)ctx;
   MPMNode **nodes;
 
   PetscFunctionBeginUser;
@@ -98,8 +99,9 @@ static PetscErrorCode MPMAdjointWorkSetUp(MPM mpm)
     in reverse: exchange to home (Reduce, SUM), G2P, node velocities to ghosts (-> DMLocalToGlobal ADD),
     grid update, ghost sums (-> DMGlobalToLocal INSERT), P2G, exchange to owners (Bcast).
     lout and lin are home-layout state vectors (distinct). Collective. @*/
-PetscErrorCode MPMStepAdjoint(MPM mpm, AdjStepIndex k, Vec xin, Vec lout, Vec lin)
+PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
+  MPM       mpm = (MPM)ctx;
   MPMNode **nodesb;
   MPMNode **nodes;
 

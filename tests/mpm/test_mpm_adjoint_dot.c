@@ -690,7 +690,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscReal  in2;
 
     PetscCall(MPMStep(mpm, k, x, dy)); /* builds the SF and allocates the adjoint arrays below */
-    PetscCall(MPMStepAdjoint(mpm, k, x, yb, xb));
+    PetscCall(MPMStepAdjoint(mpm, k, x, NULL, yb, xb));
     n  = mpm->nowned * MPM_NSTATE; /* owned by this rank at the start of step k */
     nz = mpm->nowned * mpm->nz;
     PetscCall(MPMExchangeToOwners(mpm, dx));
@@ -817,7 +817,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
   PetscCall(StepTangent(mpm, k, x, dx, dE, dnu, drho, dg, dy));
   PetscCall(AdjStepperZeroGradient(st));
   PetscCall(MPMStep(mpm, k, x, yp)); /* the contract: the adjoint right after its forward step */
-  PetscCall(MPMStepAdjoint(mpm, k, x, yb, xb));
+  PetscCall(MPMStepAdjoint(mpm, k, x, NULL, yb, xb));
   PetscCall(VecDot(dy, yb, &lhs));
   PetscCall(VecDot(dx, xb, &rhs));
   PetscCall(PetscArraycpy(G, mpm->gE, MPM_MAX_LABELS));
