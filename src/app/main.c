@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <ctype.h>
 
 static const char help[] =
     "adjsim: differentiable physics with exact discrete adjoints, revolve checkpointing and HDF5 output.\n"
@@ -629,15 +630,12 @@ static PetscErrorCode AdjCheckYAMLDuplicates(const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether a command-line word is an option's value: anything but "-name" (a negative number is a value). */
+/* Whether a command-line word is an option's value: anything but "-name" (a word starting with "-" and a digit
+ * or a point is a negative number or a list of numbers, e.g. -0.1,0.1, as PETSc reads it). */
 static PetscBool AdjIsOptionValue(const char *word)
 {
-  char *end;
-
   if (!word) return PETSC_FALSE;
-  if (word[0] != '-') return PETSC_TRUE;
-  (void)strtod(word, &end);
-  return (PetscBool)(end != word && *end == 0);
+  return (PetscBool)(word[0] != '-' || isdigit((unsigned char)word[1]) || word[1] == '.');
 }
 
 /* An option given on the command line without a value replaces the deck's value by none: PETSc then
