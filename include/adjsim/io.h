@@ -65,12 +65,12 @@ PetscErrorCode AdjOutputBeginStep(AdjOutput out, AdjStepIndex step, PetscReal ti
 PetscErrorCode AdjOutputWriteField(AdjOutput out, const char name[], const char units[], Vec v);
 
 /* Gradients, parameters, optimization history */
-PetscErrorCode AdjOutputWriteGradientField(AdjOutput out, const char name[], const char units[], Vec v);
-PetscErrorCode AdjOutputWriteGradientArray(AdjOutput out, const char name[], const char units[], PetscInt n,
-                                           const PetscReal values[]);
-PetscErrorCode AdjOutputWriteParameterField(AdjOutput out, const char name[], const char units[], Vec v);
-PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], const char units[], PetscInt n,
-                                            const PetscReal values[]);
+/* Where parameter blocks and their gradients go: /parameters/<name> or /gradients/<name>. */
+typedef enum { ADJ_OUTPUT_PARAMETERS, ADJ_OUTPUT_GRADIENTS } AdjOutputGroup;
+PetscErrorCode AdjOutputWriteBlockField(AdjOutput out, AdjOutputGroup group, const char name[], const char units[],
+                                        Vec v);
+PetscErrorCode AdjOutputWriteBlockArray(AdjOutput out, AdjOutputGroup group, const char name[], const char units[],
+                                        PetscInt n, const PetscReal values[]);
 PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
                                                    Vec design);
 PetscErrorCode AdjOutputWriteOptimizationArray(AdjOutput out, const char name[], const char units[], PetscInt n,

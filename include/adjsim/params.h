@@ -62,6 +62,9 @@ PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *orde
 PetscErrorCode AdjParamsSetFieldStorage(AdjParams params, const char name[], Vec value, Vec gradient);
 PetscErrorCode AdjParamsSetArrayStorage(AdjParams params, const char name[], PetscReal value[],
                                         const PetscReal gradient[]);
+/* Field storage as component comp of x, a Vec with the block's layout times a block size (e.g. u of a
+ * DMDA state of dof 3: VecStrideGather / VecStrideScatter move the values). */
+PetscErrorCode AdjParamsSetFieldStride(AdjParams params, const char name[], Vec x, PetscInt comp, Vec gradient);
 PetscErrorCode AdjParamsSetFieldAccess(AdjParams params, const char name[], AdjParamFieldAccess get,
                                        AdjParamFieldAccess set, Vec gradient, void *ctx);
 PetscErrorCode AdjParamsSetArrayAccess(AdjParams params, const char name[], AdjParamArrayAccess get,

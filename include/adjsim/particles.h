@@ -23,11 +23,12 @@
 PetscErrorCode AdjOutputWriteParticleField(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
                                            PetscInt n, const PetscReal values[]);
 
-/*@ AdjOutputWriteParticleGradient - a per-particle gradient (sensitivity map) as /gradients/<name>, shaped
-    (N) for ncomp = 1 or (N, ncomp), rows in the global particle order like /particles (replaces an
-    earlier write). Collective; arguments as AdjOutputWriteParticleField. @*/
-PetscErrorCode AdjOutputWriteParticleGradient(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
-                                              PetscInt n, const PetscReal values[]);
+/*@ AdjOutputWriteParticleBlock - a per-particle parameter field or gradient (sensitivity map) as
+    /parameters/<name> or /gradients/<name>, shaped (N) for ncomp = 1 or (N, ncomp), rows in the global
+    particle order like /particles (replaces an earlier write). Collective; arguments as
+    AdjOutputWriteParticleField. @*/
+PetscErrorCode AdjOutputWriteParticleBlock(AdjOutput out, AdjOutputGroup group, const char name[], const char units[],
+                                           PetscInt ncomp, PetscInt n, const PetscReal values[]);
 
 /*@ AdjOutputWriteParticleXdmf - records what <stem>-particles.xmf describes: positions `position`
     (ncomp 2 or 3) as Polyvertex geometry and the other fields as point attributes, for every output
@@ -49,11 +50,6 @@ PetscErrorCode AdjOutputWriteParticleRestart(AdjOutput out, const char solver[],
     particle count and components against `state`. Collective; errors name the file and dataset. @*/
 PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], const char solver[], DM da,
                                            const char name[], Vec state, AdjStepIndex *step, PetscReal *time);
-
-/*@ AdjOutputWriteParticleParameter - a per-particle parameter field as /parameters/<name>, shaped (N) or
-    (N, ncomp) in the global particle order (replaces an earlier write). Collective. @*/
-PetscErrorCode AdjOutputWriteParticleParameter(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
-                                               PetscInt n, const PetscReal values[]);
 
 /*@ AdjInputReadParticleTable - this rank's n rows (following those of lower ranks) of an (N) or (N, ncomp)
     particle dataset, e.g. /parameters/E_field of a run file; *found false (values untouched) when the file

@@ -22,11 +22,15 @@
  * (AdjStepperAddField, include/adjsim/fields.h), fieldvalues points them at their values, and the stepper
  * writes the datasets, the XDMF and the restart group and reads restart files back; restartstate (optional)
  * turns the restart fields just read into the state.
- * Required: createstate, initialstate, step, checkstate, objective, zerogradient, and fieldvalues for a
- * solver that describes fields (it should: without them it writes no run file and cannot restart).  The adjoint
- * set (stepadjoint, objectiveadjoint, initialstateadjoint, hasobjective) is all or nothing.  Optional:
- * setup, view, regularization, monitor, restartstate, writeparameters, writegradient, readparameters (the
- * last three for what lies beyond the parameter blocks). */
+ * States: a solver whose states all share one layout gives a template vector (AdjStepperSetStateTemplate)
+ * instead of a createstate operation, and one whose initial state is a stored vector (the values of an
+ * initial-condition parameter block, say) gives that vector (AdjStepperSetInitialStateVec) instead of an
+ * initialstate operation.
+ * Required: createstate (or a state template), initialstate (or an initial-state vector), step, checkstate, objective,
+ * zerogradient, and fieldvalues for a solver that describes fields (it should: without them it writes no run file and
+ * cannot restart).  The adjoint set (stepadjoint, objectiveadjoint, initialstateadjoint, hasobjective) is all or
+ * nothing.  Optional: setup, view, regularization, monitor, restartstate, writeparameters, writegradient,
+ * readparameters (the last three for what lies beyond the parameter blocks). */
 #pragma once
 
 #include <adjsim/stepper.h>
@@ -66,6 +70,15 @@ typedef struct {
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations
     (the table is copied). Not collective. @*/
 PetscErrorCode AdjStepperSetImplementation(AdjStepper stepper, void *ctx, const AdjStepperOps *ops);
+
+/*@ AdjStepperSetStateTemplate - states of this stepper are duplicates of x (same layout and DM), named
+    name; the type then needs no createstate operation. x is referenced, not copied. Not collective. @*/
+PetscErrorCode AdjStepperSetStateTemplate(AdjStepper stepper, Vec x, const char name[]);
+
+/*@ AdjStepperSetInitialStateVec - the initial state is a copy of x0's values at the time it is asked for
+    (x0 may be the storage of an initial-condition parameter block); the type then needs no initialstate
+    operation. x0 is referenced, not copied. Not collective. @*/
+PetscErrorCode AdjStepperSetInitialStateVec(AdjStepper stepper, Vec x0);
 
 /*@ AdjStepperAddField - describe one field of the output (ADJ_FIELDS_OUTPUT) or of the restart state
     (ADJ_FIELDS_RESTART: grid fields, or one particle table whose values are the state vector); called by a

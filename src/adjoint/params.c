@@ -37,34 +37,45 @@ PetscErrorCode AdjParamsDestroy(AdjParams *params)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AdjParamsAddBlock(AdjParams params, const char name[], const char units[], AdjParamBlock **blk)
+/* A new block: a field laid out like view (the block takes view over) or, with view NULL, an array of n
+ * reals; unit scale, no bounds, active. */
+static PetscErrorCode AdjParamsAddBlock(AdjParams params, const char name[], const char units[], Vec view, PetscInt n,
+                                        AdjParamBlock **blk)
 {
+  AdjParamBlock *b;
+
   PetscFunctionBeginUser;
   PetscCheck(params->nblocks < ADJ_PARAMS_MAX, params->comm, PETSC_ERR_SUP, "At most %d parameter blocks",
              ADJ_PARAMS_MAX);
-  *blk = &params->block[params->nblocks++];
-  PetscCall(PetscStrncpy((*blk)->name, name, sizeof((*blk)->name)));
-  PetscCall(PetscStrncpy((*blk)->units, units, sizeof((*blk)->units)));
-  (*blk)->scale  = 1.0;
-  (*blk)->lower  = PETSC_NINFINITY;
-  (*blk)->upper  = PETSC_INFINITY;
-  (*blk)->active = PETSC_TRUE;
-  params->setup  = PETSC_FALSE;
+  b = &params->block[params->nblocks++];
+  PetscCall(PetscStrncpy(b->name, name, sizeof(b->name)));
+  PetscCall(PetscStrncpy(b->units, units, sizeof(b->units)));
+  b->kind = view ? ADJ_PARAM_FIELD : ADJ_PARAM_ARRAY;
+  b->view = view;
+  if (view)
+    PetscCall(VecGetSize(view, &b->n));
+  else
+    b->n = n;
+  b->scale      = 1.0;
+  b->lower      = PETSC_NINFINITY;
+  b->upper      = PETSC_INFINITY;
+  b->active     = PETSC_TRUE;
+  params->setup = PETSC_FALSE;
+  if (blk) *blk = b;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ AdjParamsAddField - registers a grid-field parameter block living on the DMDA `da`. Collective. @*/
 PetscErrorCode AdjParamsAddField(AdjParams params, const char name[], const char units[], DM da)
 {
-  AdjParamBlock *blk;
+  AdjParamBlock *blk = NULL;
+  Vec            view;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsAddBlock(params, name, units, &blk));
-  blk->kind = ADJ_PARAM_FIELD;
+  PetscCall(DMCreateGlobalVector(da, &view));
+  PetscCall(AdjParamsAddBlock(params, name, units, view, 0, &blk));
   PetscCall(PetscObjectReference((PetscObject)da));
   blk->da = da;
-  PetscCall(DMCreateGlobalVector(da, &blk->view));
-  PetscCall(VecGetSize(blk->view, &blk->n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -73,25 +84,19 @@ PetscErrorCode AdjParamsAddField(AdjParams params, const char name[], const char
     fixed home layout. Collective. @*/
 PetscErrorCode AdjParamsAddVector(AdjParams params, const char name[], const char units[], Vec layout)
 {
-  AdjParamBlock *blk;
+  Vec view;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsAddBlock(params, name, units, &blk));
-  blk->kind = ADJ_PARAM_FIELD;
-  PetscCall(VecDuplicate(layout, &blk->view));
-  PetscCall(VecGetSize(blk->view, &blk->n));
+  PetscCall(VecDuplicate(layout, &view));
+  PetscCall(AdjParamsAddBlock(params, name, units, view, 0, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ AdjParamsAddArray - registers a block of n reals (e.g. a constant diffusivity). Collective. @*/
 PetscErrorCode AdjParamsAddArray(AdjParams params, const char name[], const char units[], PetscInt n)
 {
-  AdjParamBlock *blk;
-
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsAddBlock(params, name, units, &blk));
-  blk->kind = ADJ_PARAM_ARRAY;
-  blk->n    = n;
+  PetscCall(AdjParamsAddBlock(params, name, units, NULL, n, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

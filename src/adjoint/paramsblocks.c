@@ -5,15 +5,33 @@
 #include <adjsim/particles.h>
 #include <adjsim/regularization.h>
 
+/* The block called name, which must be of the given kind (a solver's declaration error otherwise). */
+static PetscErrorCode AdjParamsFindKind(AdjParams params, const char name[], AdjParamKind kind, AdjParamBlock **blk)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, blk));
+  PetscCheck((*blk)->kind == kind, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not %s", name,
+             kind == ADJ_PARAM_FIELD ? "a field" : "an array");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjParamsSetFieldStorage(AdjParams params, const char name[], Vec value, Vec gradient)
 {
   AdjParamBlock *blk;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsFind(params, name, &blk));
-  PetscCheck(blk->kind == ADJ_PARAM_FIELD, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not a field", name);
-  blk->value    = value;
-  blk->gradient = gradient;
+  PetscCall(AdjParamsFindKind(params, name, ADJ_PARAM_FIELD, &blk));
+  blk->value = value, blk->gradient = gradient;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjParamsSetFieldStride(AdjParams params, const char name[], Vec x, PetscInt comp, Vec gradient)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFindKind(params, name, ADJ_PARAM_FIELD, &blk));
+  blk->strided = x, blk->comp = comp, blk->gradient = gradient;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -23,10 +41,8 @@ PetscErrorCode AdjParamsSetArrayStorage(AdjParams params, const char name[], Pet
   AdjParamBlock *blk;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsFind(params, name, &blk));
-  PetscCheck(blk->kind == ADJ_PARAM_ARRAY, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not an array", name);
-  blk->avalue    = value;
-  blk->agradient = gradient;
+  PetscCall(AdjParamsFindKind(params, name, ADJ_PARAM_ARRAY, &blk));
+  blk->avalue = value, blk->agradient = gradient;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -36,8 +52,7 @@ PetscErrorCode AdjParamsSetFieldAccess(AdjParams params, const char name[], AdjP
   AdjParamBlock *blk;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsFind(params, name, &blk));
-  PetscCheck(blk->kind == ADJ_PARAM_FIELD, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not a field", name);
+  PetscCall(AdjParamsFindKind(params, name, ADJ_PARAM_FIELD, &blk));
   blk->fget = get, blk->fset = set, blk->gradient = gradient, blk->actx = ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -48,8 +63,7 @@ PetscErrorCode AdjParamsSetArrayAccess(AdjParams params, const char name[], AdjP
   AdjParamBlock *blk;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjParamsFind(params, name, &blk));
-  PetscCheck(blk->kind == ADJ_PARAM_ARRAY, params->comm, PETSC_ERR_ARG_WRONG, "Parameter '%s' is not an array", name);
+  PetscCall(AdjParamsFindKind(params, name, ADJ_PARAM_ARRAY, &blk));
   blk->aget = get, blk->aset = set, blk->agrad = gradient, blk->actx = ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -135,10 +149,13 @@ static PetscErrorCode AdjParamsFieldVec(AdjParamBlock *blk, Vec *v)
 static PetscErrorCode AdjParamsGetFieldValue(AdjParamBlock *blk, Vec *v)
 {
   PetscFunctionBeginUser;
-  PetscCheck(blk->value || blk->fget, PetscObjectComm((PetscObject)blk->view), PETSC_ERR_ORDER,
+  PetscCheck(blk->value || blk->strided || blk->fget, PetscObjectComm((PetscObject)blk->view), PETSC_ERR_ORDER,
              "Parameter '%s' has no storage: the solver must declare it", blk->name);
   PetscCall(AdjParamsFieldVec(blk, v));
-  if (!blk->value) PetscCall(blk->fget(blk->actx, *v));
+  if (blk->strided)
+    PetscCall(VecStrideGather(blk->strided, blk->comp, *v, INSERT_VALUES));
+  else if (!blk->value)
+    PetscCall(blk->fget(blk->actx, *v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -171,6 +188,10 @@ static PetscErrorCode AdjParamsSetFieldValue(AdjParams params, AdjParamBlock *bl
 {
   PetscFunctionBeginUser;
   if (v == blk->value) PetscFunctionReturn(PETSC_SUCCESS);
+  if (blk->strided) {
+    PetscCall(VecStrideScatter(v, blk->comp, blk->strided, INSERT_VALUES));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(blk->fset, params->comm, PETSC_ERR_ORDER, "Parameter '%s' cannot be set", blk->name);
   PetscCall(blk->fset(blk->actx, v));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -287,9 +308,9 @@ static PetscErrorCode AdjParamsWriteItemField(AdjOutput out, const AdjParamBlock
   PetscCall(VecGetLocalSize(v, &nlocal));
   PetscCall(VecGetArrayRead(v, &a));
   if (gradient)
-    PetscCall(AdjOutputWriteParticleGradient(out, blk->name, blk->gunits, 1, nlocal, a));
+    PetscCall(AdjOutputWriteParticleBlock(out, ADJ_OUTPUT_GRADIENTS, blk->name, blk->gunits, 1, nlocal, a));
   else
-    PetscCall(AdjOutputWriteParticleParameter(out, blk->name, blk->units, 1, nlocal, a));
+    PetscCall(AdjOutputWriteParticleBlock(out, ADJ_OUTPUT_PARAMETERS, blk->name, blk->units, 1, nlocal, a));
   PetscCall(VecRestoreArrayRead(v, &a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -306,13 +327,13 @@ PetscErrorCode AdjParamsWrite(AdjParams params, AdjOutput out)
       Vec v = NULL;
       PetscCall(AdjParamsGetFieldValue(blk, &v));
       if (blk->da)
-        PetscCall(AdjOutputWriteParameterField(out, blk->name, blk->units, v));
+        PetscCall(AdjOutputWriteBlockField(out, ADJ_OUTPUT_PARAMETERS, blk->name, blk->units, v));
       else
         PetscCall(AdjParamsWriteItemField(out, blk, v, PETSC_FALSE));
     } else {
       PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
       PetscCall(AdjParamsGetArrayValue(params, blk, v));
-      PetscCall(AdjOutputWriteParameterArray(out, blk->name, blk->units, blk->n, v));
+      PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_PARAMETERS, blk->name, blk->units, blk->n, v));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -329,13 +350,13 @@ PetscErrorCode AdjParamsWriteGradient(AdjParams params, AdjOutput out)
 
     if (!blk->active) continue;
     if (blk->kind == ADJ_PARAM_FIELD && blk->da)
-      PetscCall(AdjOutputWriteGradientField(out, blk->name, blk->gunits, blk->gradient));
+      PetscCall(AdjOutputWriteBlockField(out, ADJ_OUTPUT_GRADIENTS, blk->name, blk->gunits, blk->gradient));
     else if (blk->kind == ADJ_PARAM_FIELD)
       PetscCall(AdjParamsWriteItemField(out, blk, blk->gradient, PETSC_TRUE));
     else {
       PetscReal g[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
       PetscCall(AdjParamsGetArrayGradient(params, blk, g));
-      PetscCall(AdjOutputWriteGradientArray(out, blk->name, blk->gunits, blk->n, g));
+      PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_GRADIENTS, blk->name, blk->gunits, blk->n, g));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

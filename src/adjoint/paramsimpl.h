@@ -18,10 +18,12 @@ typedef struct {
   PetscReal   *lowerv, *upperv; /* array blocks: bounds per entry (NULL: lower, upper for all) */
   PetscBool    active;
   /* where the values and the gradient live (declared by the solver) */
-  Vec                 value, gradient;   /* field storage */
-  Vec                 work;              /* field values behind accessors pass through it */
-  PetscReal          *avalue;            /* array storage: values */
-  const PetscReal    *agradient;         /* array storage: gradient (summed over ranks) */
+  Vec                 value, gradient; /* field storage */
+  Vec                 work;            /* field values behind accessors pass through it */
+  PetscReal          *avalue;          /* array storage: values */
+  const PetscReal    *agradient;       /* array storage: gradient (summed over ranks) */
+  Vec                 strided;         /* field storage as component comp of a strided Vec */
+  PetscInt            comp;
   AdjParamFieldAccess fget, fset;        /* field access */
   AdjParamArrayAccess aget, aset, agrad; /* array access */
   void               *actx;

@@ -8,29 +8,14 @@ PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, F
 PetscLogEvent FLUID_MomentumAdj, FLUID_DivergenceAdj, FLUID_CorrectAdj, FLUID_StepAdj, FLUID_Objective,
     FLUID_ObjectiveAdj;
 
-PetscErrorCode FluidRegisterEvents(void)
-{
-  const AdjLogEvent events[] = {{"FlBoundary", &FLUID_Boundary},       {"FlMomentum", &FLUID_Momentum},
-                                {"FlDivergence", &FLUID_Divergence},   {"FlPoisson", &FLUID_Poisson},
-                                {"FlCorrect", &FLUID_Correct},         {"FlStep", &FLUID_Step},
-                                {"FlMomentumAdj", &FLUID_MomentumAdj}, {"FlDivergenceAdj", &FLUID_DivergenceAdj},
-                                {"FlCorrectAdj", &FLUID_CorrectAdj},   {"FlStepAdj", &FLUID_StepAdj},
-                                {"FlObjective", &FLUID_Objective},     {"FlObjectiveAdj", &FLUID_ObjectiveAdj}};
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjLogRegisterEvents("Fluid", ADJ_NUM_EVENTS(events), events));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidCreateState(void *ctx, Vec *x)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(DMCreateGlobalVector(fl->da, x));
-  PetscCall(PetscObjectSetName((PetscObject)*x, "fluid_state"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Log events of the class Fluid, registered once by the create function. */
+static const AdjLogEvent FluidEvents[] = {
+    {"FlBoundary", &FLUID_Boundary},       {"FlMomentum", &FLUID_Momentum},
+    {"FlDivergence", &FLUID_Divergence},   {"FlPoisson", &FLUID_Poisson},
+    {"FlCorrect", &FLUID_Correct},         {"FlStep", &FLUID_Step},
+    {"FlMomentumAdj", &FLUID_MomentumAdj}, {"FlDivergenceAdj", &FLUID_DivergenceAdj},
+    {"FlCorrectAdj", &FLUID_CorrectAdj},   {"FlStepAdj", &FLUID_StepAdj},
+    {"FlObjective", &FLUID_Objective},     {"FlObjectiveAdj", &FLUID_ObjectiveAdj}};
 
 /* The shape parameters of an immersed body in three blocks: position (x0, y0), angle of attack,
  * and the rest (sizes, NACA digits, CST coefficients). */
@@ -126,36 +111,6 @@ static PetscErrorCode FluidViscosityChanged(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The initial face velocities u0 (f = 0) and v0 (f = 1) before the projection: components of the
- * sampled initial state, laid out like the state (u of each cell's left face, v of its bottom face). */
-static PetscErrorCode FluidInitialU0Get(void *ctx, Vec c)
-{
-  PetscFunctionBeginUser;
-  PetscCall(VecStrideGather(((Fluid)ctx)->x0sample, 0, c, INSERT_VALUES));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidInitialU0Set(void *ctx, Vec c)
-{
-  PetscFunctionBeginUser;
-  PetscCall(VecStrideScatter(c, 0, ((Fluid)ctx)->x0sample, INSERT_VALUES));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidInitialV0Get(void *ctx, Vec c)
-{
-  PetscFunctionBeginUser;
-  PetscCall(VecStrideGather(((Fluid)ctx)->x0sample, 1, c, INSERT_VALUES));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode FluidInitialV0Set(void *ctx, Vec c)
-{
-  PetscFunctionBeginUser;
-  PetscCall(VecStrideScatter(c, 1, ((Fluid)ctx)->x0sample, INSERT_VALUES));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Before gradients are packed or written: the rank-local partial sums of dJ/dnu and dJ/d(side
  * velocity) summed over ranks, and the shape gradient (chain rule through the mask). */
 static PetscErrorCode FluidGradientSums(void *ctx)
@@ -237,7 +192,8 @@ static PetscErrorCode FluidWriteMaskSensitivity(void *ctx, AdjParams params, Adj
   PetscCall(DMGetGlobalVector(fl->pda, &c));
   for (PetscInt f = 0; f < 2; f++) {
     PetscCall(VecStrideGather(fl->body.chibar, f, c, INSERT_VALUES));
-    PetscCall(AdjOutputWriteGradientField(out, f ? "mask_v" : "mask_u", "objective per unit mask", c));
+    PetscCall(
+        AdjOutputWriteBlockField(out, ADJ_OUTPUT_GRADIENTS, f ? "mask_v" : "mask_u", "objective per unit mask", c));
   }
   PetscCall(DMRestoreGlobalVector(fl->pda, &c));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -436,9 +392,7 @@ static PetscErrorCode FluidCreateWork(Fluid fl)
  * position, angle of attack and shape. */
 static PetscErrorCode FluidRegisterParameters(Fluid fl, AdjParams params)
 {
-  const AdjParamFieldAccess get[2] = {FluidInitialU0Get, FluidInitialV0Get},
-                            set[2] = {FluidInitialU0Set, FluidInitialV0Set};
-  const Vec grad[2]                = {fl->gu0, fl->gv0};
+  const Vec grad[2] = {fl->gu0, fl->gv0};
 
   PetscFunctionBeginUser;
   PetscCall(AdjParamsAddArray(params, "nu", "m^2/s", 1));
@@ -456,7 +410,9 @@ static PetscErrorCode FluidRegisterParameters(Fluid fl, AdjParams params)
   for (PetscInt f = 0; f < 2; f++) {
     const char *name = f ? "v0" : "u0";
     PetscCall(AdjParamsAddField(params, name, "m/s", fl->pda));
-    PetscCall(AdjParamsSetFieldAccess(params, name, get[f], set[f], grad[f], fl));
+    /* u0, v0: the face velocities of the sampled initial state (components 0 and 1: each cell's left
+     * x-face, bottom y-face) before the projection */
+    PetscCall(AdjParamsSetFieldStride(params, name, fl->x0sample, f, grad[f]));
     PetscCall(AdjParamsSetGradientUnits(params, name, "m s^-1 per (m/s)"));
     PetscCall(AdjParamsSetFieldSpacing(params, name, fl->grid.h));
     PetscCall(AdjParamsSetScale(params, name, fl->uscale));
@@ -493,6 +449,7 @@ static PetscErrorCode FluidSetFromOptions(AdjStepper st)
   PetscCall(FluidBodySetUp(fl));
   PetscCall(FluidObjectiveSetUp(fl));
   PetscCall(AdjStepperSetTimes(st, fl->nsteps, fl->dt));
+  PetscCall(AdjStepperSetStateTemplate(st, fl->x0sample, "fluid_state"));
   {
     const PetscReal lower[2] = {0, 0}, upper[2] = {fl->grid.L[0], fl->grid.L[1]};
     PetscCall(AdjStepperSetGrid(st, fl->pda, lower, upper));
@@ -506,7 +463,6 @@ static PetscErrorCode FluidSetFromOptions(AdjStepper st)
 static const AdjStepperOps FluidOps = {
     .setfromoptions      = FluidSetFromOptions,
     .destroy             = FluidDestroy,
-    .createstate         = FluidCreateState,
     .initialstate        = FluidInitialState,
     .initialstateadjoint = FluidInitialStateAdjoint,
     .step                = FluidStepRK3,
@@ -527,7 +483,7 @@ PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
   Fluid fl;
 
   PetscFunctionBeginUser;
-  PetscCall(FluidRegisterEvents());
+  PetscCall(AdjLogRegisterEvents("Fluid", ADJ_NUM_EVENTS(FluidEvents), FluidEvents));
   PetscCall(PetscNew(&fl));
   PetscCall(AdjStepperGetComm(st, &fl->comm));
   PetscCall(AdjStepperSetImplementation(st, fl, &FluidOps));

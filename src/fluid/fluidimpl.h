@@ -202,4 +202,3 @@ PetscErrorCode FluidSetUpTime(Fluid fl);
 extern PetscLogEvent FLUID_Boundary, FLUID_Momentum, FLUID_Divergence, FLUID_Poisson, FLUID_Correct, FLUID_Step;
 extern PetscLogEvent FLUID_MomentumAdj, FLUID_DivergenceAdj, FLUID_CorrectAdj, FLUID_StepAdj, FLUID_Objective,
     FLUID_ObjectiveAdj;
-PetscErrorCode FluidRegisterEvents(void);

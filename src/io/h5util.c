@@ -275,10 +275,10 @@ static PetscErrorCode AdjH5CollectiveTransfer(hid_t *dxpl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/** Collective write of the box [start, start+count) of dset from buf; ranks with participate false write
- *  nothing but must still call. */
-PetscErrorCode AdjH5WriteSelection(hid_t dset, hid_t memtype, PetscInt ndims, const hsize_t start[],
-                                   const hsize_t count[], PetscBool participate, const void *buf)
+/* Collective transfer of the box [start, start+count) of dset: written from buf (write) or read into it;
+ * ranks with participate false move nothing but still call. */
+static PetscErrorCode AdjH5TransferSelection(hid_t dset, hid_t memtype, PetscInt ndims, const hsize_t start[],
+                                             const hsize_t count[], PetscBool participate, PetscBool write, void *buf)
 {
   hid_t  fspace, mspace, dxpl;
   double dummy = 0;
@@ -286,10 +286,23 @@ PetscErrorCode AdjH5WriteSelection(hid_t dset, hid_t memtype, PetscInt ndims, co
   PetscFunctionBeginUser;
   PetscCall(AdjH5Select(dset, ndims, start, count, participate, &fspace, &mspace));
   PetscCall(AdjH5CollectiveTransfer(&dxpl));
-  AdjCallH5(H5Dwrite(dset, memtype, mspace, fspace, dxpl, buf ? buf : &dummy));
+  if (write)
+    AdjCallH5(H5Dwrite(dset, memtype, mspace, fspace, dxpl, buf ? buf : &dummy));
+  else
+    AdjCallH5(H5Dread(dset, memtype, mspace, fspace, dxpl, buf ? buf : &dummy));
   AdjCallH5(H5Pclose(dxpl));
   AdjCallH5(H5Sclose(mspace));
   AdjCallH5(H5Sclose(fspace));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Collective write of the box [start, start+count) of dset from buf; ranks with participate false write
+ *  nothing but must still call. */
+PetscErrorCode AdjH5WriteSelection(hid_t dset, hid_t memtype, PetscInt ndims, const hsize_t start[],
+                                   const hsize_t count[], PetscBool participate, const void *buf)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjH5TransferSelection(dset, memtype, ndims, start, count, participate, PETSC_TRUE, (void *)buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -297,16 +310,8 @@ PetscErrorCode AdjH5WriteSelection(hid_t dset, hid_t memtype, PetscInt ndims, co
 PetscErrorCode AdjH5ReadSelection(hid_t dset, hid_t memtype, PetscInt ndims, const hsize_t start[],
                                   const hsize_t count[], void *buf)
 {
-  hid_t  fspace, mspace, dxpl;
-  double dummy;
-
   PetscFunctionBeginUser;
-  PetscCall(AdjH5Select(dset, ndims, start, count, PETSC_TRUE, &fspace, &mspace));
-  PetscCall(AdjH5CollectiveTransfer(&dxpl));
-  AdjCallH5(H5Dread(dset, memtype, mspace, fspace, dxpl, buf ? buf : &dummy));
-  AdjCallH5(H5Pclose(dxpl));
-  AdjCallH5(H5Sclose(mspace));
-  AdjCallH5(H5Sclose(fspace));
+  PetscCall(AdjH5TransferSelection(dset, memtype, ndims, start, count, PETSC_TRUE, PETSC_FALSE, buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

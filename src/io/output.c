@@ -576,16 +576,29 @@ PetscErrorCode AdjOutputSetAttribute(AdjOutput out, const char group[], const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/** Set a real attribute on a group of the run file (created if missing). Collective; rank 0's value. */
-PetscErrorCode AdjOutputSetAttributeReal(AdjOutput out, const char group[], const char name[], PetscReal value)
+/* Rank 0's n values v (reals, or int64 when real is false; n = 0: one value written as a scalar) into the
+ * attribute name of group (created if missing); v is overwritten by rank 0's values. Collective. */
+static PetscErrorCode AdjOutputWriteAttributeValues(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                                    PetscBool real, void *v)
 {
   hid_t grp;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOutputAttributeGroup(out, group, name, &grp));
-  PetscCallMPI(MPI_Bcast(&value, 1, MPIU_REAL, 0, out->comm));
-  PetscCall(AdjH5WriteAttrReal(grp, name, 0, &value));
+  PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)PetscMax(n, 1), real ? MPIU_REAL : MPI_INT64_T, 0, out->comm));
+  if (real)
+    PetscCall(AdjH5WriteAttrReal(grp, name, n, (PetscReal *)v));
+  else
+    PetscCall(AdjH5WriteAttrInt64(grp, name, n, (int64_t *)v));
   AdjCallH5(H5Gclose(grp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/** Set a real attribute on a group of the run file (created if missing). Collective; rank 0's value. */
+PetscErrorCode AdjOutputSetAttributeReal(AdjOutput out, const char group[], const char name[], PetscReal value)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputWriteAttributeValues(out, group, name, 0, PETSC_TRUE, &value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -594,17 +607,13 @@ PetscErrorCode AdjOutputSetAttributeReal(AdjOutput out, const char group[], cons
 PetscErrorCode AdjOutputSetAttributeInts(AdjOutput out, const char group[], const char name[], PetscInt n,
                                          const PetscInt values[])
 {
-  hid_t    grp;
   int64_t *v;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputAttributeGroup(out, group, name, &grp));
   PetscCall(PetscMalloc1(PetscMax(n, 1), &v));
   for (PetscInt i = 0; i < n; i++) v[i] = (int64_t)values[i];
-  PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)n, MPI_INT64_T, 0, out->comm));
-  PetscCall(AdjH5WriteAttrInt64(grp, name, n, v));
+  PetscCall(AdjOutputWriteAttributeValues(out, group, name, n, PETSC_FALSE, v));
   PetscCall(PetscFree(v));
-  AdjCallH5(H5Gclose(grp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -612,16 +621,12 @@ PetscErrorCode AdjOutputSetAttributeInts(AdjOutput out, const char group[], cons
 PetscErrorCode AdjOutputSetAttributeReals(AdjOutput out, const char group[], const char name[], PetscInt n,
                                           const PetscReal values[])
 {
-  hid_t      grp;
   PetscReal *v;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputAttributeGroup(out, group, name, &grp));
   PetscCall(PetscMalloc1(PetscMax(n, 1), &v));
   PetscCall(PetscArraycpy(v, values, n));
-  PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)n, MPIU_REAL, 0, out->comm));
-  PetscCall(AdjH5WriteAttrReal(grp, name, n, v));
+  PetscCall(AdjOutputWriteAttributeValues(out, group, name, n, PETSC_TRUE, v));
   PetscCall(PetscFree(v));
-  AdjCallH5(H5Gclose(grp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -255,39 +255,33 @@ static PetscErrorCode AdjOutputWriteDataArray(AdjOutput out, const char group[],
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/** Write /gradients/<name>, a gradient shaped like the grid (replaces an earlier write). Collective.
- *  @param[in] units units of the gradient (NULL: "1") */
-PetscErrorCode AdjOutputWriteGradientField(AdjOutput out, const char name[], const char units[], Vec v)
+/* The group and the entry kind of /parameters and /gradients data. */
+static const char *const AdjOutputGroupPath[] = {"/parameters", "/gradients"};
+
+/** Write /parameters/<name> or /gradients/<name>, a field shaped like the grid (replaces an earlier write).
+ *  Collective.
+ *  @param[in] units units of the values (NULL: "1") */
+PetscErrorCode AdjOutputWriteBlockField(AdjOutput out, AdjOutputGroup group, const char name[], const char units[],
+                                        Vec v)
 {
+  const AdjIOEntryKind kind =
+      group == ADJ_OUTPUT_GRADIENTS ? ADJ_IO_ENTRY_GRADIENT_FIELD : ADJ_IO_ENTRY_PARAMETER_FIELD;
+
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteDataField(out, "/gradients", ADJ_IO_ENTRY_GRADIENT_FIELD, name, units, v));
+  PetscCall(AdjOutputWriteDataField(out, AdjOutputGroupPath[group], kind, name, units, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/** Write /gradients/<name>, n reals (e.g. the gradient with respect to a scalar parameter). Collective;
- *  the values must be the same on every rank (rank 0 writes them). */
-PetscErrorCode AdjOutputWriteGradientArray(AdjOutput out, const char name[], const char units[], PetscInt n,
-                                           const PetscReal values[])
+/** Write /parameters/<name> or /gradients/<name>, n reals (e.g. a scalar parameter or its gradient).
+ *  Collective; the values must be the same on every rank (rank 0 writes them). */
+PetscErrorCode AdjOutputWriteBlockArray(AdjOutput out, AdjOutputGroup group, const char name[], const char units[],
+                                        PetscInt n, const PetscReal values[])
 {
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteDataArray(out, "/gradients", ADJ_IO_ENTRY_GRADIENT_ARRAY, name, units, n, values));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  const AdjIOEntryKind kind =
+      group == ADJ_OUTPUT_GRADIENTS ? ADJ_IO_ENTRY_GRADIENT_ARRAY : ADJ_IO_ENTRY_PARAMETER_ARRAY;
 
-/** Write /parameters/<name>, a parameter field shaped like the grid. Collective. */
-PetscErrorCode AdjOutputWriteParameterField(AdjOutput out, const char name[], const char units[], Vec v)
-{
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteDataField(out, "/parameters", ADJ_IO_ENTRY_PARAMETER_FIELD, name, units, v));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/** Write /parameters/<name>, n reals. Collective; rank 0's values are written. */
-PetscErrorCode AdjOutputWriteParameterArray(AdjOutput out, const char name[], const char units[], PetscInt n,
-                                            const PetscReal values[])
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteDataArray(out, "/parameters", ADJ_IO_ENTRY_PARAMETER_ARRAY, name, units, n, values));
+  PetscCall(AdjOutputWriteDataArray(out, AdjOutputGroupPath[group], kind, name, units, n, values));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

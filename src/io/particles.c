@@ -254,24 +254,16 @@ static PetscErrorCode AdjParticleRestartData(AdjOutput out, hid_t file, const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A per-particle map in group (/gradients or /parameters): (N) or (N, ncomp), global particle order. */
-static PetscErrorCode AdjOutputWriteParticleMap(AdjOutput out, const char group[], const char name[],
-                                                const char units[], PetscInt ncomp, PetscInt n,
-                                                const PetscReal values[])
+PetscErrorCode AdjOutputWriteParticleBlock(AdjOutput out, AdjOutputGroup group, const char name[], const char units[],
+                                           PetscInt ncomp, PetscInt n, const PetscReal values[])
 {
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleMap"));
-  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle map %s/%s: ncomp must be >= 1", group, name);
-  PetscCall(
-      AdjParticleTableWrite(out, out->file, group, name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n, values));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  const char *path = group == ADJ_OUTPUT_GRADIENTS ? "/gradients" : "/parameters";
 
-PetscErrorCode AdjOutputWriteParticleGradient(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
-                                              PetscInt n, const PetscReal values[])
-{
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteParticleMap(out, "/gradients", name, units, ncomp, n, values));
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteParticleBlock"));
+  PetscCheck(ncomp >= 1, out->comm, PETSC_ERR_ARG_OUTOFRANGE, "particle map %s/%s: ncomp must be >= 1", path, name);
+  PetscCall(
+      AdjParticleTableWrite(out, out->file, path, name, units ? units : "1", ncomp > 1 ? 2 : 1, ncomp, n, values));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -344,14 +336,6 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   PetscCall(VecRestoreArrayWrite(state, &a));
   AdjCallH5(H5Dclose(dset));
   AdjCallH5(H5Fclose(file));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode AdjOutputWriteParticleParameter(AdjOutput out, const char name[], const char units[], PetscInt ncomp,
-                                               PetscInt n, const PetscReal values[])
-{
-  PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteParticleMap(out, "/parameters", name, units, ncomp, n, values));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

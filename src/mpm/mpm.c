@@ -12,35 +12,10 @@ const char *const MPMFieldNames[MPM_NFIELDS] = {"E_field", "nu_field"};
 
 PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
 
-PetscErrorCode MPMRegisterEvents(void)
-{
-  const AdjLogEvent events[] = {{"MPMExchange", &MPM_Exchange}, {"MPMP2G", &MPM_P2G},
-                                {"MPMGrid", &MPM_Grid},         {"MPMG2P", &MPM_G2P},
-                                {"MPMStep", &MPM_Step},         {"MPMStepAdjoint", &MPM_StepAdjoint}};
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjLogRegisterEvents("MPM", ADJ_NUM_EVENTS(events), events));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MPMCreateState(void *ctx, Vec *x)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(mpm->x0, x));
-  PetscCall(PetscObjectSetName((PetscObject)*x, "mpm_state"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MPMInitialState(void *ctx, Vec x0)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecCopy(mpm->x0, x0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Log events of the class MPM, registered once by the create function. */
+static const AdjLogEvent MPMEvents[] = {{"MPMExchange", &MPM_Exchange}, {"MPMP2G", &MPM_P2G},
+                                        {"MPMGrid", &MPM_Grid},         {"MPMG2P", &MPM_G2P},
+                                        {"MPMStep", &MPM_Step},         {"MPMStepAdjoint", &MPM_StepAdjoint}};
 
 /* x0 = seeded position + translation of the body, velocity of the body: the position and velocity gradients
  * of body b += sums of lambda0.x and lambda0.v over its particles; z0 = stateinit(E, nu, ...) of the models
@@ -237,6 +212,8 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
   PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)MPM_NMAT, MPIU_SCALAR, &mpm->mat_type));
   PetscCallMPI(MPI_Type_commit(&mpm->mat_type));
   PetscCall(AdjStepperSetTimes(st, mpm->nsteps, mpm->dt));
+  PetscCall(AdjStepperSetStateTemplate(st, mpm->x0, "mpm_state"));
+  PetscCall(AdjStepperSetInitialStateVec(st, mpm->x0));
   {
     /* Output cells are centred on the nodes: node i is the cell [(i - 1/2) h, (i + 1/2) h]. */
     const PetscReal lower[2] = {-0.5 * mpm->grid.h[0], -0.5 * mpm->grid.h[1]};
@@ -256,8 +233,6 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
 
 static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .destroy             = MPMDestroy,
-                                     .createstate         = MPMCreateState,
-                                     .initialstate        = MPMInitialState,
                                      .initialstateadjoint = MPMInitialStateAdjoint,
                                      .step                = MPMStep,
                                      .stepadjoint         = MPMStepAdjoint,
@@ -277,7 +252,7 @@ PetscErrorCode AdjStepperCreate_MPM(AdjStepper st)
   MPM mpm;
 
   PetscFunctionBeginUser;
-  PetscCall(MPMRegisterEvents());
+  PetscCall(AdjLogRegisterEvents("MPM", ADJ_NUM_EVENTS(MPMEvents), MPMEvents));
   PetscCall(PetscNew(&mpm));
   PetscCall(AdjStepperGetComm(st, &mpm->comm));
   mpm->state_type = MPI_DATATYPE_NULL;

@@ -298,7 +298,6 @@ PetscBool      MPMBodyContains(const MPMBody *b, const PetscReal x[]);
 PetscErrorCode MPMBodyFileDestroy(MPMBody *b);
 
 extern PetscLogEvent MPM_Exchange, MPM_P2G, MPM_Grid, MPM_G2P, MPM_Step, MPM_StepAdjoint;
-PetscErrorCode       MPMRegisterEvents(void);
 
 /* Parameter blocks, their checks and regularization (parameters.c); output and restart (output.c). */
 PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R);

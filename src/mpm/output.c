@@ -16,7 +16,7 @@ static PetscErrorCode MPMWriteSensitivityMap(MPM mpm, AdjOutput out, const char 
   for (PetscInt i = 0; i < mpm->nhome; i++)
     for (PetscInt a = 0; a < MPM_DIM; a++) buf[MPM_DIM * i + a] = lb[mpm->nrec * i + offset + a];
   PetscCall(VecRestoreArrayRead(mpm->lambda0, &lb));
-  PetscCall(AdjOutputWriteParticleGradient(out, name, units, MPM_DIM, mpm->nhome, buf));
+  PetscCall(AdjOutputWriteParticleBlock(out, ADJ_OUTPUT_GRADIENTS, name, units, MPM_DIM, mpm->nhome, buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -217,8 +217,10 @@ PetscErrorCode MPMWriteModels(void *ctx, AdjParams params, AdjOutput out)
 
   PetscFunctionBeginUser;
   for (PetscInt l = 0; l < mpm->nlabels; l++) model[l] = mpm->model[l];
-  if (mpm->field_on[MPM_FIELD_E]) PetscCall(AdjOutputWriteParameterArray(out, "E", "Pa", mpm->nlabels, mpm->E));
-  if (mpm->field_on[MPM_FIELD_NU]) PetscCall(AdjOutputWriteParameterArray(out, "nu", "1", mpm->nlabels, mpm->nu));
-  PetscCall(AdjOutputWriteParameterArray(out, "model", "1", mpm->nlabels, model));
+  if (mpm->field_on[MPM_FIELD_E])
+    PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_PARAMETERS, "E", "Pa", mpm->nlabels, mpm->E));
+  if (mpm->field_on[MPM_FIELD_NU])
+    PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_PARAMETERS, "nu", "1", mpm->nlabels, mpm->nu));
+  PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_PARAMETERS, "model", "1", mpm->nlabels, model));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -15,7 +15,12 @@ PetscErrorCode AdjStepperCreateState(AdjStepper st, Vec *x)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  PetscCall(st->ops.createstate(st->ctx, x));
+  if (st->ops.createstate)
+    PetscCall(st->ops.createstate(st->ctx, x));
+  else {
+    PetscCall(VecDuplicate(st->state_template, x));
+    PetscCall(PetscObjectSetName((PetscObject)*x, st->state_name));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -41,7 +46,10 @@ PetscErrorCode AdjStepperInitialState(AdjStepper st, Vec x0)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  PetscCall(st->ops.initialstate(st->ctx, x0));
+  if (st->ops.initialstate)
+    PetscCall(st->ops.initialstate(st->ctx, x0));
+  else
+    PetscCall(VecCopy(st->initial, x0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

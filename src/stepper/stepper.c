@@ -7,18 +7,12 @@ static PetscInt        AdjStepperNumTypes;
 PetscLogEvent ADJSTEPPER_Step, ADJSTEPPER_StepAdjoint, ADJSTEPPER_Objective, ADJSTEPPER_ObjectiveAdjoint,
     ADJSTEPPER_Output;
 
-static PetscErrorCode AdjStepperRegisterEvents(void)
-{
-  const AdjLogEvent events[] = {{"StepperStep", &ADJSTEPPER_Step},
-                                {"StepperStepAdj", &ADJSTEPPER_StepAdjoint},
-                                {"StepperObjective", &ADJSTEPPER_Objective},
-                                {"StepperObjAdj", &ADJSTEPPER_ObjectiveAdjoint},
-                                {"StepperOutput", &ADJSTEPPER_Output}};
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjLogRegisterEvents("AdjStepper", ADJ_NUM_EVENTS(events), events));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Log events of the class AdjStepper, registered once by the create function. */
+static const AdjLogEvent AdjStepperEvents[] = {{"StepperStep", &ADJSTEPPER_Step},
+                                               {"StepperStepAdj", &ADJSTEPPER_StepAdjoint},
+                                               {"StepperObjective", &ADJSTEPPER_Objective},
+                                               {"StepperObjAdj", &ADJSTEPPER_ObjectiveAdjoint},
+                                               {"StepperOutput", &ADJSTEPPER_Output}};
 
 PetscErrorCode AdjStepperRegister(const char type[], const char description[], PetscErrorCode (*create)(AdjStepper))
 {
@@ -55,7 +49,7 @@ PetscErrorCode AdjStepperCreate(MPI_Comm comm, AdjStepper *stepper)
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperRegisterAll());
-  PetscCall(AdjStepperRegisterEvents());
+  PetscCall(AdjLogRegisterEvents("AdjStepper", ADJ_NUM_EVENTS(AdjStepperEvents), AdjStepperEvents));
   PetscCall(PetscNew(&st));
   st->comm        = comm;
   st->nsteps      = 0;
@@ -166,8 +160,13 @@ static PetscErrorCode AdjStepperCheckOps(AdjStepper st)
   const char *const    need_name[] = {"createstate", "initialstate", "step",       "checkstate",
                                       "objective",   "zerogradient", "fieldvalues"};
   const PetscBool      described   = (PetscBool)(st->nfields[ADJ_FIELDS_OUTPUT] + st->nfields[ADJ_FIELDS_RESTART] > 0);
-  const PetscBool need[] = {!!o->createstate,  !!o->initialstate,           !!o->step, !!o->checkstate, !!o->objective,
-                            !!o->zerogradient, !described || o->fieldvalues};
+  const PetscBool      need[]      = {o->createstate || st->state_template,
+                                      o->initialstate || st->initial,
+                                      !!o->step,
+                                      !!o->checkstate,
+                                      !!o->objective,
+                                      !!o->zerogradient,
+                                      !described || o->fieldvalues};
   const PetscBool adjoint[] = {!!o->stepadjoint, !!o->objectiveadjoint, !!o->initialstateadjoint, !!o->hasobjective};
   const PetscInt  nneed     = (PetscInt)(sizeof(need) / sizeof(need[0])),
                  nadj       = (PetscInt)(sizeof(adjoint) / sizeof(adjoint[0]));
@@ -234,6 +233,8 @@ PetscErrorCode AdjStepperDestroy(AdjStepper *stepper)
   PetscFunctionBeginUser;
   if (!*stepper) PetscFunctionReturn(PETSC_SUCCESS);
   if ((*stepper)->ops.destroy) PetscCall((*stepper)->ops.destroy(*stepper));
+  PetscCall(VecDestroy(&(*stepper)->state_template));
+  PetscCall(VecDestroy(&(*stepper)->initial));
   PetscCall(AdjParamsDestroy(&(*stepper)->params));
   PetscCall(PetscFree(*stepper));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -251,6 +252,25 @@ PetscErrorCode AdjStepperHasAdjoint(AdjStepper st, PetscBool *has)
   PetscFunctionBeginUser;
   PetscCall(AdjStepperSetUp(st));
   *has = st->hasadjoint;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjStepperSetStateTemplate(AdjStepper st, Vec x, const char name[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectReference((PetscObject)x));
+  PetscCall(VecDestroy(&st->state_template));
+  st->state_template = x;
+  PetscCall(PetscStrncpy(st->state_name, name, sizeof(st->state_name)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjStepperSetInitialStateVec(AdjStepper st, Vec x0)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectReference((PetscObject)x0));
+  PetscCall(VecDestroy(&st->initial));
+  st->initial = x0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -34,6 +34,10 @@ struct _p_AdjStepper {
   PetscBool       setfromoptionscalled, setupcalled, hasadjoint;
   AdjStepperField fields[2][ADJ_STEPPER_MAX_FIELDS]; /* by AdjFieldSet: output, restart */
   PetscInt        nfields[2];
+  /* Optional defaults of createstate and initialstate (AdjStepperSetStateTemplate, AdjStepperSetInitialStateVec):
+   * states are duplicates of state_template named state_name; the initial state is a copy of initial. */
+  Vec  state_template, initial;
+  char state_name[64];
   /* The adjoint contract: the last forward step (k, its input vector and that vector's state
    * counter), or stepped_k = -1 when no step's intermediates are valid. */
   AdjStepIndex     stepped_k;

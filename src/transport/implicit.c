@@ -17,14 +17,9 @@ const char *const TransportDiffusionModes[] = {"explicit", "implicit", "Transpor
                                                NULL};
 const char *const TransportCNSolverTypes[]  = {"auto", "fftw", "ksp", "TransportCNSolverType", "TRANSPORT_CN_", NULL};
 
-static PetscErrorCode TransportImplicitRegisterEvents(void)
-{
-  const AdjLogEvent events[] = {{"TrDiffuseCN", &TRANSPORT_DiffuseCN}, {"TrDiffuseCNAdj", &TRANSPORT_DiffuseCNAdj}};
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjLogRegisterEvents("TransportCN", ADJ_NUM_EVENTS(events), events));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Log events of the class TransportCN, registered once by the create function. */
+static const AdjLogEvent TransportImplicitEvents[] = {{"TrDiffuseCN", &TRANSPORT_DiffuseCN},
+                                                      {"TrDiffuseCNAdj", &TRANSPORT_DiffuseCNAdj}};
 
 /* CG with smoothed-aggregation algebraic multigrid (PCGAMG) by default: A is an SPD M-matrix
  * (identity plus a weighted graph Laplacian), for which one GAMG V-cycle is a symmetric
@@ -64,7 +59,7 @@ PetscErrorCode TransportImplicitSetFromOptions(Transport tr)
   PetscInt           mode = TRANSPORT_DIFFUSION_EXPLICIT, solver = TRANSPORT_CN_AUTO;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportImplicitRegisterEvents());
+  PetscCall(AdjLogRegisterEvents("TransportCN", ADJ_NUM_EVENTS(TransportImplicitEvents), TransportImplicitEvents));
   PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: time integration of diffusion", "Transport");
   PetscCall(
       PetscOptionsEList("-transport_diffusion",

@@ -8,38 +8,14 @@ PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT
     TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit,
     TRANSPORT_MisfitAdj;
 
-PetscErrorCode TransportRegisterEvents(void)
-{
-  const AdjLogEvent events[] = {{"TrGhosts", &TRANSPORT_Ghosts},   {"TrGhostsAdj", &TRANSPORT_GhostsAdj},
-                                {"TrAdvect", &TRANSPORT_Advect},   {"TrAdvectAdj", &TRANSPORT_AdvectAdj},
-                                {"TrDiffuse", &TRANSPORT_Diffuse}, {"TrDiffuseAdj", &TRANSPORT_DiffuseAdj},
-                                {"TrStage", &TRANSPORT_Stage},     {"TrStageAdj", &TRANSPORT_StageAdj},
-                                {"TrStep", &TRANSPORT_Step},       {"TrStepAdj", &TRANSPORT_StepAdj},
-                                {"TrMisfit", &TRANSPORT_Misfit},   {"TrMisfitAdj", &TRANSPORT_MisfitAdj}};
-
-  PetscFunctionBeginUser;
-  PetscCall(AdjLogRegisterEvents("Transport", ADJ_NUM_EVENTS(events), events));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportCreateState(void *ctx, Vec *x)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(DMCreateGlobalVector(tr->da, x));
-  PetscCall(PetscObjectSetName((PetscObject)*x, "c"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode TransportInitialState(void *ctx, Vec x0)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecCopy(tr->c0, x0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* Log events of the class Transport, registered once by the create function. */
+static const AdjLogEvent TransportEvents[] = {
+    {"TrGhosts", &TRANSPORT_Ghosts},   {"TrGhostsAdj", &TRANSPORT_GhostsAdj},
+    {"TrAdvect", &TRANSPORT_Advect},   {"TrAdvectAdj", &TRANSPORT_AdvectAdj},
+    {"TrDiffuse", &TRANSPORT_Diffuse}, {"TrDiffuseAdj", &TRANSPORT_DiffuseAdj},
+    {"TrStage", &TRANSPORT_Stage},     {"TrStageAdj", &TRANSPORT_StageAdj},
+    {"TrStep", &TRANSPORT_Step},       {"TrStepAdj", &TRANSPORT_StepAdj},
+    {"TrMisfit", &TRANSPORT_Misfit},   {"TrMisfitAdj", &TRANSPORT_MisfitAdj}};
 
 static PetscErrorCode TransportInitialStateAdjoint(void *ctx, Vec lambda0)
 {
@@ -145,8 +121,8 @@ static PetscErrorCode TransportWriteVelocity(void *ctx, AdjParams params, AdjOut
   Transport tr = (Transport)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOutputWriteParameterField(out, "velocity_u", "m/s", tr->vel_u));
-  PetscCall(AdjOutputWriteParameterField(out, "velocity_v", "m/s", tr->vel_v));
+  PetscCall(AdjOutputWriteBlockField(out, ADJ_OUTPUT_PARAMETERS, "velocity_u", "m/s", tr->vel_u));
+  PetscCall(AdjOutputWriteBlockField(out, ADJ_OUTPUT_PARAMETERS, "velocity_v", "m/s", tr->vel_v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -327,6 +303,8 @@ static PetscErrorCode TransportSetFromOptions(AdjStepper st)
   PetscCall(TransportCheckBoundaryPeclet(tr));
   PetscCall(TransportObjectiveSetUp(tr));
   PetscCall(AdjStepperSetTimes(st, tr->nsteps, tr->dt));
+  PetscCall(AdjStepperSetStateTemplate(st, tr->c0, "c"));
+  PetscCall(AdjStepperSetInitialStateVec(st, tr->c0));
   {
     const PetscReal lower[2] = {0, 0}, upper[2] = {tr->grid.L[0], tr->grid.L[1]};
     PetscCall(AdjStepperSetGrid(st, tr->da, lower, upper));
@@ -341,8 +319,6 @@ static const AdjStepperOps TransportOps = {
     .setfromoptions      = TransportSetFromOptions,
     .setup               = TransportSetUp,
     .destroy             = TransportDestroy,
-    .createstate         = TransportCreateState,
-    .initialstate        = TransportInitialState,
     .initialstateadjoint = TransportInitialStateAdjoint,
     .step                = TransportStep,
     .stepadjoint         = TransportStepAdjoint,
@@ -360,7 +336,7 @@ PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
   Transport tr;
 
   PetscFunctionBeginUser;
-  PetscCall(TransportRegisterEvents());
+  PetscCall(AdjLogRegisterEvents("Transport", ADJ_NUM_EVENTS(TransportEvents), TransportEvents));
   PetscCall(PetscNew(&tr));
   PetscCall(AdjStepperGetComm(st, &tr->comm));
   PetscCall(AdjStepperSetImplementation(st, tr, &TransportOps));

@@ -191,4 +191,3 @@ PetscErrorCode TransportCheckBoundaryPeclet(Transport tr);
 extern PetscLogEvent TRANSPORT_Ghosts, TRANSPORT_GhostsAdj, TRANSPORT_Advect, TRANSPORT_AdvectAdj, TRANSPORT_Diffuse,
     TRANSPORT_DiffuseAdj, TRANSPORT_Stage, TRANSPORT_StageAdj, TRANSPORT_Step, TRANSPORT_StepAdj, TRANSPORT_Misfit,
     TRANSPORT_MisfitAdj;
-PetscErrorCode TransportRegisterEvents(void);

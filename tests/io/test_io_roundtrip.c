@@ -88,10 +88,10 @@ static PetscErrorCode WriteRun(DM da, PetscInt dim)
   PetscCall(VecDuplicate(rho, &kappa));
   PetscCall(IOTestFill(da, 50, g));
   PetscCall(IOTestFill(da, 51, kappa));
-  PetscCall(AdjOutputWriteGradientField(out, "kappa", "J s/m^2", g));
-  PetscCall(AdjOutputWriteGradientArray(out, "theta", "J", 3, dtheta));
-  PetscCall(AdjOutputWriteParameterField(out, "kappa", "m^2/s", kappa));
-  PetscCall(AdjOutputWriteParameterArray(out, "theta", "1", 3, theta));
+  PetscCall(AdjOutputWriteBlockField(out, ADJ_OUTPUT_GRADIENTS, "kappa", "J s/m^2", g));
+  PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_GRADIENTS, "theta", "J", 3, dtheta));
+  PetscCall(AdjOutputWriteBlockField(out, ADJ_OUTPUT_PARAMETERS, "kappa", "m^2/s", kappa));
+  PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_PARAMETERS, "theta", "1", 3, theta));
 
   if (dim < 3)
     PetscCall(VecCreateMPI(comm, PETSC_DECIDE, 5, &design));
