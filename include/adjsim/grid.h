@@ -50,3 +50,17 @@ PetscErrorCode AdjGridCreateDMDA(MPI_Comm comm, PetscInt dim, const PetscInt cel
     this centring (or of a DMDA compatible with it, DMDACreateCompatibleDMDA) on the box with lengths
     L[dim] [m]: cell centres (i + 1/2) h or nodes i h, h = L / cells. Collective. @*/
 PetscErrorCode AdjGridSetUniformCoordinates(DM da, AdjGridCentring centring, const PetscReal lengths[]);
+
+/*@ AdjGridBoxOptions - reads the box of a solver inside its PetscOptionsBegin block: -<physics>_grid
+    (dim cell counts; gridhelp says what they count) and -<physics>_domain (dim lengths [m]) into cells[]
+    and len[], which hold the defaults on entry; a count other than dim values is refused. Collective. @*/
+PetscErrorCode AdjGridBoxOptions(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char physics[],
+                                 const char gridhelp[], PetscInt dim, PetscInt cells[], PetscReal len[]);
+
+/*@ AdjGridBoxSetUp - checks the box read by AdjGridBoxOptions (at least 4 cells per direction, lengths
+    positive and finite, and the problem size against the index range and the memory: AdjGridCheckSize
+    with count items of dof unknowns, bytes_per_item each) and gives cells per direction M, lengths L and
+    spacings h = L / M. Collective. @*/
+PetscErrorCode AdjGridBoxSetUp(MPI_Comm comm, const char physics[], PetscInt dim, const PetscInt cells[],
+                               const PetscReal len[], const char item[], PetscInt64 count, PetscInt dof,
+                               PetscReal bytes_per_item, PetscInt M[], PetscReal L[], PetscReal h[]);

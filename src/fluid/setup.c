@@ -71,8 +71,8 @@ static PetscErrorCode FluidCheckBoundaries(Fluid fl)
 PetscErrorCode FluidSetUpGrid(Fluid fl)
 {
   FluidGrid     *g        = &fl->grid;
-  PetscInt       cells[2] = {32, 32}, n = 2;
-  PetscReal      len[2] = {1.0, 1.0};
+  PetscInt       cells[2] = {32, 32};
+  PetscReal      len[2]   = {1.0, 1.0};
   DMBoundaryType dmbc[FLUID_DIM];
 
   PetscFunctionBeginUser;
@@ -83,34 +83,16 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
       g->bc[d][s].profile  = FLUID_PROFILE_UNIFORM;
     }
   PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: grid and boundaries", "Fluid");
-  PetscCall(PetscOptionsIntArray("-fluid_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
-  PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT,
-             "-fluid_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
-  n = 2;
-  PetscCall(PetscOptionsRealArray("-fluid_domain", "Domain lengths Lx,Ly [m] (the box is [0,Lx] x [0,Ly])", "", len, &n,
-                                  NULL));
-  PetscCheck(n == 2 || n == 0, fl->comm, PETSC_ERR_USER_INPUT,
-             "-fluid_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
+  PetscCall(AdjGridBoxOptions(PetscOptionsObject, fl->comm, "fluid", "Cells in x and y", FLUID_DIM, cells, len));
   PetscOptionsEnd();
   for (PetscInt d = 0; d < FLUID_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) PetscCall(FluidSideFromOptions(fl, d, s));
-  PetscCheck(cells[0] >= 4 && cells[1] >= 4, fl->comm, PETSC_ERR_USER_INPUT,
-             "-fluid_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0],
-             cells[1]);
-  PetscCheck(len[0] > 0 && len[1] > 0, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_domain %g,%g: lengths must be positive",
-             (double)len[0], (double)len[1]);
   PetscCall(FluidCheckBoundaries(fl));
-  for (PetscInt d = 0; d < FLUID_DIM; d++) {
-    g->M[d] = cells[d];
-    g->L[d] = len[d];
-    g->h[d] = len[d] / cells[d];
+  /* about 640 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
+  PetscCall(AdjGridBoxSetUp(fl->comm, "fluid", FLUID_DIM, cells, len, "cell", (PetscInt64)cells[0] * cells[1], 3, 640,
+                            g->M, g->L, g->h));
+  for (PetscInt d = 0; d < FLUID_DIM; d++)
     dmbc[d] = g->bc[d][0].type == FLUID_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
-  }
-  { /* about 640 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
-    char what[96];
-    PetscCall(PetscSNPrintf(what, sizeof(what), "-fluid_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
-    PetscCall(AdjGridCheckSize(fl->comm, what, "cell", (PetscInt64)cells[0] * cells[1], 3, 640));
-  }
   /* Point (i, j) holds cell (i, j)'s left u-face, bottom v-face and pressure: one point per cell. */
   PetscCall(AdjGridCreateDMDA(fl->comm, FLUID_DIM, g->M, dmbc, ADJ_GRID_CELL, 3, DMDA_STENCIL_BOX, 1, NULL, &fl->da));
   PetscCall(DMDASetFieldName(fl->da, 0, "u"));

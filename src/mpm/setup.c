@@ -52,8 +52,8 @@ static PetscErrorCode MPMSetUpNodeRanks(MPM mpm)
 PetscErrorCode MPMSetUpGrid(MPM mpm)
 {
   MPMGrid       *g        = &mpm->grid;
-  PetscInt       cells[2] = {32, 32}, n = 2;
-  PetscReal      len[2] = {1.0, 1.0};
+  PetscInt       cells[2] = {32, 32};
+  PetscReal      len[2]   = {1.0, 1.0};
   DMBoundaryType dmbc[MPM_DIM];
 
   PetscFunctionBeginUser;
@@ -63,15 +63,8 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
   for (PetscInt d = 0; d < MPM_DIM; d++)
     for (PetscInt s = 0; s < 2; s++) g->wall[d][s] = MPM_WALL_STICKY;
   PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: grid", "MPM");
-  PetscCall(PetscOptionsIntArray("-mpm_grid", "Background grid cells in x and y: Mx,My (nodes at cell corners)", "",
-                                 cells, &n, NULL));
-  PetscCheck(n == 2 || n == 0, mpm->comm, PETSC_ERR_USER_INPUT,
-             "-mpm_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
-  n = 2;
-  PetscCall(
-      PetscOptionsRealArray("-mpm_domain", "Domain lengths Lx,Ly [m] (the box is [0,Lx] x [0,Ly])", "", len, &n, NULL));
-  PetscCheck(n == 2 || n == 0, mpm->comm, PETSC_ERR_USER_INPUT,
-             "-mpm_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
+  PetscCall(AdjGridBoxOptions(PetscOptionsObject, mpm->comm, "mpm",
+                              "Background grid cells in x and y (nodes at cell corners)", MPM_DIM, cells, len));
   PetscCall(PetscOptionsInt("-mpm_wall_width", "Walls act on the grid nodes this many nodes deep from each side", "",
                             g->wall_width, &g->wall_width, NULL));
   PetscCall(PetscOptionsReal(
@@ -94,24 +87,13 @@ PetscErrorCode MPMSetUpGrid(MPM mpm)
              "-mpm_wall_friction %g: the friction coefficient must be non-negative", (double)g->friction);
   PetscCheck(g->friction_smoothing > 0 && PetscIsNormalReal(g->friction_smoothing), mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_friction_smoothing %g m/s: the smoothing width must be positive", (double)g->friction_smoothing);
-  PetscCheck(cells[0] >= 4 && cells[1] >= 4, mpm->comm, PETSC_ERR_USER_INPUT,
-             "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0], cells[1]);
-  PetscCheck(len[0] > 0 && len[1] > 0 && PetscIsNormalReal(len[0]) && PetscIsNormalReal(len[1]), mpm->comm,
-             PETSC_ERR_USER_INPUT, "-mpm_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
+  /* about 200 bytes per node (max RSS of forward runs on 128^2 and 512^2 cells, particles apart) */
+  PetscCall(AdjGridBoxSetUp(mpm->comm, "mpm", MPM_DIM, cells, len, "node", (PetscInt64)(cells[0] + 1) * (cells[1] + 1),
+                            MPM_NNODE, 200, g->M, g->L, g->h));
+  for (PetscInt d = 0; d < MPM_DIM; d++) dmbc[d] = DM_BOUNDARY_NONE;
   PetscCheck(g->wall_width >= 1 && 2 * g->wall_width < PetscMin(cells[0], cells[1]), mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_wall_width %" PetscInt_FMT " must be at least 1 and less than half the cells per direction",
              g->wall_width);
-  for (PetscInt d = 0; d < MPM_DIM; d++) {
-    g->M[d] = cells[d];
-    g->L[d] = len[d];
-    g->h[d] = len[d] / cells[d];
-    dmbc[d] = DM_BOUNDARY_NONE;
-  }
-  { /* about 200 bytes per node (max RSS of forward runs on 128^2 and 512^2 cells, particles apart) */
-    char what[96];
-    PetscCall(PetscSNPrintf(what, sizeof(what), "-mpm_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
-    PetscCall(AdjGridCheckSize(mpm->comm, what, "node", (PetscInt64)(cells[0] + 1) * (cells[1] + 1), MPM_NNODE, 200));
-  }
   /* Particles are owned by the rank owning their nearest node, whose stencil is that node +-1: a
    * ghost width of 1 covers it. */
   PetscCall(

@@ -1,6 +1,7 @@
 /* Uniform structured grids: DMDA creation for any dimension (see include/adjsim/grid.h). */
 #define _POSIX_C_SOURCE 200809L /* sysconf, getrlimit */
 #include <adjsim/grid.h>
+#include <adjsim/optcheck.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -111,5 +112,53 @@ PetscErrorCode AdjGridSetUniformCoordinates(DM da, AdjGridCentring centring, con
     }
   }
   PetscCall(DMDASetUniformCoordinates(da, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjGridBoxOptions(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char physics[],
+                                 const char gridhelp[], PetscInt dim, PetscInt cells[], PetscReal len[])
+{
+  const char *names = dim == 3 ? "Mx,My,Mz" : "Mx,My", *lnames = dim == 3 ? "Lx,Ly,Lz" : "Lx,Ly";
+  char        opt[2][64], help[2][160];
+  PetscInt    n = dim;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(opt[0], sizeof(opt[0]), "-%s_grid", physics));
+  PetscCall(PetscSNPrintf(opt[1], sizeof(opt[1]), "-%s_domain", physics));
+  PetscCall(PetscSNPrintf(help[0], sizeof(help[0]), "%s: %s", gridhelp, names));
+  PetscCall(PetscSNPrintf(help[1], sizeof(help[1]), "Domain lengths %s [m] (the box is [0,Lx] x [0,Ly]%s)", lnames,
+                          dim == 3 ? " x [0,Lz]" : ""));
+  PetscCall(PetscOptionsIntArray(opt[0], help[0], "", cells, &n, NULL));
+  PetscCheck(n == dim || n == 0, comm, PETSC_ERR_USER_INPUT,
+             "%s needs %" PetscInt_FMT " integers %s, got %" PetscInt_FMT, opt[0], dim, names, n);
+  n = dim;
+  PetscCall(PetscOptionsRealArray(opt[1], help[1], "", len, &n, NULL));
+  PetscCheck(n == dim || n == 0, comm, PETSC_ERR_USER_INPUT,
+             "%s needs %" PetscInt_FMT " lengths %s, got %" PetscInt_FMT, opt[1], dim, lnames, n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjGridBoxSetUp(MPI_Comm comm, const char physics[], PetscInt dim, const PetscInt cells[],
+                               const PetscReal len[], const char item[], PetscInt64 count, PetscInt dof,
+                               PetscReal bytes_per_item, PetscInt M[], PetscReal L[], PetscReal h[])
+{
+  char   what[128], opt[64];
+  size_t len_what;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "-%s_grid %" PetscInt_FMT, physics, cells[0]));
+  for (PetscInt d = 1; d < dim; d++) {
+    PetscCall(PetscStrlen(what, &len_what));
+    PetscCall(PetscSNPrintf(what + len_what, sizeof(what) - len_what, ",%" PetscInt_FMT, cells[d]));
+  }
+  for (PetscInt d = 0; d < dim; d++)
+    PetscCheck(cells[d] >= 4, comm, PETSC_ERR_USER_INPUT, "%s: need at least 4 cells per direction", what);
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%s_domain", physics));
+  for (PetscInt d = 0; d < dim; d++)
+    PetscCheck(len[d] > 0, comm, PETSC_ERR_USER_INPUT, "%s %g,%g: lengths must be positive", opt, (double)len[0],
+               (double)len[1]);
+  PetscCall(AdjCheckRealOptionArray(comm, opt, dim, len, ADJ_REAL_POSITIVE, "m"));
+  PetscCall(AdjGridCheckSize(comm, what, item, count, dof, bytes_per_item));
+  for (PetscInt d = 0; d < dim; d++) M[d] = cells[d], L[d] = len[d], h[d] = len[d] / cells[d];
   PetscFunctionReturn(PETSC_SUCCESS);
 }

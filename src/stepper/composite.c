@@ -21,40 +21,39 @@ typedef struct {
   Vec        design[2], gdesign[2];
 } * Composite;
 
-/* Copies the parts of a composite vector X into (split) or out of (join) the parts' vectors. */
-static PetscErrorCode CompositeSplit(Composite c, Vec X, Vec part[2])
+/* Copies the parts of a composite vector X into the parts' vectors (split) or back into X (join); only
+ * the destination is written, so the source keeps its PETSc state counter (the adjoint contract reads it). */
+static PetscErrorCode CompositeCopy(Composite c, Vec X, Vec part[2], PetscBool split)
 {
-  const PetscScalar *a;
-  PetscScalar       *p;
-  PetscInt           off = 0;
+  PetscInt off = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(X, &a));
   for (PetscInt i = 0; i < 2; i++) {
-    PetscCall(VecGetArrayWrite(part[i], &p));
-    PetscCall(PetscArraycpy(p, a + off, c->nlocal[i]));
-    PetscCall(VecRestoreArrayWrite(part[i], &p));
+    const Vec          src = split ? X : part[i], dst = split ? part[i] : X;
+    const PetscScalar *s;
+    PetscScalar       *d;
+
+    PetscCall(VecGetArrayRead(src, &s));
+    PetscCall(VecGetArray(dst, &d));
+    PetscCall(PetscArraycpy(split ? d : d + off, split ? s + off : s, c->nlocal[i]));
+    PetscCall(VecRestoreArray(dst, &d));
+    PetscCall(VecRestoreArrayRead(src, &s));
     off += c->nlocal[i];
   }
-  PetscCall(VecRestoreArrayRead(X, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CompositeSplit(Composite c, Vec X, Vec part[2])
+{
+  PetscFunctionBeginUser;
+  PetscCall(CompositeCopy(c, X, part, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CompositeJoin(Composite c, Vec part[2], Vec X)
 {
-  const PetscScalar *p;
-  PetscScalar       *a;
-  PetscInt           off = 0;
-
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayWrite(X, &a));
-  for (PetscInt i = 0; i < 2; i++) {
-    PetscCall(VecGetArrayRead(part[i], &p));
-    PetscCall(PetscArraycpy(a + off, p, c->nlocal[i]));
-    PetscCall(VecRestoreArrayRead(part[i], &p));
-    off += c->nlocal[i];
-  }
-  PetscCall(VecRestoreArrayWrite(X, &a));
+  PetscCall(CompositeCopy(c, X, part, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -12,7 +12,7 @@ static const char *const TransportBCTypes[] = {"periodic",        "dirichlet",  
 /*@ TransportSetUpGrid - DMDA of M[0] x M[1] cells on [0,L[0]] x [0,L[1]], ghosted boundaries where not periodic. @*/
 PetscErrorCode TransportSetUpGrid(Transport tr)
 {
-  PetscInt    cells[2] = {64, 64}, n = 2;
+  PetscInt    cells[2] = {64, 64};
   PetscReal   len[2] = {1.0, 1.0}, bval[2][2] = {{0, 0}, {0, 0}};
   PetscInt    bc[2]          = {TRANSPORT_BC_PERIODIC, TRANSPORT_BC_PERIODIC};
   const char *sidename[2][2] = {{"-transport_bc_xlo", "-transport_bc_xhi"}, {"-transport_bc_ylo", "-transport_bc_yhi"}};
@@ -21,13 +21,8 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(tr->comm, tr->prefix, "Scalar transport: grid and boundaries", "Transport");
-  PetscCall(PetscOptionsIntArray("-transport_grid", "Cells in x and y: Mx,My", "", cells, &n, NULL));
-  PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT,
-             "-transport_grid needs two integers Mx,My, got %" PetscInt_FMT, n);
-  n = 2;
-  PetscCall(PetscOptionsRealArray("-transport_domain", "Domain lengths Lx,Ly [m]", "", len, &n, NULL));
-  PetscCheck(n == 2 || n == 0, tr->comm, PETSC_ERR_USER_INPUT,
-             "-transport_domain needs two lengths Lx,Ly, got %" PetscInt_FMT, n);
+  PetscCall(
+      AdjGridBoxOptions(PetscOptionsObject, tr->comm, "transport", "Cells in x and y", TRANSPORT_DIM, cells, len));
   PetscCall(PetscOptionsEList("-transport_bc_x", "Boundary type at x = 0 and x = Lx", "", TransportBCTypes, 3,
                               TransportBCTypes[bc[0]], &bc[0], NULL));
   PetscCall(PetscOptionsEList("-transport_bc_y", "Boundary type at y = 0 and y = Ly", "", TransportBCTypes, 3,
@@ -39,27 +34,14 @@ PetscErrorCode TransportSetUpGrid(Transport tr)
           "Boundary value on that side: the scalar for dirichlet, its outward normal derivative [1/m] for neumann", "",
           bval[d][s], &bval[d][s], NULL));
   PetscOptionsEnd();
-  PetscCheck(cells[0] >= 4 && cells[1] >= 4, tr->comm, PETSC_ERR_USER_INPUT,
-             "-transport_grid %" PetscInt_FMT ",%" PetscInt_FMT ": need at least 4 cells per direction", cells[0],
-             cells[1]);
-  PetscCheck(len[0] > 0 && len[1] > 0, tr->comm, PETSC_ERR_USER_INPUT,
-             "-transport_domain %g,%g: lengths must be positive", (double)len[0], (double)len[1]);
-  PetscCall(AdjCheckRealOptionArray(tr->comm, "-transport_domain", 2, len, ADJ_REAL_POSITIVE, "m"));
   for (PetscInt d = 0; d < 2; d++)
     for (PetscInt s = 0; s < 2; s++)
       PetscCall(AdjCheckRealOption(tr->comm, sidename[d][s], bval[d][s], ADJ_REAL_FINITE, NULL));
-  for (PetscInt d = 0; d < TRANSPORT_DIM; d++) {
-    g->M[d] = cells[d];
-    g->L[d] = len[d];
-    g->h[d] = len[d] / cells[d];
+  /* about 320 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
+  PetscCall(AdjGridBoxSetUp(tr->comm, "transport", TRANSPORT_DIM, cells, len, "cell", (PetscInt64)cells[0] * cells[1],
+                            1, 320, g->M, g->L, g->h));
+  for (PetscInt d = 0; d < TRANSPORT_DIM; d++)
     dmbc[d] = bc[d] == TRANSPORT_BC_PERIODIC ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
-  }
-  { /* about 320 bytes per cell: the max RSS of forward runs on 256^2 and 1024^2 cells grows by that */
-    char what[96];
-    PetscCall(
-        PetscSNPrintf(what, sizeof(what), "-transport_grid %" PetscInt_FMT ",%" PetscInt_FMT, cells[0], cells[1]));
-    PetscCall(AdjGridCheckSize(tr->comm, what, "cell", (PetscInt64)cells[0] * cells[1], 1, 320));
-  }
   PetscCall(
       AdjGridCreateDMDA(tr->comm, TRANSPORT_DIM, g->M, dmbc, ADJ_GRID_CELL, 1, DMDA_STENCIL_STAR, 1, g->L, &tr->da));
   PetscCall(DMDASetFieldName(tr->da, 0, "c"));
