@@ -62,6 +62,14 @@ void AdjShapeDistance(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d,
     Where the gradient vanishes (the centre of a circle) n = (0, 1). Not collective. @*/
 void AdjShapeDistanceNormal(const AdjShape *s, PetscReal x, PetscReal y, PetscReal *d, PetscReal n[2]);
 
+/*@ AdjShapeSurfacePoint - the point xy [m] (world frame) of the closed boundary curve at the curve
+    parameter u in [0, 1), and dxy[c][i] = d xy_c / d p_i for i < np when dxy is not NULL.  The curve runs
+    clockwise from the downstream end of the body axis: for airfoils u in [0, 1/2] is the lower surface
+    from the trailing edge to the leading edge and [1/2, 1) the upper surface back, at the chord station
+    x/c = sin^2(psi/2) with psi = pi |1 - 2u| (cosine spacing for uniform u: fine at both edges); for the
+    circle and the ellipse the polar angle -2 pi u from the body axis.  Not for planes. Not collective. @*/
+void AdjShapeSurfacePoint(const AdjShape *s, PetscReal u, PetscReal xy[2], PetscReal dxy[2][ADJ_SHAPE_MAX_PARAMS]);
+
 /*@ AdjShapeParameterName - name and unit of parameter i (e.g. "alpha", "deg"). Not collective. @*/
 void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, const char **unit);
 

@@ -253,6 +253,40 @@ static void AdjAirfoilBranchPoint(const AdjShape *s, PetscInt side, PetscReal ps
   *Y = AdjDualMul(*Y, c);
 }
 
+/* World frame of a body-frame point (X, Y) relative to the reference point: turned by -alpha, then
+ * translated to (x0, y0) (the inverse of AdjShapeBodyFrame). */
+static void AdjShapeWorldFrame(const AdjShape *s, AdjDual X, AdjDual Y, AdjDual *x, AdjDual *y)
+{
+  const AdjDual a = AdjDualScale(AdjDualVar(s->p[P_ALPHA], P_ALPHA), PETSC_PI / 180);
+  const AdjDual c = AdjDualCos(a), sn = AdjDualSin(a);
+
+  *x = AdjDualAdd(AdjDualVar(s->p[P_X0], P_X0), AdjDualAdd(AdjDualMul(X, c), AdjDualMul(Y, sn)));
+  *y = AdjDualAdd(AdjDualVar(s->p[P_Y0], P_Y0), AdjDualSub(AdjDualMul(Y, c), AdjDualMul(X, sn)));
+}
+
+void AdjShapeSurfacePoint(const AdjShape *s, PetscReal u, PetscReal xy[2], PetscReal dxy[2][ADJ_SHAPE_MAX_PARAMS])
+{
+  AdjDual X, Y, w[2];
+
+  if (s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST) {
+    /* branch points have the leading edge at the origin; the reference point is the quarter chord */
+    AdjAirfoilBranchPoint(s, u < 0.5 ? 1 : 0, PETSC_PI * PetscAbsReal(1 - 2 * u), PETSC_FALSE, &X, &Y);
+    X = AdjDualSub(X, AdjDualScale(AdjDualVar(s->p[P_SIZE], P_SIZE), 0.25));
+  } else {
+    const PetscInt b = s->type == ADJ_SHAPE_ELLIPSE ? P_SIZE + 1 : P_SIZE;
+    const AdjDual  a = AdjDualVar(s->p[P_SIZE], P_SIZE), bb = AdjDualVar(s->p[b], b);
+    const PetscReal th = -2 * PETSC_PI * u;
+
+    X = AdjDualScale(a, PetscCosReal(th)), Y = AdjDualScale(bb, PetscSinReal(th));
+  }
+  AdjShapeWorldFrame(s, X, Y, &w[0], &w[1]);
+  for (PetscInt c = 0; c < 2; c++) {
+    xy[c] = w[c].v;
+    if (dxy)
+      for (PetscInt i = 0; i < s->np; i++) dxy[c][i] = w[c].d[i];
+  }
+}
+
 static void AdjShapeSetVertexMetres(AdjShape *s, PetscInt k, AdjDual X, AdjDual Y)
 {
   const AdjDual v[2] = {X, Y};
