@@ -8,7 +8,8 @@
  *   naca4:    x0, y0, alpha, chord, m, p, t       (NACA 4-digit: camber m, its position p,
  *                                                  thickness t, fractions of the chord; reference
  *                                                  point: the quarter chord; closed trailing edge)
- *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n   (n + 1 <= 5 coefficients per surface)
+ *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n   (n + 1 <= 9 coefficients per surface:
+ *                                                  Bernstein order up to 8)
  *   plane:    x0, y0, alpha, nx, ny               (the half-plane behind the line through (x0, y0) with
  *                                                  outward normal (nx, ny), made unit by AdjShapeSetUp,
  *                                                  turned by alpha like the other shapes; an obstacle or
@@ -27,7 +28,7 @@
 
 #include <adjsim/sys.h>
 
-#define ADJ_SHAPE_MAX_PARAMS 16
+#define ADJ_SHAPE_MAX_PARAMS 24
 #define ADJ_AIRFOIL_POINTS   160
 
 typedef enum { ADJ_SHAPE_CIRCLE, ADJ_SHAPE_ELLIPSE, ADJ_SHAPE_NACA4, ADJ_SHAPE_CST, ADJ_SHAPE_PLANE } AdjShapeType;

@@ -215,9 +215,9 @@ PetscErrorCode FluidBodyShapeGradient(Fluid fl, PetscReal g[])
 static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
 {
   PetscReal pos[2] = {0.5 * fl->grid.L[0], 0.5 * fl->grid.L[1]}, axes[2] = {0.1, 0.05}, mpt[3] = {0, 0.4, 0.12};
-  PetscReal radius = 0.1, chord = 0.2, alpha = 0, up[5] = {0.17, 0.16, 0.15, 0.14},
-            lo[5] = {-0.17, -0.16, -0.15, -0.14};
-  PetscInt  n = 2, na = 2, nm = 3, nu = 5, nl = 5, type = 0; /* index in FluidBodyTypes: none */
+  PetscReal radius = 0.1, chord = 0.2, alpha = 0, up[16] = {0.17, 0.16, 0.15, 0.14},
+            lo[16] = {-0.17, -0.16, -0.15, -0.14};
+  PetscInt  n = 2, na = 2, nm = 3, nu = 16, nl = 16, type = 0; /* index in FluidBodyTypes: none */
   char      naca[16] = "";
   PetscBool setu, setl;
 
@@ -240,8 +240,9 @@ static PetscErrorCode FluidBodyShapeFromOptions(Fluid fl, AdjShape *s)
                                   "NACA 4-digit camber m, its position p, thickness t (fractions of the chord; p is "
                                   "kept > 0 for a symmetric section so that d/dm exists)",
                                   "", mpt, &nm, NULL));
-  PetscCall(PetscOptionsRealArray("-fluid_body_cst_upper", "CST coefficients of the upper surface (up to 5)", "", up,
-                                  &nu, &setu));
+  PetscCall(PetscOptionsRealArray("-fluid_body_cst_upper",
+                                  "CST coefficients of the upper surface (up to 9: Bernstein order 8)", "", up, &nu,
+                                  &setu));
   PetscCall(PetscOptionsRealArray("-fluid_body_cst_lower", "CST coefficients of the lower surface (as many)", "", lo,
                                   &nl, &setl));
   PetscOptionsEnd();

@@ -7,7 +7,7 @@
 
 #include <petscsys.h>
 
-#define ADJ_DUAL_N 16
+#define ADJ_DUAL_N 24
 
 typedef struct {
   PetscReal v, d[ADJ_DUAL_N];

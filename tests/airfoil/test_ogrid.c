@@ -7,6 +7,7 @@
  *  - the tangent against central differences of the grid (relative 1e-6);
  *  - Taylor test of J(p) = <w, X(p)> with the adjoint gradient: the first-order remainder falls at rate 2;
  *  - the gradient on the run's ranks equals that of a one-rank grid (PETSC_COMM_SELF) to 1e-13 relative;
+ *  (the CST case has 9 coefficients per surface: Bernstein order 8, 22 parameters)
  *  - refusals: a cell angle below -airfoil_grid_min_angle, a wall spacing that is not small, growth and
  *    node count given together.
  * Every check fails on a NaN.  Options: -airfoil_grid_around etc. as adjsim reads them. */
@@ -202,8 +203,10 @@ int main(int argc, char **argv)
   PetscInt fail = 0;
   AdjShape naca = {.type = ADJ_SHAPE_NACA4, .p = {0.1, -0.2, 0, 1.0, 0.02, 0.4, 0.12}};
   AdjShape tilt = {.type = ADJ_SHAPE_NACA4, .p = {0, 0, 7.5, 2.0, 0.04, 0.3, 0.15}};
-  AdjShape cst  = {
-       .type = ADJ_SHAPE_CST, .ncst = 4, .p = {0, 0, 0, 1.0, 0.17, 0.16, 0.15, 0.14, -0.15, -0.12, -0.1, -0.08}};
+  /* CST of Bernstein order 8 (9 coefficients per surface, the most the geometry layer takes) */
+  AdjShape cst = {.type = ADJ_SHAPE_CST, .ncst = 9, .p = {0,     0,     0,     1.0,   0.17,  0.165, 0.16,  0.155,
+                                                          0.15,  0.145, 0.14,  0.135, 0.13,  -0.15, -0.13, -0.12,
+                                                          -0.11, -0.1,  -0.09, -0.08, -0.07, -0.06}};
   AdjShape ell = {.type = ADJ_SHAPE_ELLIPSE, .p = {0, 0, 20, 0.5, 0.25}};
   const struct {
     const char *label;
