@@ -100,7 +100,7 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     PetscInt           base[MPM_DIM];
     PetscReal          w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
     PetscReal          dxb[MPM_DIM] = {0, 0}, mb = 0;
-    MPMMaterialPoint   mpb = {0, 0, 0, 0, 0, 0};
+    MPMMaterialPoint   mpb = {0};
     PetscScalar        tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM], Ab[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}};
     PetscScalar        taub[MPM_DIM][MPM_DIM], znew[MPM_MODEL_MAX_STATE];
     const PetscReal    m  = mat[q].mass;

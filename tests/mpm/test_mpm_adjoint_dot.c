@@ -62,8 +62,7 @@ static void P2GTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMPart
 
     StencilTangent(g, p[q].x, dp[q].x, &s);
     MPMKirchhoff(&mat[q], p[q].F, zq, tau);
-    KirchhoffTangent((PetscInt)mat[q].model, mat[q].E, mat[q].nu, p[q].F, ns ? zq : NULL, dp[q].F, ns ? dzq : NULL,
-                     dmat[q].E, dmat[q].nu, dtau, ns ? dznq : NULL);
+    KirchhoffTangent(&mat[q], &dmat[q], p[q].F, ns ? zq : NULL, dp[q].F, ns ? dzq : NULL, dtau, ns ? dznq : NULL);
     for (PetscInt k = ns; k < nz; k++) dznq[k] = dzq[k];
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) {
@@ -380,7 +379,7 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
   PetscCall(FlatRandom(rnd, n * MPM_NSTATE, dp, 1.0));
   for (PetscInt q = 0; q < n; q++) {
     for (PetscInt d = 0; d < MPM_DIM; d++) dp[q].x[d] *= 0.1 * g.h[d];
-    dmat[q]      = (MPMMaterialPoint){0, 0, 0, 0, 0, 0};
+    dmat[q]      = (MPMMaterialPoint){0};
     dmat[q].mass = 0.1 * mat[q].mass * dp[q].v[0];
     dmat[q].E    = 0.1 * mat[q].E * dp[q].v[1];
     dmat[q].nu   = 0.05 * dp[q].C[0][0];
@@ -593,7 +592,7 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
   PetscCall(PetscArraycpy(mpm->zin, zin, n * nz));
   for (PetscInt q = 0; q < n; q++) {
     const PetscInt l = (PetscInt)mpm->pmat[q].label;
-    dmat[q]          = (MPMMaterialPoint){drho[l] * mpm->pmat[q].volume, 0, dE[l], dnu[l], 0, 0};
+    dmat[q]          = (MPMMaterialPoint){.mass = drho[l] * mpm->pmat[q].volume, .E = dE[l], .nu = dnu[l]};
   }
   PetscCall(DMGetLocalVector(mpm->da, &lP));
   PetscCall(DMGetLocalVector(mpm->da, &ldn));
@@ -776,7 +775,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(MPMExchangeToOwners(mpm, dx));
     PetscCall(PetscArraycpy(dpin, mpm->pin, n));
     for (PetscInt q = 0; q < n; q++)
-      dmat[q] = (MPMMaterialPoint){drho[(PetscInt)mpm->pmat[q].label] * mpm->pmat[q].volume, 0, 0, 0, 0, 0};
+      dmat[q] = (MPMMaterialPoint){.mass = drho[(PetscInt)mpm->pmat[q].label] * mpm->pmat[q].volume};
     PetscCall(DMGetLocalVector(mpm->da, &ldn));
     PetscCall(DMGetGlobalVector(mpm->da, &gdn));
     PetscCall(VecZeroEntries(ldn));
