@@ -155,6 +155,37 @@ static PetscErrorCode PlasticBranches(PetscRandom rnd, PetscInt trial, MPMMateri
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Every model of the table at (F; E, nu) in direction (dF; dE, dnu, and for a plastic model dsigma_y, dH) with
+ * weights taub: the plastic models on each branch (PlasticBranches), the others at a random state. */
+static PetscErrorCode TableTests(PetscRandom rnd, PetscInt trial, PetscReal E, PetscReal nu, PetscReal dE,
+                                 PetscReal dnu, const Mat2 F, const Mat2 dF, const Mat2 taub, PetscInt nbranch[3],
+                                 PetscInt *fail)
+{
+  PetscScalar r;
+
+  PetscFunctionBeginUser;
+  for (PetscInt m = 0; m < MPM_NMODELS; m++) {
+    MPMMaterialPoint mp  = {.mass = 1, .volume = 1, .E = E, .nu = nu, .model = (PetscScalar)m};
+    MPMMaterialPoint dmp = {.E = dE, .nu = dnu, .sigma_y = 0, .H = 0};
+    PetscScalar      z[MPM_MODEL_MAX_STATE];
+    char             what[32];
+
+    PetscCall(PetscSNPrintf(what, sizeof(what), "trial %2" PetscInt_FMT, trial));
+    if (MPMModelIsPlastic(MPMModelGetOps((MPMModel)m))) {
+      mp.H = 0.1 * E, mp.yield_smoothing = 0.2;
+      PetscCall(PetscRandomGetValue(rnd, &r));
+      dmp.sigma_y = 1e3 * r;
+      PetscCall(PetscRandomGetValue(rnd, &r));
+      dmp.H = 1e3 * r;
+      PetscCall(PlasticBranches(rnd, trial, &mp, &dmp, F, dF, taub, nbranch, fail));
+      continue;
+    }
+    PetscCall(RandomState(rnd, &mp, z));
+    PetscCall(ModelDotTest(rnd, what, &mp, &dmp, F, dF, taub, z, fail));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* j2 at F = R (l I + 1e-6 N) (nearly repeated stretches, N random) with the exact return (eps = 0), plastic. */
 static PetscErrorCode RepeatedStretchTrial(PetscRandom rnd, PetscInt trial, PetscInt *fail)
 {
@@ -234,25 +265,7 @@ int main(int argc, char **argv)
     dE = 1e4 * r;
     PetscCall(PetscRandomGetValue(rnd, &r));
     dnu = 0.1 * r;
-    for (PetscInt m = 0; m < MPM_NMODELS; m++) {
-      MPMMaterialPoint mp  = {.mass = 1, .volume = 1, .E = E, .nu = nu, .model = (PetscScalar)m};
-      MPMMaterialPoint dmp = {.E = dE, .nu = dnu, .sigma_y = 0, .H = 0};
-      PetscScalar      z[MPM_MODEL_MAX_STATE];
-      char             what[32];
-
-      PetscCall(PetscSNPrintf(what, sizeof(what), "trial %2" PetscInt_FMT, trial));
-      if (MPMModelIsPlastic(MPMModelGetOps((MPMModel)m))) {
-        mp.H = 0.1 * E, mp.yield_smoothing = 0.2;
-        PetscCall(PetscRandomGetValue(rnd, &r));
-        dmp.sigma_y = 1e3 * r;
-        PetscCall(PetscRandomGetValue(rnd, &r));
-        dmp.H = 1e3 * r;
-        PetscCall(PlasticBranches(rnd, trial, &mp, &dmp, F, dF, taub, nbranch, &fail));
-        continue;
-      }
-      PetscCall(RandomState(rnd, &mp, z));
-      PetscCall(ModelDotTest(rnd, what, &mp, &dmp, F, dF, taub, z, &fail));
-    }
+    PetscCall(TableTests(rnd, trial, E, nu, dE, dnu, F, dF, taub, nbranch, &fail));
     /* The polar rotation alone. */
     for (PetscInt i = 0; i < MPM_DIM; i++)
       for (PetscInt j = 0; j < MPM_DIM; j++) Rb[i][j] = taub[i][j], Fb[i][j] = 0;
