@@ -247,6 +247,9 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
     m->mass            = mpm->rho[l] * m->volume;
     m->E               = mpm->E[l];
     m->nu              = mpm->nu[l];
+    m->sigma_y         = mpm->sigma_y[l];
+    m->H               = mpm->H[l];
+    m->yield_smoothing = mpm->yield_smoothing[l];
     m->label           = (PetscScalar)l;
     m->model           = (PetscScalar)mpm->model[l];
     mpm->body_of[slot] = k;
@@ -285,6 +288,9 @@ static PetscErrorCode MPMFillFileBodies(MPM mpm, PetscInt64 nlattice, MPMFillCtx
       m->mass            = mpm->rho[l] * m->volume;
       m->E               = f->E ? f->E[q] : mpm->E[l];
       m->nu              = f->nu ? f->nu[q] : mpm->nu[l];
+      m->sigma_y         = mpm->sigma_y[l];
+      m->H               = mpm->H[l];
+      m->yield_smoothing = mpm->yield_smoothing[l];
       m->label           = (PetscScalar)l;
       m->model           = (PetscScalar)mpm->model[l];
       mpm->body_of[slot] = k;

@@ -7,12 +7,14 @@
 static const MPMModelOps *const MPMModelBuiltin[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = &MPMModelFixedCorotated,
     [MPM_MODEL_NEO_HOOKEAN]     = &MPMModelNeoHookean,
+    [MPM_MODEL_J2]              = &MPMModelJ2,
 };
 /* The table in use: the built-in models, unless a test program replaced an entry (MPMModelTableOverride; this is
  * why it is not const). */
 const MPMModelOps *MPMModelTable[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = &MPMModelFixedCorotated,
     [MPM_MODEL_NEO_HOOKEAN]     = &MPMModelNeoHookean,
+    [MPM_MODEL_J2]              = &MPMModelJ2,
 };
 
 /* Tests only (mpmmodel.h): a plain assignment, callable before PetscInitialize. */
@@ -123,7 +125,7 @@ PetscErrorCode MPMInitialInternalStateAdjoint(MPM mpm, Vec lambda0)
   for (PetscInt i = 0; i < mpm->nhome; i++) {
     const MPMModelOps *ops = MPMMaterialModel(&mat[i]);
     const PetscInt     l   = (PetscInt)mat[i].label;
-    MPMMaterialPoint   mpb = {0, 0, 0, 0, 0, 0};
+    MPMMaterialPoint   mpb = {0};
 
     if (!ops->nstate || !ops->stateinitadjoint) continue;
     ops->stateinitadjoint(&mat[i], MPMRecordStateRead(lb, mpm->nrec, i), &mpb);

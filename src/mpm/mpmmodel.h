@@ -64,13 +64,19 @@ typedef struct {
 } MPMModelOps;
 
 /* The models (src/mpm/models/) and the table indexed by MPMModel (model.c). */
-extern const MPMModelOps  MPMModelFixedCorotated, MPMModelNeoHookean;
+extern const MPMModelOps  MPMModelFixedCorotated, MPMModelNeoHookean, MPMModelJ2;
 extern const MPMModelOps *MPMModelTable[MPM_NMODELS];
 
 /* Tests only: entry m of the table becomes ops (NULL: the built-in model again), so that a test program can
  * run the solver with a model of its own (tests/mpm/mpmtestmodel.h).  Call it before the solver is set up;
  * no user-visible model is registered this way. */
 void MPMModelTableOverride(MPMModel m, const MPMModelOps *ops);
+
+/* Does the model read the plasticity fields sigma_y, H (its params list names sigma_y)? */
+static inline PetscBool MPMModelIsPlastic(const MPMModelOps *ops)
+{
+  return (PetscBool)(ops->params && strstr(ops->params, "sigma_y") != NULL);
+}
 
 /* The model of number m (0 <= m < MPM_NMODELS). */
 static inline const MPMModelOps *MPMModelGetOps(MPMModel m)

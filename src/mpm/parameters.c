@@ -23,9 +23,9 @@ static PetscErrorCode MPMFieldGradient(MPM mpm, MPMFieldKind f, Vec grad)
 static PetscErrorCode MPMGradientSums(void *ctx)
 {
   MPM            mpm = (MPM)ctx;
-  const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES, n = 3 * L + MPM_DIM + 2 * nv;
-  PetscReal      g[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
-      G[4 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
+  const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES, n = 5 * L + MPM_DIM + 2 * nv;
+  PetscReal      g[5 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
+      G[5 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(g, mpm->gE, L));
@@ -34,6 +34,8 @@ static PetscErrorCode MPMGradientSums(void *ctx)
   PetscCall(PetscArraycpy(g + 3 * L, mpm->ggravity, MPM_DIM));
   PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM, mpm->gvelocity, nv));
   PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + nv, mpm->gposition, nv));
+  PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + 2 * nv, mpm->gsigma_y, L));
+  PetscCall(PetscArraycpy(g + 4 * L + MPM_DIM + 2 * nv, mpm->gH, L));
   PetscCallMPI(MPI_Allreduce(g, G, (PetscMPIInt)n, MPIU_REAL, MPIU_SUM, mpm->comm));
   PetscCall(PetscArraycpy(mpm->sE, G, L));
   PetscCall(PetscArraycpy(mpm->snu, G + L, L));
@@ -41,6 +43,8 @@ static PetscErrorCode MPMGradientSums(void *ctx)
   PetscCall(PetscArraycpy(mpm->sgravity, G + 3 * L, MPM_DIM));
   PetscCall(PetscArraycpy(mpm->svelocity, G + 3 * L + MPM_DIM, nv));
   PetscCall(PetscArraycpy(mpm->sposition, G + 3 * L + MPM_DIM + nv, nv));
+  PetscCall(PetscArraycpy(mpm->ssigma_y, G + 3 * L + MPM_DIM + 2 * nv, L));
+  PetscCall(PetscArraycpy(mpm->sH, G + 4 * L + MPM_DIM + 2 * nv, L));
   if (mpm->has_friction)
     PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &mpm->sfriction, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
   for (PetscInt f = 0; f < MPM_NFIELDS; f++)
@@ -258,9 +262,11 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
     const MPMBody *b = &mpm->body[mpm->body_of[i]];
     MPMParticle   *p = MPMRecord(x0, mpm->nrec, i);
 
-    mat[i].E    = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : mpm->E[l];
-    mat[i].nu   = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : mpm->nu[l];
-    mat[i].mass = mpm->rho[l] * mat[i].volume;
+    mat[i].E       = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : mpm->E[l];
+    mat[i].nu      = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : mpm->nu[l];
+    mat[i].mass    = mpm->rho[l] * mat[i].volume;
+    mat[i].sigma_y = mpm->sigma_y[l];
+    mat[i].H       = mpm->H[l];
     for (PetscInt a = 0; a < MPM_DIM; a++) {
       p->x[a] = mpm->seed_x[MPM_DIM * i + a] + b->position[a];
       p->v[a] = mpm->seed_v[MPM_DIM * i + a] + b->velocity[a];
@@ -284,6 +290,14 @@ static PetscErrorCode MPMParametersChanged(void *ctx)
   PetscFunctionBeginUser;
   PetscCheck(mpm->grid.friction >= 0 && PetscIsNormalReal(mpm->grid.friction + 1), mpm->comm, PETSC_ERR_USER_INPUT,
              "Friction parameter mu = %g is negative", (double)mpm->grid.friction);
+  for (PetscInt l = 0; l < mpm->nlabels && mpm->plastic; l++) {
+    PetscCheck(mpm->sigma_y[l] > 0 && PetscIsNormalReal(mpm->sigma_y[l]), mpm->comm, PETSC_ERR_USER_INPUT,
+               "Yield stress parameter sigma_y of label %" PetscInt_FMT " = %g Pa is not positive and finite", l,
+               (double)mpm->sigma_y[l]);
+    PetscCheck(mpm->H[l] >= 0 && PetscIsNormalReal(mpm->H[l] + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+               "Hardening modulus parameter H of label %" PetscInt_FMT " = %g Pa is negative or not finite", l,
+               (double)mpm->H[l]);
+  }
   PetscCall(MPMBodyVectorGet(mpm, PETSC_FALSE, vel));
   PetscCall(MPMBodyVectorGet(mpm, PETSC_TRUE, pos));
   PetscCall(MPMApplyParameters(mpm, mpm->E, mpm->nu, mpm->rho, mpm->gravity, vel, pos));
@@ -460,6 +474,14 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
       PetscCall(AdjParamsSetBounds(params, name, 0.0, PETSC_INFINITY));
     else
       PetscCall(AdjParamsSetBounds(params, name, -0.99, 0.49));
+  }
+  if (mpm->plastic) { /* the plastic models' yield stress and hardening modulus per label */
+    PetscCall(MPMAddArray(mpm, params, "sigma_y", "Pa", mpm->nlabels, mpm->sigma_y, mpm->ssigma_y, "objective per Pa"));
+    PetscCall(AdjParamsSetScale(params, "sigma_y", mpm->sigma_y[0]));
+    PetscCall(AdjParamsSetBounds(params, "sigma_y", 0.0, PETSC_INFINITY));
+    PetscCall(MPMAddArray(mpm, params, "H", "Pa", mpm->nlabels, mpm->H, mpm->sH, "objective per Pa"));
+    PetscCall(AdjParamsSetScale(params, "H", mpm->H[0] > 0 ? mpm->H[0] : mpm->sigma_y[0]));
+    PetscCall(AdjParamsSetBounds(params, "H", 0.0, PETSC_INFINITY));
   }
   if (mpm->has_friction) {
     PetscCall(MPMAddArray(mpm, params, "friction", "1", 1, &mpm->grid.friction, &mpm->sfriction, "objective per unit"));

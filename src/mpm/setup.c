@@ -126,7 +126,54 @@ static PetscErrorCode MPMLabelArray(PetscOptionItems *PetscOptionsObject, MPM mp
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMSetUpMaterials - E, nu, rho and the model per label, gravity. Collective. @*/
+/* -mpm_sigma_y, -mpm_H, -mpm_yield_smoothing per label (models that list sigma_y in their params, e.g. j2;
+ * read for every run so that -help lists them): one value or one per label, checked with the option and label
+ * named; mpm->plastic when some label's model reads them. Collective. */
+static PetscErrorCode MPMSetUpPlasticity(MPM mpm)
+{
+  const char *opt[3] = {"-mpm_sigma_y", "-mpm_H", "-mpm_yield_smoothing"};
+  PetscReal  *val[3] = {mpm->sigma_y, mpm->H, mpm->yield_smoothing};
+  PetscInt    cnt[3];
+
+  PetscFunctionBeginUser;
+  mpm->sigma_y[0] = 1e3, mpm->H[0] = 0, mpm->yield_smoothing[0] = 0.05;
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: plasticity (-mpm_model j2)", "MPM");
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, opt[0],
+                          "Initial yield stress sigma_y [Pa] per label (j2), positive: one value or one per label",
+                          mpm->sigma_y, &cnt[0]));
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, opt[1],
+                          "Linear isotropic hardening modulus H [Pa] per label (j2): yield stress sigma_y + H alpha, "
+                          "alpha the equivalent plastic strain; H >= 0, one value or one per label",
+                          mpm->H, &cnt[1]));
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, opt[2],
+                          "Width eps [1] of the smoothed yield kink per label (j2): max(0, f) is replaced by a C^1 "
+                          "quadratic over |f| < eps sigma_y; 0 = exact return mapping (a kink at yield), 0 <= eps < 1",
+                          mpm->yield_smoothing, &cnt[2]));
+  PetscOptionsEnd();
+  for (PetscInt o = 0; o < 3; o++) {
+    PetscCheck(cnt[o] == 1 || cnt[o] == mpm->nlabels, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s has %" PetscInt_FMT " values but there are %" PetscInt_FMT
+               " labels: give one value, or one per label",
+               opt[o], cnt[o], mpm->nlabels);
+    for (PetscInt l = cnt[o]; l < mpm->nlabels; l++) val[o][l] = val[o][0];
+  }
+  mpm->plastic = PETSC_FALSE;
+  for (PetscInt l = 0; l < mpm->nlabels; l++) {
+    PetscCheck(mpm->sigma_y[l] > 0 && PetscIsNormalReal(mpm->sigma_y[l]), mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_sigma_y: yield stress of label %" PetscInt_FMT " is %g Pa; it must be positive and finite", l,
+               (double)mpm->sigma_y[l]);
+    PetscCheck(mpm->H[l] >= 0 && PetscIsNormalReal(mpm->H[l] + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_H: hardening modulus of label %" PetscInt_FMT " is %g Pa; it must be non-negative and finite", l,
+               (double)mpm->H[l]);
+    PetscCheck(mpm->yield_smoothing[l] >= 0 && mpm->yield_smoothing[l] < 1, mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_yield_smoothing: smoothing width of label %" PetscInt_FMT " is %g; it must lie in [0, 1)", l,
+               (double)mpm->yield_smoothing[l]);
+    if (MPMModelIsPlastic(MPMModelGetOps(mpm->model[l]))) mpm->plastic = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMSetUpMaterials - E, nu, rho and the model per label, plasticity parameters, gravity. Collective. @*/
 PetscErrorCode MPMSetUpMaterials(MPM mpm)
 {
   PetscInt  nE, nnu, nrho, nmodel = MPM_MAX_LABELS, ng = MPM_DIM;
@@ -180,6 +227,7 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
                (double)mpm->rho[l]);
   }
   for (PetscInt m = 0; m < nmodel; m++) PetscCall(PetscFree(models[m]));
+  PetscCall(MPMSetUpPlasticity(mpm));
   /* the internal state stored per particle: as much as the labels' models need (0 for elastic-only runs) */
   mpm->nz = 0;
   for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->nz = PetscMax(mpm->nz, MPMModelGetOps(mpm->model[l])->nstate);

@@ -59,7 +59,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 }
 
 /* Per-label parameter gradients from the material adjoints of n owner particles (partial sums of this
- * rank): E and nu per label, rho per label through mass = rho V0. Not collective. */
+ * rank): E, nu, sigma_y and H per label, rho per label through mass = rho V0. Not collective. */
 PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMaterialPoint mat[],
                                              const MPMMaterialPoint matb[])
 {
@@ -70,6 +70,8 @@ PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMater
     mpm->gE[l] += matb[q].E;
     mpm->gnu[l] += matb[q].nu;
     mpm->grho[l] += matb[q].mass * mat[q].volume;
+    mpm->gsigma_y[l] += matb[q].sigma_y;
+    mpm->gH[l] += matb[q].H;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

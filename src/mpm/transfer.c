@@ -82,7 +82,7 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 /* Adjoint of MPMParticleToGrid: given nodesb = (mb_i, Pb_i) on the ghosted nodes (read only), adds to
- * every particle's pb (x, v, C, F) and to matb (mass, E, nu; the other fields untouched):
+ * every particle's pb (x, v, C, F) and to matb (mass, E, nu, sigma_y, H; the other fields untouched):
  *   vb_p += sum_i w m_p Pb_i,   Ab += sum_i w Pb_i dx^T,   mb_p += sum_i w (mb_i + Pb_i . v_p) + Ab : C_p,
  *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1,
  *   (Fb, zb, Eb, nub) += (d(tau, z')/d(F, z, E, nu))^T (taub, z'b) (the model's adjoint; zb += z'b for the reals
@@ -100,7 +100,7 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     PetscInt           base[MPM_DIM];
     PetscReal          w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
     PetscReal          dxb[MPM_DIM] = {0, 0}, mb = 0;
-    MPMMaterialPoint   mpb = {0, 0, 0, 0, 0, 0};
+    MPMMaterialPoint   mpb = {0};
     PetscScalar        tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM], Ab[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}};
     PetscScalar        taub[MPM_DIM][MPM_DIM], znew[MPM_MODEL_MAX_STATE];
     const PetscReal    m  = mat[q].mass;
@@ -146,6 +146,8 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     matb[q].mass += mb;
     matb[q].E += mpb.E;
     matb[q].nu += mpb.nu;
+    matb[q].sigma_y += mpb.sigma_y;
+    matb[q].H += mpb.H;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,6 +5,7 @@
 #include "mpmtest.h"
 #include "mpm/mpmmodel.h"
 #include "mpmtestmodel.h"
+#include "mpmtangentj2.h"
 
 typedef PetscScalar Mat2[MPM_DIM][MPM_DIM];
 
@@ -36,9 +37,11 @@ static inline void LameTangent(PetscReal E, PetscReal nu, PetscReal dE, PetscRea
 }
 
 /* Tangent-linear model of one constitutive model (mpmmodel.h): dtau and the internal-state tangent dz' at
- * (F, z; E, nu) in the direction (dF, dz; dE, dnu) (z, dz, dz' NULL for models without internal state). */
-typedef void (*MPMTangentFn)(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
-                             const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau, PetscScalar dznew[]);
+ * (F, z; material point mp) in the direction (dF, dz; dmp: dE, dnu, dsigma_y, dH) (z, dz, dz' NULL for models
+ * without internal state). */
+typedef void (*MPMTangentFn)(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
+                             const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
+                             PetscScalar dznew[]);
 
 /* Shared by the elastic tangents: F F^T, R F^T and their tangents at entry (a, b). */
 static inline void ElasticProducts(const Mat2 F, const Mat2 dF, const Mat2 R, const Mat2 dR, PetscInt a, PetscInt b,
@@ -54,10 +57,11 @@ static inline void ElasticProducts(const Mat2 F, const Mat2 dF, const Mat2 R, co
 }
 
 /* fixed-corotated: tau = 2 mu (F - R) F^T + lambda (J - 1) J I. */
-static inline void FixedCorotatedTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
-                                         const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+static inline void FixedCorotatedTangent(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
+                                         const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
                                          PetscScalar dznew[])
 {
+  const PetscReal E = mp->E, nu = mp->nu, dE = dmp->E, dnu = dmp->nu;
   PetscReal       mu, lambda, dmu, dlambda;
   const PetscReal J  = MPMDeterminant(F);
   const PetscReal dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
@@ -79,10 +83,11 @@ static inline void FixedCorotatedTangent(PetscReal E, PetscReal nu, const Mat2 F
 }
 
 /* neo-Hookean: tau = mu (F F^T - I) + lambda log(J) I. */
-static inline void NeoHookeanTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
-                                     const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+static inline void NeoHookeanTangent(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
+                                     const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
                                      PetscScalar dznew[])
 {
+  const PetscReal E = mp->E, nu = mp->nu, dE = dmp->E, dnu = dmp->nu;
   PetscReal       mu, lambda, dmu, dlambda;
   const PetscReal J  = MPMDeterminant(F);
   const PetscReal dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
@@ -102,28 +107,56 @@ static inline void NeoHookeanTangent(PetscReal E, PetscReal nu, const Mat2 F, co
     }
 }
 
+/* j2 (src/mpm/models/j2.c): tau = 2 mu (e - kappa s) + lambda tr(e) I, z' = (F^-1 exp(-kappa s) Fe_tr,
+ * e_zz - kappa s_zz, alpha + dp), forward mode through mpmtangentj2.h. */
+static inline void J2Tangent(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
+                             const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
+                             PetscScalar dznew[])
+{
+  J2TangentStrain t;
+  J2Dual          mu, lambda, dp, kappa;
+
+  MPMLameParameters(mp->E, mp->nu, &mu.v, &lambda.v);
+  LameTangent(mp->E, mp->nu, dmp->E, dmp->nu, &mu.d, &lambda.d);
+  J2TangentTrialStrain(F, z, dF, dz, &t);
+  J2TangentIncrement(mp, dmp, mu, &t, z[5], dz[5], &dp, &kappa);
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt b = 0; b < MPM_DIM; b++)
+      dtau[a][b] = 2 * mu.d * (t.e[a][b] - kappa.v * t.s[a][b]) +
+                   2 * mu.v * (t.de[a][b] - kappa.d * t.s[a][b] - kappa.v * t.ds[a][b]) +
+                   (a == b) * (lambda.d * t.tr + lambda.v * t.dtr);
+  dznew[4] = t.dezz - kappa.d * t.szz - kappa.v * t.dszz;
+  dznew[5] = dz[5] + dp.d;
+  if (dp.v > 0)
+    J2TangentFlow(F, dF, &t, kappa, dznew);
+  else
+    for (PetscInt k = 0; k < 4; k++) dznew[k] = dz[k];
+}
+
 /* The tangent of every model of the table (mpmmodel.h), by model number.  A model registered without a
  * tangent here has a NULL entry, which the dot-product test (test_mpm_dot.c) reports as a failure. */
 static const MPMTangentFn MPMModelTangents[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = FixedCorotatedTangent,
     [MPM_MODEL_NEO_HOOKEAN]     = NeoHookeanTangent,
+    [MPM_MODEL_J2]              = J2Tangent,
 };
 
 /* test-damage (mpmtestmodel.h, tests only): tau = s(z) tau_nh(F),
  *   dtau = (ds/dz0 dz0 + ds/dz1 dz1) tau_nh + s dtau_nh,  dz0' = dz0 + 2 K <F - I, dF>,  dz1' = dz1 + C dJ. */
-static inline void TestDamageTangent(PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[], const Mat2 dF,
-                                     const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+static inline void TestDamageTangent(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
+                                     const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
                                      PetscScalar dznew[])
 {
-  MPMMaterialPoint mp = {1, 1, E, nu, 0, 0};
+  const PetscReal  E = mp->E, nu = mp->nu;
+  MPMMaterialPoint mpn = {.mass = 1, .volume = 1, .E = E, .nu = nu};
   const PetscReal  t = PetscTanhReal(z[1]), s = (2 + t) / (2 * (1 + z[0]));
   const PetscReal  ds = -s / (1 + z[0]) * dz[0] + (1 - t * t) / (2 * (1 + z[0])) * dz[1];
   const PetscReal  dJ = dF[0][0] * F[1][1] + F[0][0] * dF[1][1] - dF[0][1] * F[1][0] - F[0][1] * dF[1][0];
   Mat2             tau, dtaue;
   PetscReal        de2 = 0;
 
-  MPMModelNeoHookean.kirchhoff(&mp, F, NULL, tau, NULL);
-  NeoHookeanTangent(E, nu, F, NULL, dF, NULL, dE, dnu, dtaue, NULL);
+  MPMModelNeoHookean.kirchhoff(&mpn, F, NULL, tau, NULL);
+  NeoHookeanTangent(mp, dmp, F, NULL, dF, NULL, dtaue, NULL);
   for (PetscInt a = 0; a < MPM_DIM; a++)
     for (PetscInt b = 0; b < MPM_DIM; b++) {
       dtau[a][b] = ds * tau[a][b] + s * dtaue[a][b];
@@ -140,11 +173,11 @@ static inline MPMTangentFn MPMTangentOf(PetscInt m)
   return MPMModelTangents[m];
 }
 
-/* dtau and dz' of model m at (F, z; E, nu) in direction (dF, dz; dE, dnu) (z, dz, dz' NULL without internal
+/* dtau and dz' of the model of mp at (F, z; mp) in direction (dF, dz; dmp) (z, dz, dz' NULL without internal
  * state). */
-static inline void KirchhoffTangent(PetscInt m, PetscReal E, PetscReal nu, const Mat2 F, const PetscScalar z[],
-                                    const Mat2 dF, const PetscScalar dz[], PetscReal dE, PetscReal dnu, Mat2 dtau,
+static inline void KirchhoffTangent(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
+                                    const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
                                     PetscScalar dznew[])
 {
-  MPMTangentOf(m)(E, nu, F, z, dF, dz, dE, dnu, dtau, dznew);
+  MPMTangentOf((PetscInt)mp->model)(mp, dmp, F, z, dF, dz, dtau, dznew);
 }

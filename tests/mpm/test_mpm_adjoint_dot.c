@@ -13,14 +13,20 @@
 #define NP_KERNEL 40
 /* Built with MPM_TEST_ZMODEL (test mpm_adjoint_dot_z): label 1 and the kernel tests' model 1 are test-damage
  * (mpmtestmodel.h, 2 internal-state reals), so that z is in the state, the exchange and every adjoint. */
+/* Built with MPM_TEST_J2 (test mpm_adjoint_dot_j2): label 1 and the kernel tests' model 1 are j2 (von Mises
+ * plasticity, 6 internal-state reals, src/mpm/models/j2.c), with yield stresses that make part of the particles
+ * yield, and sigma_y, H perturbed in the material direction. */
 #if defined(MPM_TEST_ZMODEL)
 #  define NZ_KERNEL    2
 #  define LABEL_MODELS "fixed-corotated,test-damage"
+#elif defined(MPM_TEST_J2)
+#  define NZ_KERNEL    6
+#  define LABEL_MODELS "fixed-corotated,j2"
 #else
 #  define NZ_KERNEL    0
 #  define LABEL_MODELS "fixed-corotated,neo-hookean"
 #endif
-#define NZ_MAX 2
+#define NZ_MAX 6
 
 /* dw/dt of the quadratic B-spline weights (base fixed). */
 static void BSplineTangent(PetscReal t, PetscReal dw[MPM_STENCIL])
@@ -62,8 +68,7 @@ static void P2GTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMPart
 
     StencilTangent(g, p[q].x, dp[q].x, &s);
     MPMKirchhoff(&mat[q], p[q].F, zq, tau);
-    KirchhoffTangent((PetscInt)mat[q].model, mat[q].E, mat[q].nu, p[q].F, ns ? zq : NULL, dp[q].F, ns ? dzq : NULL,
-                     dmat[q].E, dmat[q].nu, dtau, ns ? dznq : NULL);
+    KirchhoffTangent(&mat[q], &dmat[q], p[q].F, ns ? zq : NULL, dp[q].F, ns ? dzq : NULL, dtau, ns ? dznq : NULL);
     for (PetscInt k = ns; k < nz; k++) dznq[k] = dzq[k];
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) {
@@ -315,9 +320,43 @@ static PetscErrorCode RandomParticles(PetscRandom rnd, const MPMGrid *g, PetscIn
     mat[q].nu    = 0.25 + 0.15 * r;
     mat[q].label = 0;
     mat[q].model = q % 2;
+#if defined(MPM_TEST_J2)
+    mat[q].model = q % 2 ? MPM_MODEL_J2 : MPM_MODEL_FIXED_COROTATED;
+    PetscCall(PetscRandomGetValue(rnd, &r));
+    mat[q].sigma_y = 4e3 * (1.5 + r), mat[q].H = 2e3, mat[q].yield_smoothing = 0.2;
+#endif
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if defined(MPM_TEST_J2)
+/* The j2 particles' states near the virgin one (Fp^-1 = I + 0.1 r, e_zz = 0.1 r, alpha = 0.1 |r|) and directions of
+ * their sigma_y, H; both branches must occur (some j2 particles yield in P2G, some do not). */
+static PetscErrorCode J2KernelStates(PetscInt n, const MPMParticle p[], const MPMMaterialPoint mat[], PetscScalar z[],
+                                     MPMMaterialPoint dmat[], PetscInt *fail)
+{
+  PetscInt nyield = 0, nj2 = 0;
+  char     name[96];
+
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < n; q++) {
+    PetscScalar *zq = z + q * NZ_KERNEL, znew[MPM_MODEL_MAX_STATE];
+    Mat2         tau;
+
+    if ((PetscInt)mat[q].model != MPM_MODEL_J2) continue;
+    zq[0] += 1, zq[3] += 1, zq[5] = PetscAbsReal(zq[5]);
+    dmat[q].sigma_y = mat[q].sigma_y * zq[1], dmat[q].H = mat[q].H * zq[2];
+    MPMModelJ2.kirchhoff(&mat[q], p[q].F, zq, tau, znew);
+    nj2++;
+    nyield += znew[5] > zq[5];
+  }
+  PetscCall(PetscSNPrintf(
+      name, sizeof(name),
+      "j2 kernel particles yielding: %" PetscInt_FMT " of %" PetscInt_FMT " (need some of each branch)", nyield, nj2));
+  PetscCall(MPMTestReport(name, nyield > 0 && nyield < nj2 ? 0 : 1, 0.5, fail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 /* Relative max-norm gap between a tangent and central differences, over n reals: NaN when an entry is NaN, infinite
  * when the tangent is zero (a zero tangent against zero differences tests nothing). */
@@ -380,13 +419,16 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
   PetscCall(FlatRandom(rnd, n * MPM_NSTATE, dp, 1.0));
   for (PetscInt q = 0; q < n; q++) {
     for (PetscInt d = 0; d < MPM_DIM; d++) dp[q].x[d] *= 0.1 * g.h[d];
-    dmat[q]      = (MPMMaterialPoint){0, 0, 0, 0, 0, 0};
+    dmat[q]      = (MPMMaterialPoint){0};
     dmat[q].mass = 0.1 * mat[q].mass * dp[q].v[0];
     dmat[q].E    = 0.1 * mat[q].E * dp[q].v[1];
     dmat[q].nu   = 0.05 * dp[q].C[0][0];
   }
   PetscCall(FlatRandom(rnd, n * nz, z, 0.1)); /* internal states near the undeformed one, and their directions */
   PetscCall(FlatRandom(rnd, n * nz, dz, 1.0));
+#if defined(MPM_TEST_J2)
+  PetscCall(J2KernelStates(n, p, mat, z, dmat, fail));
+#endif
 
   /* P2G: (x, v, C, F, mass, E, nu) -> (m_i, P_i) */
   {
@@ -414,6 +456,8 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
       matp[q].mass += h * dmat[q].mass, matm[q].mass -= h * dmat[q].mass;
       matp[q].E += h * dmat[q].E, matm[q].E -= h * dmat[q].E;
       matp[q].nu += h * dmat[q].nu, matm[q].nu -= h * dmat[q].nu;
+      matp[q].sigma_y += h * dmat[q].sigma_y, matm[q].sigma_y -= h * dmat[q].sigma_y;
+      matp[q].H += h * dmat[q].H, matm[q].H -= h * dmat[q].H;
     }
     NodesZero(&g, np_);
     NodesZero(&g, nm_);
@@ -593,7 +637,7 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
   PetscCall(PetscArraycpy(mpm->zin, zin, n * nz));
   for (PetscInt q = 0; q < n; q++) {
     const PetscInt l = (PetscInt)mpm->pmat[q].label;
-    dmat[q]          = (MPMMaterialPoint){drho[l] * mpm->pmat[q].volume, 0, dE[l], dnu[l], 0, 0};
+    dmat[q]          = (MPMMaterialPoint){.mass = drho[l] * mpm->pmat[q].volume, .E = dE[l], .nu = dnu[l]};
   }
   PetscCall(DMGetLocalVector(mpm->da, &lP));
   PetscCall(DMGetLocalVector(mpm->da, &ldn));
@@ -776,7 +820,7 @@ static PetscErrorCode StepTests(AdjStepper st, PetscInt *fail)
     PetscCall(MPMExchangeToOwners(mpm, dx));
     PetscCall(PetscArraycpy(dpin, mpm->pin, n));
     for (PetscInt q = 0; q < n; q++)
-      dmat[q] = (MPMMaterialPoint){drho[(PetscInt)mpm->pmat[q].label] * mpm->pmat[q].volume, 0, 0, 0, 0, 0};
+      dmat[q] = (MPMMaterialPoint){.mass = drho[(PetscInt)mpm->pmat[q].label] * mpm->pmat[q].volume};
     PetscCall(DMGetLocalVector(mpm->da, &ldn));
     PetscCall(DMGetGlobalVector(mpm->da, &gdn));
     PetscCall(VecZeroEntries(ldn));
@@ -884,39 +928,47 @@ int main(int argc, char **argv)
   /* Two bodies of different labels and models moving across the middle of the box (rank boundaries on 2
    * and 4 ranks), a slip floor they reach, sticky walls whose nodes their stencils touch and a slip circle
    * obstacle whose contact layer the disk's stencil reaches. */
-  const char *const opts[] = {"-mpm_grid",
-                              "16,16",
-                              "-mpm_wall_width",
-                              "2",
-                              "-mpm_wall_xlo",
-                              "sticky",
-                              "-mpm_wall_xhi",
-                              "none",
-                              "-mpm_wall_ylo",
-                              "slip",
-                              "-mpm_wall_yhi",
-                              "none",
-                              "-mpm_E",
-                              "2e3,6e3",
-                              "-mpm_nu",
-                              "0.3,0.2",
-                              "-mpm_rho",
-                              "1000,1400",
-                              "-mpm_model",
-                              LABEL_MODELS,
-                              "-mpm_gravity",
-                              "0.5,-6",
-                              "-mpm_body0",
-                              "box:0.1,0.14,0.4,0.4:0:1.2,-0.5",
-                              "-mpm_body1",
-                              "disk:0.7,0.35,0.14:1:-1.0,0.4",
-                              "-mpm_obstacle0",
-                              "circle:0.55,0.05,0.1:slip",
-                              "-mpm_final_time",
-                              "0.2",
-                              NULL};
-  AdjStepper        st;
-  PetscInt          fail = 0;
+  const char *const opts[] = {
+    "-mpm_grid",
+    "16,16",
+    "-mpm_wall_width",
+    "2",
+    "-mpm_wall_xlo",
+    "sticky",
+    "-mpm_wall_xhi",
+    "none",
+    "-mpm_wall_ylo",
+    "slip",
+    "-mpm_wall_yhi",
+    "none",
+    "-mpm_E",
+    "2e3,6e3",
+    "-mpm_nu",
+    "0.3,0.2",
+    "-mpm_rho",
+    "1000,1400",
+    "-mpm_model",
+    LABEL_MODELS,
+    "-mpm_gravity",
+    "0.5,-6",
+    "-mpm_body0",
+    "box:0.1,0.14,0.4,0.4:0:1.2,-0.5",
+    "-mpm_body1",
+    "disk:0.7,0.35,0.14:1:-1.0,0.4",
+    "-mpm_obstacle0",
+    "circle:0.55,0.05,0.1:slip",
+    "-mpm_final_time",
+    "0.2",
+#if defined(MPM_TEST_J2)
+    "-mpm_sigma_y",
+    "300",
+    "-mpm_H",
+    "400",
+#endif
+    NULL
+  };
+  AdjStepper st;
+  PetscInt   fail = 0;
 
 #if defined(MPM_TEST_ZMODEL)
   MPMTestModelRegister();

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomSetSeed(rnd, 7));
   PetscCall(PetscRandomSeed(rnd));
   for (PetscInt model = 0; model < 2; model++) {
-    const MPMMaterialPoint mp   = {1.0, 0.3, 1e5, 0.3, 0, (PetscScalar)model};
+    const MPMMaterialPoint mp   = {.mass = 1.0, .volume = 0.3, .E = 1e5, .nu = 0.3, .model = (PetscScalar)model};
     const Mat2             eye  = {{1, 0}, {0, 1}};
     const PetscReal        psi0 = MPMStrainEnergy(&mp, eye, NULL);
 

@@ -1,0 +1,360 @@
+/* von Mises (J2) plasticity with linear isotropic hardening, -mpm_model j2 (docs/mpm.md, "von Mises plasticity").
+ *   Kinematics: F = Fe Fp (multiplicative split), plane strain: F_zz = 1, so the elastic stretch out of the plane
+ *   is exp(e_zz) with e_zz = -log Fp_zz.
+ *   Elasticity: Hencky (quadratic in the logarithmic elastic strain e = 1/2 log(Fe Fe^T), 3x3 with e_zz),
+ *     psi = mu |e|^2 + lambda/2 tr(e)^2,   tau = 2 mu e + lambda tr(e) I   (Kirchhoff stress).
+ *   It makes the return mapping exact and closed form: in log-strain space von Mises with linear hardening is a
+ *   radial return (Simo 1992; Klar et al. 2016; PlasticineLab), with no local Newton solve to differentiate.
+ *   Internal state z (6 reals): Fp^-1 (row-major, 4), e_zz, alpha (equivalent plastic strain [1]).
+ *   Return mapping (one call per particle and step, at the trial state Fe_tr = F Fp^-1):
+ *     e = 1/2 log(b), b = Fe_tr Fe_tr^T (2x2, closed form below),  t = (e_xx + e_yy + e_zz) / 3,
+ *     s = dev e (3x3: s_xx, s_yy, s_xy, s_zz),  q = |s|,
+ *     f = sqrt(6) mu q - (sigma_y + H alpha)      (= sigma_eq - sigma_yield, sigma_eq = sqrt(3/2) |dev tau|),
+ *     dp = smax_w(f) / (3 mu + H),   kappa = sqrt(3/2) dp / q,
+ *     e' = e - kappa s,   alpha' = alpha + dp,   tau = 2 mu e' + lambda 3t I  (in-plane block),
+ *     Fe' = exp(-kappa s_2x2) Fe_tr (e' and e are coaxial), Fp'^-1 = F^-1 Fe',  e_zz' = e_zz - kappa s_zz.
+ *   With smax = max(0, f) this is the exact return (f' = 0 on the plastic branch).  The kink at f = 0 is smoothed
+ *   over |f| < w = eps sigma_y (eps = -mpm_yield_smoothing of the label, 0 <= eps < 1):
+ *     smax_w(f) = 0 (f <= -w),  (f + w)^2 / (4 w) (|f| < w),  f (f >= w),
+ *   C^1 with a Lipschitz derivative, >= max(0, f), so f' = f - smax_w(f) <= 0: the stress stays inside the yield
+ *   surface, and the model equals the exact one except in the band.  eps = 0 is the exact return (a kink).
+ *   Since f <= -w implies dp = 0 exactly, and f > -w implies q >= (sigma_y (1 - eps) + H alpha)/(sqrt(6) mu) > 0,
+ *   the direction s / q is only used away from q = 0 (the undeformed state).
+ *   The adjoint below is the transpose of the linearization of exactly this map (the branch fixed by the forward
+ *   state); the 2x2 log and exp are closed forms smooth at repeated eigenvalues (series near them). */
+#include "../mpmimpl.h"
+#include "../mpmmodel.h"
+
+/* Symmetric 2x2 matrices as (xx, yy, xy). */
+typedef PetscReal Sym2[3];
+
+/* h(y) = atanh(sqrt y) / sqrt y = sum_k y^k / (2k + 1) and h'(y) (0 <= y < 1): the divided difference of log,
+ * (log(m + r) - log(m - r)) / (2 r) = h(r^2/m^2) / m.  Series for y < 1e-2 (12 terms: remainder < 1e-24), where
+ * the closed form of h' would cancel. */
+static void J2LogDividedDifference(PetscReal y, PetscReal *h, PetscReal *dh)
+{
+  if (y < 1e-2) {
+    *h = *dh = 0;
+    for (PetscInt k = 12; k >= 1; k--) {
+      *h  = *h * y + 1.0 / (2 * k + 1);
+      *dh = *dh * y + (PetscReal)k / (2 * k + 1);
+    }
+    *h = *h * y + 1;
+  } else {
+    const PetscReal r = PetscSqrtReal(y);
+    *h                = PetscAtanhReal(r) / r;
+    *dh               = (1 / (1 - y) - *h) / (2 * y);
+  }
+}
+
+/* c(y) = cosh(sqrt y) = sum_j y^j / (2j)!, k(y) = sinh(sqrt y) / sqrt y = sum_j y^j / (2j + 1)! and k'(y)
+ * (c'(y) = k / 2): the divided difference of exp.  Series for y < 1e-2 (8 terms: remainder < 1e-30). */
+static void J2ExpDividedDifference(PetscReal y, PetscReal *c, PetscReal *k, PetscReal *dk)
+{
+  if (y < 1e-2) {
+    PetscReal fact[18];
+
+    fact[0] = 1;
+    for (PetscInt j = 1; j < 18; j++) fact[j] = fact[j - 1] * j;
+    *c = *k = *dk = 0;
+    for (PetscInt j = 8; j >= 1; j--) {
+      *c  = *c * y + 1 / fact[2 * j];
+      *k  = *k * y + 1 / fact[2 * j + 1];
+      *dk = *dk * y + j / fact[2 * j + 1];
+    }
+    *c = *c * y + 1, *k = *k * y + 1;
+  } else {
+    const PetscReal r = PetscSqrtReal(y);
+    *c                = PetscCoshReal(r);
+    *k                = PetscSinhReal(r) / r;
+    *dk               = (*c - *k) / (2 * y);
+  }
+}
+
+/* e = 1/2 log b of a symmetric positive definite b = m I + D (D traceless, eigenvalues m +- r):
+ *   log b = 1/2 log(det b) I + h(r^2/m^2) / m D,  det b = m^2 - r^2. */
+static void J2HalfLog(const Sym2 b, Sym2 e)
+{
+  const PetscReal m = 0.5 * (b[0] + b[1]), d0 = 0.5 * (b[0] - b[1]), d1 = b[2], r2 = d0 * d0 + d1 * d1;
+  const PetscReal a = 0.25 * PetscLogReal(b[0] * b[1] - b[2] * b[2]);
+  PetscReal       h, dh, g;
+
+  J2LogDividedDifference(r2 / (m * m), &h, &dh);
+  g    = h / (2 * m);
+  e[0] = a + g * d0;
+  e[1] = a - g * d0;
+  e[2] = g * d1;
+}
+
+/* bb += (de/db)^T eb for J2HalfLog: e = a I + g D with a = log(det b)/4, g = h(y)/(2m), y = r^2/m^2. */
+static void J2HalfLogAdjoint(const Sym2 b, const Sym2 eb, Sym2 bb)
+{
+  const PetscReal m = 0.5 * (b[0] + b[1]), d0 = 0.5 * (b[0] - b[1]), d1 = b[2], r2 = d0 * d0 + d1 * d1;
+  const PetscReal det = b[0] * b[1] - b[2] * b[2], ab = eb[0] + eb[1];
+  PetscReal       h, dh, g, gb, yb, mb, d0b, d1b, detb;
+
+  J2LogDividedDifference(r2 / (m * m), &h, &dh);
+  g   = h / (2 * m);
+  gb  = (eb[0] - eb[1]) * d0 + eb[2] * d1;
+  d0b = g * (eb[0] - eb[1]);
+  d1b = g * eb[2];
+  yb  = gb * dh / (2 * m);
+  mb  = -gb * h / (2 * m * m) - yb * 2 * r2 / (m * m * m);
+  d0b += yb * 2 * d0 / (m * m);
+  d1b += yb * 2 * d1 / (m * m);
+  detb = ab / (4 * det); /* det = b0 b1 - b2^2 */
+  bb[0] += 0.5 * mb + 0.5 * d0b + detb * b[1];
+  bb[1] += 0.5 * mb - 0.5 * d0b + detb * b[0];
+  bb[2] += d1b - 2 * detb * b[2];
+}
+
+/* X = exp(S) of a symmetric S = s I + T (T traceless, T^2 = y I): exp(S) = e^s (c(y) I + k(y) T). */
+static void J2Exp(const Sym2 S, Sym2 X)
+{
+  const PetscReal s = 0.5 * (S[0] + S[1]), t0 = 0.5 * (S[0] - S[1]), t1 = S[2], es = PetscExpReal(s);
+  PetscReal       c, k, dk;
+
+  J2ExpDividedDifference(t0 * t0 + t1 * t1, &c, &k, &dk);
+  X[0] = es * (c + k * t0);
+  X[1] = es * (c - k * t0);
+  X[2] = es * k * t1;
+}
+
+/* Sb += (dX/dS)^T Xb for J2Exp (dX/ds = X, c' = k/2). */
+static void J2ExpAdjoint(const Sym2 S, const Sym2 Xb, Sym2 Sb)
+{
+  const PetscReal s = 0.5 * (S[0] + S[1]), t0 = 0.5 * (S[0] - S[1]), t1 = S[2], es = PetscExpReal(s);
+  PetscReal       c, k, dk, X[3], sb, cb, kb, yb, t0b, t1b;
+
+  J2ExpDividedDifference(t0 * t0 + t1 * t1, &c, &k, &dk);
+  J2Exp(S, X);
+  sb  = Xb[0] * X[0] + Xb[1] * X[1] + Xb[2] * X[2];
+  cb  = es * (Xb[0] + Xb[1]);
+  kb  = es * (t0 * (Xb[0] - Xb[1]) + t1 * Xb[2]);
+  t0b = es * k * (Xb[0] - Xb[1]);
+  t1b = es * k * Xb[2];
+  yb  = 0.5 * k * cb + dk * kb;
+  t0b += 2 * t0 * yb;
+  t1b += 2 * t1 * yb;
+  Sb[0] += 0.5 * (sb + t0b);
+  Sb[1] += 0.5 * (sb - t0b);
+  Sb[2] += t1b;
+}
+
+/* smax_w(f) and its partial derivatives in f and w (w = 0: max(0, f)). */
+static PetscReal J2SmoothMax(PetscReal f, PetscReal w, PetscReal *df, PetscReal *dw)
+{
+  *df = *dw = 0;
+  if (f <= -w) return 0;
+  if (f >= w) {
+    *df = 1;
+    return f;
+  }
+  *df = (f + w) / (2 * w);
+  *dw = (f + w) * (w - f) / (4 * w * w);
+  return (f + w) * (f + w) / (4 * w);
+}
+
+/* The intermediates of the return mapping at (F, z), shared by the forward kernel and its adjoint. */
+typedef struct {
+  PetscReal mu, lambda, w, Fe[MPM_DIM][MPM_DIM], b[3], e[3], ezz, tr, s[3], szz, q, f, dp, kappa;
+} J2Return;
+
+/* Fe_tr = F Fp^-1, e = 1/2 log(Fe Fe^T), deviator, yield function and plastic increment. */
+static void J2ReturnMapping(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
+                            J2Return *r)
+{
+  PetscReal df, dw;
+
+  MPMLameParameters(mp->E, mp->nu, &r->mu, &r->lambda);
+  r->w = mp->yield_smoothing * mp->sigma_y;
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt c = 0; c < MPM_DIM; c++) r->Fe[a][c] = F[a][0] * z[c] + F[a][1] * z[2 + c];
+  r->b[0] = r->Fe[0][0] * r->Fe[0][0] + r->Fe[0][1] * r->Fe[0][1];
+  r->b[1] = r->Fe[1][0] * r->Fe[1][0] + r->Fe[1][1] * r->Fe[1][1];
+  r->b[2] = r->Fe[0][0] * r->Fe[1][0] + r->Fe[0][1] * r->Fe[1][1];
+  J2HalfLog(r->b, r->e);
+  r->ezz  = z[4];
+  r->tr   = r->e[0] + r->e[1] + r->ezz;
+  r->s[0] = r->e[0] - r->tr / 3, r->s[1] = r->e[1] - r->tr / 3, r->s[2] = r->e[2];
+  r->szz   = r->ezz - r->tr / 3;
+  r->q     = PetscSqrtReal(r->s[0] * r->s[0] + r->s[1] * r->s[1] + 2 * r->s[2] * r->s[2] + r->szz * r->szz);
+  r->f     = PetscSqrtReal(6.0) * r->mu * r->q - (mp->sigma_y + mp->H * z[5]);
+  r->dp    = J2SmoothMax(r->f, r->w, &df, &dw) / (3 * r->mu + mp->H);
+  r->kappa = r->dp > 0 ? PetscSqrtReal(1.5) * r->dp / r->q : 0;
+}
+
+/* tau = 2 mu e' + lambda tr(e) I and z' = (F^-1 exp(-kappa s) Fe_tr, e_zz - kappa s_zz, alpha + dp). */
+static void J2(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
+               PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar znew[])
+{
+  J2Return r;
+
+  J2ReturnMapping(mp, F, z, &r);
+  tau[0][0] = 2 * r.mu * (r.e[0] - r.kappa * r.s[0]) + r.lambda * r.tr;
+  tau[1][1] = 2 * r.mu * (r.e[1] - r.kappa * r.s[1]) + r.lambda * r.tr;
+  tau[0][1] = tau[1][0] = 2 * r.mu * (r.e[2] - r.kappa * r.s[2]);
+  znew[4]               = r.ezz - r.kappa * r.szz;
+  znew[5]               = z[5] + r.dp;
+  if (r.dp > 0) {
+    const PetscReal S[3] = {-r.kappa * r.s[0], -r.kappa * r.s[1], -r.kappa * r.s[2]}, J = MPMDeterminant(F);
+    PetscReal       X[3], Fe[MPM_DIM][MPM_DIM];
+
+    J2Exp(S, X);
+    for (PetscInt c = 0; c < MPM_DIM; c++) {
+      Fe[0][c] = X[0] * r.Fe[0][c] + X[2] * r.Fe[1][c];
+      Fe[1][c] = X[2] * r.Fe[0][c] + X[1] * r.Fe[1][c];
+    }
+    /* F^-1 = [[F11, -F01], [-F10, F00]] / J */
+    for (PetscInt c = 0; c < MPM_DIM; c++) {
+      znew[c]     = (F[1][1] * Fe[0][c] - F[0][1] * Fe[1][c]) / J;
+      znew[2 + c] = (-F[1][0] * Fe[0][c] + F[0][0] * Fe[1][c]) / J;
+    }
+  } else
+    for (PetscInt c = 0; c < 4; c++) znew[c] = z[c];
+}
+
+/* Adjoint of the plastic update of Fp^-1 (dp > 0): P' = F^-1 X Fe_tr, X = exp(S), S = -kappa s:
+ *   d(F^-1) = -F^-1 dF F^-1,  Xb = P'b-part Fe_tr^T,  Fe_trb += X Fe'b,  kappab -= <Sb, s>,  sb -= kappa Sb. */
+static void J2PlasticFlowAdjoint(const J2Return *r, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar Pnb[],
+                                 PetscScalar Fb[MPM_DIM][MPM_DIM], PetscReal Feb[MPM_DIM][MPM_DIM], PetscReal *kappab,
+                                 PetscReal sb[3])
+{
+  const PetscReal S[3] = {-r->kappa * r->s[0], -r->kappa * r->s[1], -r->kappa * r->s[2]}, J = MPMDeterminant(F);
+  const PetscReal Finv[MPM_DIM][MPM_DIM] = {{F[1][1] / J, -F[0][1] / J}, {-F[1][0] / J, F[0][0] / J}};
+  PetscReal       X[3], Fe[MPM_DIM][MPM_DIM], Finvb[MPM_DIM][MPM_DIM], Fenb[MPM_DIM][MPM_DIM], Xb[3], Sb[3] = {0, 0, 0};
+
+  J2Exp(S, X);
+  for (PetscInt c = 0; c < MPM_DIM; c++) {
+    Fe[0][c] = X[0] * r->Fe[0][c] + X[2] * r->Fe[1][c];
+    Fe[1][c] = X[2] * r->Fe[0][c] + X[1] * r->Fe[1][c];
+  }
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt c = 0; c < MPM_DIM; c++) {
+      Finvb[a][c] = Pnb[2 * a] * Fe[c][0] + Pnb[2 * a + 1] * Fe[c][1];
+      Fenb[a][c]  = Finv[0][a] * Pnb[c] + Finv[1][a] * Pnb[2 + c];
+    }
+  for (PetscInt a = 0; a < MPM_DIM; a++) /* Fb -= Finv^T Finvb Finv^T */
+    for (PetscInt c = 0; c < MPM_DIM; c++)
+      for (PetscInt k = 0; k < MPM_DIM; k++)
+        for (PetscInt l = 0; l < MPM_DIM; l++) Fb[a][c] -= Finv[k][a] * Finvb[k][l] * Finv[c][l];
+  Xb[0] = Fenb[0][0] * r->Fe[0][0] + Fenb[0][1] * r->Fe[0][1];
+  Xb[1] = Fenb[1][0] * r->Fe[1][0] + Fenb[1][1] * r->Fe[1][1];
+  Xb[2] = Fenb[0][0] * r->Fe[1][0] + Fenb[0][1] * r->Fe[1][1] + Fenb[1][0] * r->Fe[0][0] + Fenb[1][1] * r->Fe[0][1];
+  for (PetscInt c = 0; c < MPM_DIM; c++) {
+    Feb[0][c] += X[0] * Fenb[0][c] + X[2] * Fenb[1][c];
+    Feb[1][c] += X[2] * Fenb[0][c] + X[1] * Fenb[1][c];
+  }
+  J2ExpAdjoint(S, Xb, Sb);
+  for (PetscInt k = 0; k < 3; k++) {
+    *kappab -= Sb[k] * r->s[k];
+    sb[k] -= r->kappa * Sb[k];
+  }
+}
+
+/* Adjoint of the strain measures: (eb, ezzb, sb, szzb, trb) -> Fe_trb through s = dev e, e = 1/2 log(Fe Fe^T). */
+static void J2StrainAdjoint(const J2Return *r, PetscReal eb[3], PetscReal *ezzb, const PetscReal sb[3], PetscReal szzb,
+                            PetscReal trb, PetscReal Feb[MPM_DIM][MPM_DIM])
+{
+  PetscReal bb[3] = {0, 0, 0};
+
+  trb -= (sb[0] + sb[1] + szzb) / 3;
+  eb[0] += sb[0] + trb;
+  eb[1] += sb[1] + trb;
+  eb[2] += sb[2];
+  *ezzb += szzb + trb;
+  J2HalfLogAdjoint(r->b, eb, bb);
+  for (PetscInt k = 0; k < MPM_DIM; k++) {
+    Feb[0][k] += 2 * bb[0] * r->Fe[0][k] + bb[2] * r->Fe[1][k];
+    Feb[1][k] += 2 * bb[1] * r->Fe[1][k] + bb[2] * r->Fe[0][k];
+  }
+}
+
+/* Fb, zb, mpb->(E, nu, sigma_y, H) += the transpose of the linearized return mapping applied to (taub, z'b),
+ * in reverse order of J2 and J2ReturnMapping. */
+static void J2Adjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
+                      const PetscScalar taub[MPM_DIM][MPM_DIM], const PetscScalar znewb[],
+                      PetscScalar Fb[MPM_DIM][MPM_DIM], PetscScalar zb[], MPMMaterialPoint *mpb)
+{
+  J2Return        r;
+  PetscReal       Feb[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}}, sb[3] = {0, 0, 0}, eb[3], szzb, kappab = 0, ezzb, trb;
+  PetscReal       mub, lambdab, dpb, qb = 0, fb, df, dw, syb, Hb, alphab;
+  const PetscReal T[3] = {taub[0][0], taub[1][1], taub[0][1] + taub[1][0]}, sq6 = PetscSqrtReal(6.0);
+
+  J2ReturnMapping(mp, F, z, &r);
+  if (r.dp > 0)
+    J2PlasticFlowAdjoint(&r, F, znewb, Fb, Feb, &kappab, sb);
+  else
+    for (PetscInt c = 0; c < 4; c++) zb[c] += znewb[c];
+  alphab = dpb = znewb[5];
+  ezzb         = znewb[4];
+  kappab -= znewb[4] * r.szz;
+  szzb    = -r.kappa * znewb[4];
+  trb     = r.lambda * (T[0] + T[1]);
+  lambdab = r.tr * (T[0] + T[1]);
+  mub     = 0;
+  for (PetscInt k = 0; k < 3; k++) {
+    eb[k] = 2 * r.mu * T[k];
+    kappab -= 2 * r.mu * T[k] * r.s[k];
+    sb[k] -= 2 * r.mu * r.kappa * T[k];
+    mub += 2 * T[k] * (r.e[k] - r.kappa * r.s[k]);
+  }
+  if (r.dp > 0) {
+    dpb += kappab * PetscSqrtReal(1.5) / r.q;
+    qb -= kappab * r.kappa / r.q;
+  }
+  (void)J2SmoothMax(r.f, r.w, &df, &dw);
+  fb  = dpb / (3 * r.mu + mp->H) * df;
+  syb = mp->yield_smoothing * dpb / (3 * r.mu + mp->H) * dw - fb;
+  mub += -3 * r.dp * dpb / (3 * r.mu + mp->H) + sq6 * r.q * fb;
+  Hb = -r.dp * dpb / (3 * r.mu + mp->H) - z[5] * fb;
+  alphab -= mp->H * fb;
+  qb += sq6 * r.mu * fb;
+  if (qb != 0) {
+    for (PetscInt k = 0; k < 2; k++) sb[k] += qb * r.s[k] / r.q;
+    sb[2] += 2 * qb * r.s[2] / r.q;
+    szzb += qb * r.szz / r.q;
+  }
+  J2StrainAdjoint(&r, eb, &ezzb, sb, szzb, trb, Feb);
+  for (PetscInt a = 0; a < MPM_DIM; a++) /* Fe = F P, P[k][c] = z[2k + c] */
+    for (PetscInt k = 0; k < MPM_DIM; k++)
+      for (PetscInt c = 0; c < MPM_DIM; c++) {
+        Fb[a][k] += Feb[a][c] * z[2 * k + c];
+        zb[2 * k + c] += F[a][k] * Feb[a][c];
+      }
+  zb[4] += ezzb;
+  zb[5] += alphab;
+  MPMLameParametersAdjoint(mp->E, mp->nu, mub, lambdab, &mpb->E, &mpb->nu);
+  mpb->sigma_y += syb;
+  mpb->H += Hb;
+}
+
+/* Stored elastic energy of the trial state, psi = mu |e|^2 + lambda/2 tr(e)^2 (3x3 log strain) [J/m^3]. */
+static PetscReal J2Energy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[])
+{
+  J2Return r;
+
+  J2ReturnMapping(mp, F, z, &r);
+  return r.mu * (r.e[0] * r.e[0] + r.e[1] * r.e[1] + 2 * r.e[2] * r.e[2] + r.ezz * r.ezz) +
+         0.5 * r.lambda * r.tr * r.tr;
+}
+
+/* Undeformed, virgin particle: Fp^-1 = I, e_zz = 0, alpha = 0 (independent of the parameters). */
+static void J2StateInit(const MPMMaterialPoint *mp, PetscScalar z[])
+{
+  (void)mp;
+  z[0] = z[3] = 1;
+  z[1] = z[2] = z[4] = z[5] = 0;
+}
+
+const MPMModelOps MPMModelJ2 = {
+    .name             = "j2",
+    .description      = "von Mises plasticity, Hencky elasticity, linear hardening",
+    .params           = "E,nu,sigma_y,H",
+    .nstate           = 6,
+    .kirchhoff        = J2,
+    .kirchhoffadjoint = J2Adjoint,
+    .energy           = J2Energy,
+    .stateinit        = J2StateInit,
+    .stateinitadjoint = NULL,
+};
