@@ -10,6 +10,11 @@
  *                                                  point: the quarter chord; closed trailing edge)
  *   cst:      x0, y0, alpha, chord, Au_0..Au_n, Al_0..Al_n   (n + 1 <= 9 coefficients per surface:
  *                                                  Bernstein order up to 8)
+ *   dat:      x0, y0, alpha, chord, bu_1..bu_n, bl_1..bl_n   (an airfoil read from a Selig-format .dat file,
+ *                                                  AdjShapeReadSelig, plus n <= 9 Hicks-Henne bumps per surface
+ *                                                  y/c += sum_k b_k sin^3(pi (x/c)^(log 0.5 / log h_k)), peaks
+ *                                                  h_k = k/(n+1): the design parameters of a file airfoil;
+ *                                                  reference point: the quarter chord)
  *   plane:    x0, y0, alpha, nx, ny               (the half-plane behind the line through (x0, y0) with
  *                                                  outward normal (nx, ny), made unit by AdjShapeSetUp,
  *                                                  turned by alpha like the other shapes; an obstacle or
@@ -30,8 +35,17 @@
 
 #define ADJ_SHAPE_MAX_PARAMS 24
 #define ADJ_AIRFOIL_POINTS   160
+#define ADJ_SELIG_MAX        512 /* points per surface of an airfoil read from a file */
+#define ADJ_SELIG_MAX_BUMPS  9   /* Hicks-Henne bumps per surface */
 
-typedef enum { ADJ_SHAPE_CIRCLE, ADJ_SHAPE_ELLIPSE, ADJ_SHAPE_NACA4, ADJ_SHAPE_CST, ADJ_SHAPE_PLANE } AdjShapeType;
+typedef enum {
+  ADJ_SHAPE_CIRCLE,
+  ADJ_SHAPE_ELLIPSE,
+  ADJ_SHAPE_NACA4,
+  ADJ_SHAPE_CST,
+  ADJ_SHAPE_PLANE,
+  ADJ_SHAPE_DAT
+} AdjShapeType;
 extern const char *const AdjShapeTypes[];
 
 typedef struct {
@@ -44,12 +58,28 @@ typedef struct {
   PetscInt   npoly;
   PetscReal *poly;   /* [npoly][2] */
   PetscReal  radius; /* bounding radius about the reference point [m] */
+  /* dat: per surface (0 upper, 1 lower) the natural cubic spline y/c(sigma), sigma = sqrt(x/c), through
+   * ndat[s] knots: sigma, y/c and the spline's second derivatives; nbump bumps per surface */
+  PetscInt  ndat[2], nbump;
+  PetscReal dat[2][3][ADJ_SELIG_MAX];
 } AdjShape;
 
 /*@ AdjShapeSetUp - checks the parameters (clear errors on comm for impossible shapes: negative
     sizes or thickness, crossing CST surfaces) and samples airfoil surfaces. Collective. @*/
 PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s);
 PetscErrorCode AdjShapeDestroy(AdjShape *s);
+
+/*@ AdjShapeReadSelig - an airfoil of type dat from a Selig-format coordinate file (the UIUC airfoil
+    database's format: a title line, then x y pairs from the trailing edge over the upper surface to the
+    leading edge and back along the lower surface).  The coordinates are normalized to the chord from the
+    leading edge (the point of smallest x) to the trailing edge (the mean of the first and last points); a
+    blunt trailing edge (first and last points apart) is closed by shearing each surface by x/c times half
+    the gap, a change of at most half the gap (reported).  Position, angle, chord and nbump bumps per
+    surface (all zero) are set; AdjShapeSetUp then checks and samples the shape.  Malformed files (too few
+    points, text that is not two numbers, surfaces that do not run from the trailing edge to the leading
+    edge and back, crossing surfaces, more than ADJ_SELIG_MAX points per surface) are refused naming the
+    file, line and what is wrong; `option` names the option that gave the file. Collective. @*/
+PetscErrorCode AdjShapeReadSelig(MPI_Comm comm, const char path[], const char option[], PetscInt nbump, AdjShape *s);
 
 /*@ AdjShapeDistance - signed distance d [m] of the point (x, y) (negative inside) and, if dd is
     not NULL, dd[i] = dd/dp_i. Not collective. @*/

@@ -3,7 +3,8 @@
 #include <adjsim/geometry.h>
 #include "dual.h"
 
-const char *const AdjShapeTypes[] = {"circle", "ellipse", "naca4", "cst", "plane", "AdjShapeType", "ADJ_SHAPE_", NULL};
+const char *const AdjShapeTypes[] = {"circle", "ellipse",      "naca4",      "cst", "plane",
+                                     "dat",    "AdjShapeType", "ADJ_SHAPE_", NULL};
 
 enum { P_X0, P_Y0, P_ALPHA, P_SIZE }; /* parameters common to every shape, then the sizes */
 
@@ -233,6 +234,48 @@ static AdjDual AdjCstSurface(const AdjShape *s, AdjDual sigma, PetscInt first)
   return AdjDualMul(sum, AdjDualMul(sigma, omt));
 }
 
+/* Surface of an airfoil read from a file at the station t = sigma^2: the natural cubic spline y/c(sigma) of
+ * the side (AdjShapeReadSelig) plus the Hicks-Henne bumps b_k sin^3(pi t^e_k), e_k = log(1/2) / log(h_k),
+ * h_k = k / (n + 1) (each bump peaks at t = h_k and vanishes at both edges), in units of the chord. */
+static AdjDual AdjDatSurface(const AdjShape *s, AdjDual sigma, PetscInt side)
+{
+  const PetscInt   n = s->ndat[side];
+  const PetscReal *t = s->dat[side][0], *y = s->dat[side][1], *M = s->dat[side][2];
+  PetscInt         lo = 0, hi = n - 1;
+  AdjDual          A, B, r;
+
+  while (hi - lo > 1) { /* the knot interval holding sigma */
+    const PetscInt mid = (lo + hi) / 2;
+    if (t[mid] <= sigma.v)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  {
+    const PetscReal h = t[hi] - t[lo];
+    A                 = AdjDualScale(AdjDualShift(AdjDualScale(sigma, -1), t[hi]), 1 / h);
+    B                 = AdjDualScale(AdjDualShift(sigma, -t[lo]), 1 / h);
+    r                 = AdjDualAdd(AdjDualScale(A, y[lo]), AdjDualScale(B, y[hi]));
+    r                 = AdjDualAdd(r, AdjDualScale(AdjDualSub(AdjDualMul(AdjDualMul(A, A), A), A), M[lo] * h * h / 6));
+    r                 = AdjDualAdd(r, AdjDualScale(AdjDualSub(AdjDualMul(AdjDualMul(B, B), B), B), M[hi] * h * h / 6));
+  }
+  for (PetscInt k = 0; k < s->nbump; k++) {
+    const PetscInt  i  = P_SIZE + 1 + side * s->nbump + k;
+    const PetscReal e  = PetscLogReal(0.5) / PetscLogReal((k + 1.0) / (s->nbump + 1));
+    const AdjDual   sn = AdjDualSin(AdjDualScale(AdjDualPow(sigma, 2 * e), PETSC_PI));
+
+    r = AdjDualAdd(r, AdjDualMul(AdjDualVar(s->p[i], i), AdjDualMul(sn, AdjDualMul(sn, sn))));
+  }
+  return r;
+}
+
+/* y/c of the upper (side 0) or lower (side 1) surface at the station t = sigma^2 of a CST or file airfoil. */
+static AdjDual AdjAirfoilSurfaceY(const AdjShape *s, AdjDual sigma, PetscInt side)
+{
+  if (s->type == ADJ_SHAPE_DAT) return AdjDatSurface(s, sigma, side);
+  return AdjCstSurface(s, sigma, P_SIZE + 1 + side * s->ncst);
+}
+
 /* Point of the upper (side 0) or lower (side 1) surface at psi in [0, pi] (station
  * t = sin^2(psi/2): psi = 0 the leading edge, pi the trailing edge), in metres in the body frame
  * with the leading edge at the origin.  With dpsi, the slot ADJ_PSI_SLOT carries dS/dpsi. */
@@ -247,7 +290,7 @@ static void AdjAirfoilBranchPoint(const AdjShape *s, PetscInt side, PetscReal ps
     AdjNaca4Point(s, sigma, side ? -1.0 : 1.0, X, Y);
   else {
     *X = AdjDualMul(sigma, sigma);
-    *Y = AdjCstSurface(s, sigma, P_SIZE + 1 + side * s->ncst);
+    *Y = AdjAirfoilSurfaceY(s, sigma, side);
   }
   *X = AdjDualMul(*X, c);
   *Y = AdjDualMul(*Y, c);
@@ -268,13 +311,13 @@ void AdjShapeSurfacePoint(const AdjShape *s, PetscReal u, PetscReal xy[2], Petsc
 {
   AdjDual X, Y, w[2];
 
-  if (s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST) {
+  if (s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT) {
     /* branch points have the leading edge at the origin; the reference point is the quarter chord */
     AdjAirfoilBranchPoint(s, u < 0.5 ? 1 : 0, PETSC_PI * PetscAbsReal(1 - 2 * u), PETSC_FALSE, &X, &Y);
     X = AdjDualSub(X, AdjDualScale(AdjDualVar(s->p[P_SIZE], P_SIZE), 0.25));
   } else {
-    const PetscInt b = s->type == ADJ_SHAPE_ELLIPSE ? P_SIZE + 1 : P_SIZE;
-    const AdjDual  a = AdjDualVar(s->p[P_SIZE], P_SIZE), bb = AdjDualVar(s->p[b], b);
+    const PetscInt  b = s->type == ADJ_SHAPE_ELLIPSE ? P_SIZE + 1 : P_SIZE;
+    const AdjDual   a = AdjDualVar(s->p[P_SIZE], P_SIZE), bb = AdjDualVar(s->p[b], b);
     const PetscReal th = -2 * PETSC_PI * u;
 
     X = AdjDualScale(a, PetscCosReal(th)), Y = AdjDualScale(bb, PetscSinReal(th));
@@ -314,18 +357,20 @@ static PetscErrorCode AdjAirfoilSample(MPI_Comm comm, AdjShape *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* CST surfaces must not cross: upper above lower at every interior station. */
+/* CST and file surfaces (with their bumps) must not cross: upper above lower at every interior station. */
 static PetscErrorCode AdjCstCheck(MPI_Comm comm, const AdjShape *s)
 {
   PetscFunctionBeginUser;
   for (PetscInt j = 1; j < ADJ_AIRFOIL_POINTS - 1; j++) {
     const PetscReal t  = 0.5 * (1 - PetscCosReal(PETSC_PI * j / (ADJ_AIRFOIL_POINTS - 1)));
     const AdjDual   sg = AdjDualConst(PetscSqrtReal(t));
-    const PetscReal yu = AdjCstSurface(s, sg, P_SIZE + 1).v, yl = AdjCstSurface(s, sg, P_SIZE + 1 + s->ncst).v;
+    const PetscReal yu = AdjAirfoilSurfaceY(s, sg, 0).v, yl = AdjAirfoilSurfaceY(s, sg, 1).v;
     PetscCheck(yu > yl, comm, PETSC_ERR_USER_INPUT,
-               "CST airfoil: the upper surface (y/c = %g) is not above the lower one (y/c = %g) at x/c = %.4f: the "
-               "surfaces cross (check -fluid_body_cst_upper and -fluid_body_cst_lower)",
-               (double)yu, (double)yl, (double)t);
+               "%s airfoil: the upper surface (y/c = %g) is not above the lower one (y/c = %g) at x/c = %.4f: the "
+               "surfaces cross (check %s)",
+               s->type == ADJ_SHAPE_DAT ? "File" : "CST", (double)yu, (double)yl, (double)t,
+               s->type == ADJ_SHAPE_DAT ? "the coordinates and the bump amplitudes"
+                                        : "-fluid_body_cst_upper and -fluid_body_cst_lower");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -378,6 +423,15 @@ PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s)
     s->radius = q[0];
     PetscCall(AdjAirfoilSample(comm, s));
     break;
+  case ADJ_SHAPE_DAT:
+    s->np = P_SIZE + 1 + 2 * s->nbump;
+    PetscCheck(s->ndat[0] >= 2 && s->ndat[1] >= 2, comm, PETSC_ERR_ORDER,
+               "Read the airfoil file (AdjShapeReadSelig) first");
+    PetscCheck(q[0] > 0, comm, PETSC_ERR_USER_INPUT, "Airfoil chord %g m must be > 0", (double)q[0]);
+    PetscCall(AdjCstCheck(comm, s));
+    s->radius = q[0];
+    PetscCall(AdjAirfoilSample(comm, s));
+    break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -398,12 +452,16 @@ void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, con
   *unit = i == P_ALPHA ? "deg" : "m";
   if (i < P_SIZE)
     *name = common[i];
+  else if (i == P_SIZE && s->type == ADJ_SHAPE_DAT)
+    *name = "chord";
+  else if (s->type == ADJ_SHAPE_DAT)
+    *name = i - P_SIZE - 1 < s->nbump ? "bump_upper" : "bump_lower";
   else if (s->type != ADJ_SHAPE_CST || i == P_SIZE)
     *name = sizes[s->type][i - P_SIZE];
   else
     *name = i - P_SIZE - 1 < s->ncst ? "Au" : "Al";
   if (s->type == ADJ_SHAPE_NACA4 && i > P_SIZE) *unit = "1";
-  if (s->type == ADJ_SHAPE_CST && i > P_SIZE) *unit = "1";
+  if ((s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT) && i > P_SIZE) *unit = "1";
   if (s->type == ADJ_SHAPE_PLANE && i >= P_SIZE) *unit = "1";
 }
 
