@@ -37,6 +37,11 @@ PetscErrorCode AdjDriverGetFinalStep(AdjDriver drv, AdjStepIndex *n);
     the time axis and -steady_tol). The gradient checks use it to hold n at the value reached at p, since the
     stopping decision is not differentiated. Not collective. @*/
 PetscErrorCode AdjDriverSetFixedSteps(AdjDriver drv, AdjStepIndex n);
+/*@ AdjDriverCheckSteadySupported - with -steady_tol and an objective, refuses (PETSC_ERR_USER_INPUT, naming the
+    option) a solver that does not declare whether its objective is tied to the last step of the time axis, or
+    whose objective is (a final-time target...). Forward runs and gradients call it; call it before opening files
+    to refuse early. Collective. @*/
+PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv);
 /*@ AdjDriverRecordFinalStep - with -steady_tol and a run file: attributes final_step (int64), final_time [s] and
     stop_reason ("steady_tol" or "max_steps") on `group` ("/" for forward runs, "/gradients"), saying where the
     last run stopped. Collective. @*/

@@ -352,6 +352,33 @@ static PetscErrorCode AdjDriverRestartObjective(AdjDriver drv, AdjStepIndex k0, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A run whose length is decided while running (-steady_tol) evaluates the objective at steps 1..n only: the
+ * solver must say that no objective term is tied to the time axis's last step N (a final-time target would be
+ * missed, a window ending at N would average over other steps). Without an objective there is nothing to check. */
+PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv)
+{
+  PetscBool      has, known;
+  const char    *term;
+  AdjStepperType type;
+
+  PetscFunctionBeginUser;
+  if (drv->steady_tol <= 0 || drv->fixed_steps > 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperHasObjective(drv->stepper, &has));
+  if (!has) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperGetType(drv->stepper, &type));
+  PetscCall(AdjStepperGetFinalStepObjective(drv->stepper, &known, &term));
+  PetscCheck(known, drv->comm, PETSC_ERR_USER_INPUT,
+             "-steady_tol %g cannot be used with -problem %s and an objective: the solver does not say whether its "
+             "objective is tied to the last step of the time axis, which a run stopping early does not reach; run a "
+             "fixed number of steps instead",
+             (double)drv->steady_tol, type);
+  PetscCheck(!term, drv->comm, PETSC_ERR_USER_INPUT,
+             "-steady_tol %g cannot be used with %s: that term belongs to the last step of the time axis, which a run "
+             "stopping at steady state does not reach; run a fixed number of steps instead",
+             (double)drv->steady_tol, term);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* With -steady_tol, one line saying where the run stopped and why. */
 static PetscErrorCode AdjDriverReportStop(AdjDriver drv, PetscReal dt)
 {
@@ -372,6 +399,7 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   const PetscBool out = (PetscBool)(write_output && drv->out);
 
   PetscFunctionBeginUser;
+  PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscLogEventBegin(ADJ_Forward, 0, 0, 0, 0));
   PetscCall(AdjDriverGetSteps(drv, &n, &dt));
   PetscCall(AdjStepperSetParameters(drv->stepper, p));
@@ -511,6 +539,7 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
   PetscFunctionBeginUser;
   drv->interrupted_at = -1;
   drv->final_step     = -1;
+  PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscLogEventBegin(ADJ_Gradient, 0, 0, 0, 0));
   PetscCall(AdjCheckpointIsOnline(drv->ckpt, &online));
   PetscCall(AdjDriverGradientSteps(drv, p, online, &n, &dt));

@@ -310,6 +310,7 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
   PetscCall(AdjOptimizerCreate(drv, &opt));
   PetscCall(AdjOptimizerSetFromOptions(opt));
   if (ro.mode != MODE_FORWARD) PetscCall(AdjCheckAdjointRun(comm, &ro, st, drv));
+  PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (!help) PetscCall(AdjCheckUnusedOptions(comm));
   if (!help) {
