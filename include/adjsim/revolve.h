@@ -158,6 +158,13 @@ PetscErrorCode AdjRevolveOnlineGetLiveSlots(AdjRevolveOnline on, PetscInt *live)
 PetscErrorCode AdjRevolveOnlineDestroy(AdjRevolveOnline *on);
 
 /**
+  @brief Right after an ADVANCE (before any AdjRevolveOnlineStop): the total forward step evaluations if the run
+  stopped at the step just reached, by the formula above (O(s) revolve counts). Lets one sweep cost every n.
+  Not collective.
+*/
+PetscErrorCode AdjRevolveOnlineCountIfStopped(AdjRevolveOnline on, AdjStepIndex *forward);
+
+/**
   @brief Total forward step evaluations of the online schedule for a run stopping at n with s slots, by the
   formula above: the forward placement is replayed (O(n s) bookkeeping, no actions), the intervals are costed
   with AdjRevolveMinimalAdvances. Not collective.

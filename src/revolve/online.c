@@ -288,12 +288,31 @@ PetscErrorCode AdjRevolveOnlineGetLiveSlots(AdjRevolveOnline on, PetscInt *live)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The cost formula of revolve.h for the list L right after the ADVANCE to step n = the last entry of L. */
+PetscErrorCode AdjRevolveOnlineCountIfStopped(AdjRevolveOnline on, AdjStepIndex *forward)
+{
+  AdjStepIndex n, total, end;
+
+  PetscFunctionBeginUser;
+  PetscCheck(on->phase == ONLINE_FORWARD && on->step[on->nlist - 1] >= 1 && on->slot[on->nlist - 1] < 0,
+             PETSC_COMM_SELF, PETSC_ERR_ORDER, "AdjRevolveOnlineCountIfStopped: call it right after an ADVANCE");
+  n     = on->step[on->nlist - 1];
+  total = n + 1; /* the forward sweep to x_n, and the reversal of step n */
+  end   = n - 1;
+  for (PetscInt j = on->nlist - 2; j >= 0; j--) {
+    AdjStepIndex l = end - on->step[j];
+    if (l > 0) total += l + AdjRevolveMinimalAdvances(l, on->nslots - j);
+    end = on->step[j];
+  }
+  *forward = total;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Replays the forward placement to step n and costs the reverse sweep by the closed form of revolve. */
 PetscErrorCode AdjRevolveOnlineForwardCount(AdjStepIndex n, PetscInt nslots, AdjStepIndex *forward)
 {
   AdjRevolveOnline on;
   AdjRevolveAction a;
-  AdjStepIndex     total, end;
 
   PetscFunctionBeginUser;
   PetscCheck(n >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "AdjRevolveOnlineForwardCount: n = %" PRId64 " < 1",
@@ -302,15 +321,7 @@ PetscErrorCode AdjRevolveOnlineForwardCount(AdjStepIndex n, PetscInt nslots, Adj
   OnlineStart(on, &a);
   do OnlineForwardAction(on, &a);
   while (!(a.type == ADJ_REVOLVE_ADVANCE && a.to == n));
-  PetscCall(AdjRevolveOnlineStop(on));
-  total = n + 1; /* the forward sweep to x_n, and the reversal of step n */
-  end   = n - 1;
-  for (PetscInt j = on->nlist - 1; j >= 0; j--) {
-    AdjStepIndex l = end - on->step[j];
-    if (l > 0) total += l + AdjRevolveMinimalAdvances(l, nslots - j);
-    end = on->step[j];
-  }
-  *forward = total;
+  PetscCall(AdjRevolveOnlineCountIfStopped(on, forward));
   PetscCall(AdjRevolveOnlineDestroy(&on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
