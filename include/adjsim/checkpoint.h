@@ -117,6 +117,14 @@ PetscErrorCode AdjCheckpointGetDiskFile(AdjCheckpoint ckpt, const char *path[], 
 PetscErrorCode AdjCheckpointSetStoreAll(AdjCheckpoint ckpt, PetscBool all);
 
 /**
+  @brief Uses the online schedule (n decided while running, AdjCheckpointStop) instead of revolve, or back to revolve;
+  overrides -checkpoint_type.
+
+  Logically collective. Takes effect at the next AdjCheckpointSetUp.
+*/
+PetscErrorCode AdjCheckpointSetOnline(AdjCheckpoint ckpt, PetscBool online);
+
+/**
   @brief Builds the schedule for `nsteps` steps and prepares storage for states shaped like `state_template`.
 
   Collective. May be called again (next gradient, same or different nsteps): snapshots already

@@ -143,6 +143,16 @@ PetscErrorCode AdjCheckpointSetStoreAll(AdjCheckpoint ckpt, PetscBool all)
 {
   PetscFunctionBeginUser;
   ckpt->store_all     = all;
+  ckpt->online        = all ? PETSC_FALSE : ckpt->online;
+  ckpt->store_all_set = PETSC_TRUE; /* the type is set programmatically: -checkpoint_type does not override it */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjCheckpointSetOnline(AdjCheckpoint ckpt, PetscBool online)
+{
+  PetscFunctionBeginUser;
+  ckpt->online        = online;
+  ckpt->store_all     = online ? PETSC_FALSE : ckpt->store_all;
   ckpt->store_all_set = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
