@@ -504,9 +504,10 @@ static PetscErrorCode AdjDriverGradientSteps(AdjDriver drv, Vec p, PetscBool onl
  * ADVANCE, n the maximum) each step is tested: when it is the last (steady state or n reached) the schedule is
  * stopped there, n becomes the final step, and x keeps x_{n-1}, from which the schedule reverses step n next. */
 static PetscErrorCode AdjDriverGradientAdvance(AdjDriver drv, const AdjRevolveAction *a, PetscReal dt, AdjStepIndex *n,
-                                               PetscBool *sweeping, PetscBool *stop)
+                                               PetscBool *sweeping, AdjProgress *pr, PetscBool *stop)
 {
   PetscFunctionBeginUser;
+  if (*sweeping) PetscCall(AdjProgressUpdate(pr, drv->comm, "forward (online, at most)", a->to, *n, a->to * dt));
   for (AdjStepIndex k = a->from + 1; k <= a->to && !*stop; k++) {
     PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
     PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
@@ -561,7 +562,7 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
       PetscCall(AdjCheckpointLoad(drv->ckpt, &a, drv->x));
       break;
     case ADJ_REVOLVE_ADVANCE:
-      PetscCall(AdjDriverGradientAdvance(drv, &a, dt, &n, &sweeping, &stop));
+      PetscCall(AdjDriverGradientAdvance(drv, &a, dt, &n, &sweeping, &pr, &stop));
       break;
     case ADJ_REVOLVE_REVERSE:
       PetscCall(AdjDriverReverseStep(drv, a.to, n, J));

@@ -26,7 +26,6 @@ struct _p_AdjRevolveOnline {
   AdjStepIndex   n;         /* final step, once stopped */
   /* reverse sweep */
   AdjStepIndex end;           /* next step to reverse */
-  PetscBool    need_restore;  /* the interval of the last entry of L starts: RESTORE its checkpoint */
   AdjRevolve   rev;           /* offline schedule of the current interval [step[nlist-1], end] */
   PetscInt    *revslot;       /* revolve stack position -> slot (size s) */
   AdjStepIndex base;          /* step[nlist-1] of the current interval */
@@ -51,7 +50,6 @@ PetscErrorCode AdjRevolveOnlineCreate(PetscInt nslots, AdjRevolveOnline *on)
   o->nlive         = 0;
   o->n             = -1;
   o->end           = -1;
-  o->need_restore  = PETSC_FALSE;
   o->rev           = NULL;
   o->base          = -1;
   o->live_at_store = 0;
@@ -181,9 +179,8 @@ PetscErrorCode AdjRevolveOnlineStop(AdjRevolveOnline on)
   last  = on->nlist - 1;
   on->n = on->step[last];
   OnlineRemoveEntry(on, last); /* x_n is never stored: the reversal of step n recomputes it */
-  on->phase        = ONLINE_REVERSE;
-  on->end          = on->n;
-  on->need_restore = PETSC_FALSE;
+  on->phase = ONLINE_REVERSE;
+  on->end   = on->n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
