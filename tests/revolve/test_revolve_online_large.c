@@ -1,8 +1,30 @@
 /* Online checkpointing, large n: full schedules that stop at n = 10^6 (s = 10 and 50) are executed by the
    value-checking simulator (onlinesim.h); the executed forward count must equal the formula
    AdjRevolveOnlineForwardCount, stay >= the offline optimum and within 10 % of it (measured: 0.7 % and 2.4 %,
-   docs/checkpointing.md). Option -large_n <n> changes n. */
+   docs/checkpointing.md). The formula must also give the counts of an independent Python re-implementation
+   (tests/revolve/online_reference.py) at n = 10^5 and 10^6. Option -large_n <n> changes n of the executed runs. */
 #include "onlinesim.h"
+
+/* Reference counts from `python3 tests/revolve/online_reference.py <n> <s>`. */
+static PetscErrorCode CheckReferenceCounts(void)
+{
+  const struct {
+    AdjStepIndex n;
+    PetscInt     s;
+    AdjStepIndex forward;
+  } ref[] = {{100000, 10, 994178}, {100000, 50, 479888}, {1000000, 10, 12735292}, {1000000, 50, 5795246}};
+
+  PetscFunctionBeginUser;
+  for (size_t i = 0; i < sizeof(ref) / sizeof(ref[0]); i++) {
+    AdjStepIndex forward;
+    PetscCall(AdjRevolveOnlineForwardCount(ref[i].n, ref[i].s, &forward));
+    PetscCheck(forward == ref[i].forward, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "n=%" PRId64 " s=%" PetscInt_FMT ": formula %" PRId64 ", Python reference %" PRId64, (int64_t)ref[i].n,
+               ref[i].s, (int64_t)forward, (int64_t)ref[i].forward);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "online counts == Python reference at n = 10^5, 10^6 (s = 10, 50)\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 int main(int argc, char **argv)
 {
@@ -12,6 +34,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-large_n", &n_option, NULL));
+  PetscCall(CheckReferenceCounts());
   for (size_t i = 0; i < sizeof(s_list) / sizeof(s_list[0]); i++) {
     AdjStepIndex    n = n_option, opt, formula;
     PetscInt        s = s_list[i];
