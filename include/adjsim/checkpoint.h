@@ -26,7 +26,8 @@
    writes/reads its ownership range with collective MPI-IO. The file is removed by AdjCheckpointDestroy.
 
    Options (prefix -checkpoint_):
-     -checkpoint_type <revolve|all>  revolve (default) or store every step in RAM (c = n)
+     -checkpoint_type <revolve|all|online>  revolve (default), store every step in RAM (c = n), or online: n is
+                                     decided while running; SetUp gets the maximum, AdjCheckpointStop the end
      -checkpoint_ram <int>           RAM slots (default 10)
      -checkpoint_disk <int>          disk slots (default 0)
      -checkpoint_disk_file <path>    HDF5 file of the disk slots (default <output stem>-checkpoints.h5,
@@ -116,6 +117,14 @@ PetscErrorCode AdjCheckpointGetDiskFile(AdjCheckpoint ckpt, const char *path[], 
 PetscErrorCode AdjCheckpointSetStoreAll(AdjCheckpoint ckpt, PetscBool all);
 
 /**
+  @brief Uses the online schedule (n decided while running, AdjCheckpointStop) instead of revolve, or back to revolve;
+  overrides -checkpoint_type.
+
+  Logically collective. Takes effect at the next AdjCheckpointSetUp.
+*/
+PetscErrorCode AdjCheckpointSetOnline(AdjCheckpoint ckpt, PetscBool online);
+
+/**
   @brief Builds the schedule for `nsteps` steps and prepares storage for states shaped like `state_template`.
 
   Collective. May be called again (next gradient, same or different nsteps): snapshots already
@@ -137,6 +146,22 @@ PetscErrorCode AdjCheckpointSetUp(AdjCheckpoint ckpt, AdjStepIndex nsteps, Vec s
   @param[out] action the action to execute
 */
 PetscErrorCode AdjCheckpointNext(AdjCheckpoint ckpt, AdjRevolveAction *action);
+
+/**
+  @brief Whether the schedule is online (-checkpoint_type online): the forward sweep is part of the schedule
+  (ADVANCE of one step at a time) and the caller ends it with AdjCheckpointStop.
+
+  Not collective.
+*/
+PetscErrorCode AdjCheckpointIsOnline(AdjCheckpoint ckpt, PetscBool *online);
+
+/**
+  @brief Online schedule only: the ADVANCE just executed (to step n) ends the run; n becomes the number of steps
+  of the statistics. The caller must make x_{n-1} current again (the next action is REVERSE of step n).
+
+  Collective (every rank must stop at the same step).
+*/
+PetscErrorCode AdjCheckpointStop(AdjCheckpoint ckpt);
 
 /**
   @brief Executes a TAKESHOT action: copies x into the slot the action names (RAM or disk).

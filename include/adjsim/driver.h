@@ -1,6 +1,14 @@
 /* AdjDriver: forward runs, checkpointed discrete-adjoint gradients and gradient checks for any
- * AdjStepper.  Options: -quiet, -progress_interval, -restart, -adjoint_taylor_*, -adjoint_fd_*,
- * and the -checkpoint_* options of AdjCheckpoint. */
+ * AdjStepper.  Options: -quiet, -progress_interval, -restart, -steady_tol, -adjoint_taylor_*, -adjoint_fd_*,
+ * and the -checkpoint_* options of AdjCheckpoint.
+ *
+ * Run length decided while running (-steady_tol TOL > 0): forward runs and gradients stop at the first step k
+ * with  ||x_k - x_{k-1}||_inf / (dt max(||x_k||_inf, 1e-300)) < TOL,  the norms over the whole state vector of
+ * the solver (every component it holds: for the fluid velocities and pressure, for transport the scalar, for mpm
+ * the particle records); the time axis's step count N is then the maximum (reached: the run ends there). The
+ * gradient is the one of J for the final n reached; the stopping decision itself is not differentiated. With
+ * -checkpoint_type online the gradient decides n during its own forward sweep; with revolve or all it first runs
+ * the forward model to find n (n more steps), then reverses with that n. */
 #pragma once
 
 #include <adjsim/stepper.h>
@@ -20,6 +28,24 @@ PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[]);
 PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag);
 PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step);
 PetscErrorCode AdjDriverSetTestInterruptAtReverse(AdjDriver drv, AdjStepIndex k);
+/*@ AdjDriverGetSteadyTol - the -steady_tol tolerance (0: off). Not collective. @*/
+PetscErrorCode AdjDriverGetSteadyTol(AdjDriver drv, PetscReal *tol);
+/*@ AdjDriverGetFinalStep - the step the last forward run or gradient ended at (N without -steady_tol; -1 before
+    any run). Not collective. @*/
+PetscErrorCode AdjDriverGetFinalStep(AdjDriver drv, AdjStepIndex *n);
+/*@ AdjDriverSetFixedSteps - forward runs and gradients run exactly n steps, with no stopping test (n < 0: back to
+    the time axis and -steady_tol). The gradient checks use it to hold n at the value reached at p, since the
+    stopping decision is not differentiated. Not collective. @*/
+PetscErrorCode AdjDriverSetFixedSteps(AdjDriver drv, AdjStepIndex n);
+/*@ AdjDriverCheckSteadySupported - with -steady_tol and an objective, refuses (PETSC_ERR_USER_INPUT, naming the
+    option) a solver that does not declare whether its objective is tied to the last step of the time axis, or
+    whose objective is (a final-time target...). Forward runs and gradients call it; call it before opening files
+    to refuse early. Collective. @*/
+PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv);
+/*@ AdjDriverRecordFinalStep - with -steady_tol and a run file: attributes final_step (int64), final_time [s] and
+    stop_reason ("steady_tol" or "max_steps") on `group` ("/" for forward runs, "/gradients"), saying where the
+    last run stopped. Collective. @*/
+PetscErrorCode AdjDriverRecordFinalStep(AdjDriver drv, const char group[]);
 
 /*@ AdjDriverForward - runs the model at design p, J = objective. With an output set, writes fields
     at output steps, restart files at the restart interval and the final state; honours -restart.

@@ -88,6 +88,10 @@ PetscErrorCode AdjStepperObjective(AdjStepper stepper, AdjStepIndex k, Vec x, Pe
 PetscErrorCode AdjStepperObjectiveAdjoint(AdjStepper stepper, AdjStepIndex k, Vec x, Vec lambda);
 PetscErrorCode AdjStepperRegularization(AdjStepper stepper, PetscReal *R); /* R(p), grad += dR/dp */
 PetscErrorCode AdjStepperHasObjective(AdjStepper stepper, PetscBool *has);
+/*@ AdjStepperGetFinalStepObjective - whether the solver says if its objective is tied to the time axis's last
+    step (*known), and if so the description of such a term (*term, NULL if none). Runs that stop early
+    (-steady_tol) need *known and no such term. Not collective. @*/
+PetscErrorCode AdjStepperGetFinalStepObjective(AdjStepper stepper, PetscBool *known, const char **term);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
 PetscErrorCode AdjStepperCheckState(AdjStepper stepper, AdjStepIndex k, Vec x); /* NaN/Inf and blow-up guard */

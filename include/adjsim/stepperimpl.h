@@ -65,6 +65,9 @@ typedef struct {
                                                                          fields just read (absent: they are x) */
   PetscErrorCode (*readparameters)(void *ctx, const char[]);          /* optional: after the blocks are read from a
                                                                          run file's /parameters */
+  PetscErrorCode (*objectivefinalstep)(void *ctx, const char **term); /* optional: a description of an objective
+     term tied to the time axis's last step N (a final-time target...), or NULL if none; a run whose length is
+     decided while running (-steady_tol) needs this op and no such term */
 } AdjStepperOps;
 
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations

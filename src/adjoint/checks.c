@@ -23,6 +23,19 @@ static PetscErrorCode AdjRandomDirection(Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* With -steady_tol, the checks hold the run length at the n reached at p: the gradient is that of J for a fixed
+ * n (the stopping decision is not differentiated), and a perturbed run stopping one step earlier or later would
+ * add a jump to the differences. Called right after the gradient at p; AdjDriverSetFixedSteps(drv, -1) undoes it. */
+static PetscErrorCode AdjChecksHoldFinalStep(AdjDriver drv)
+{
+  PetscFunctionBeginUser;
+  if (drv->steady_tol <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjDriverSetFixedSteps(drv, drv->final_step));
+  PetscCall(PetscPrintf(drv->comm, "gradient check: n = %" PetscInt64_FMT " (reached at p) held fixed\n",
+                        (PetscInt64)drv->final_step));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* J at p + h d, by a forward run without output. */
 static PetscErrorCode AdjPerturbedObjective(AdjDriver drv, Vec p, PetscReal h, Vec d, Vec work, PetscReal *J)
 {
@@ -50,6 +63,7 @@ PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2)
   PetscCall(VecDuplicate(p, &d));
   PetscCall(VecDuplicate(p, &work));
   PetscCall(AdjDriverGradient(drv, p, &Jg, g));
+  PetscCall(AdjChecksHoldFinalStep(drv));
   PetscCall(AdjDriverForward(drv, p, PETSC_FALSE, &J0));
   PetscCall(AdjRandomDirection(d));
   PetscCall(VecDot(g, d, &gd));
@@ -82,6 +96,7 @@ PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2)
     r1prev = r1;
     r2prev = r2;
   }
+  PetscCall(AdjDriverSetFixedSteps(drv, -1));
   PetscCheck(counted > 0, comm, PETSC_ERR_USER_INPUT,
              "Taylor test: all second-order remainders are at round-off level; raise -adjoint_taylor_h0");
   PetscCall(VecDestroy(&g));
@@ -204,6 +219,7 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
   PetscCall(VecDuplicate(p, &e));
   PetscCall(VecDuplicate(p, &work));
   PetscCall(AdjDriverGradient(drv, p, &J, g));
+  PetscCall(AdjChecksHoldFinalStep(drv));
   PetscCall(AdjParamsCreateBlockOrder(params, p, &pO, &toblocks));
   PetscCall(VecDuplicate(pO, &gO));
   PetscCall(VecDuplicate(pO, &eO));
@@ -250,6 +266,7 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
         comm, "  component %-8" PetscInt_FMT " (%s[%" PetscInt_FMT "]) adjoint % .10e  fd % .10e  rel.err %.2e\n", i,
         name[b], i - start[b], (double)gi, (double)fd, (double)err));
   }
+  PetscCall(AdjDriverSetFixedSteps(drv, -1));
   PetscCall(PetscFree(chosen));
   PetscCall(VecScatterDestroy(&toblocks));
   PetscCall(VecDestroy(&pO));

@@ -23,6 +23,10 @@ PetscErrorCode AdjDriverCreate(AdjStepper stepper, AdjDriver *drv)
   d->fd_h              = 1e-6;
   d->interrupted_at    = -1;
   d->raise_at_reverse  = -1;
+  d->steady_tol        = 0;
+  d->final_step        = -1;
+  d->fixed_steps       = -1;
+  d->dx                = NULL;
   PetscCall(AdjStepperCreateState(stepper, &d->x));
   PetscCall(VecDuplicate(d->x, &d->y));
   PetscCall(VecDuplicate(d->x, &d->lam));
@@ -51,7 +55,18 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
                        "", drv->taylor_h0, &drv->taylor_h0, NULL));
   PetscCall(
       PetscOptionsReal("-adjoint_fd_h", "Finite-difference check: relative step", "", drv->fd_h, &drv->fd_h, NULL));
+  PetscCall(PetscOptionsReal(
+      "-steady_tol",
+      "Run to steady state: forward runs and gradients stop at the first step k with ||x_k - x_{k-1}||_inf / (dt "
+      "max(||x_k||_inf, 1e-300)) < tol [1/s], infinity norms over the whole state vector; the time axis's steps "
+      "become the maximum. The gradient is that of J for the final n reached (the stopping decision is not "
+      "differentiated); -checkpoint_type online finds n in the gradient's own sweep, revolve and all run the "
+      "forward model first. 0: off",
+      "", drv->steady_tol, &drv->steady_tol, NULL));
   PetscOptionsEnd();
+  PetscCheck(!PetscIsInfOrNanReal(drv->steady_tol) && drv->steady_tol >= 0, drv->comm, PETSC_ERR_USER_INPUT,
+             "-steady_tol %g: must be a finite number >= 0 [1/s] (0: run all steps of the time axis)",
+             (double)drv->steady_tol);
   PetscCheck(drv->taylor_levels >= 2, drv->comm, PETSC_ERR_USER_INPUT,
              "-adjoint_taylor_levels must be >= 2, got %" PetscInt_FMT, drv->taylor_levels);
   PetscCheck(drv->fd_h > 0, drv->comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_h must be > 0, got %g", (double)drv->fd_h);
@@ -131,6 +146,72 @@ PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjDriverGetSteadyTol(AdjDriver drv, PetscReal *tol)
+{
+  PetscFunctionBeginUser;
+  *tol = drv->steady_tol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverGetFinalStep(AdjDriver drv, AdjStepIndex *n)
+{
+  PetscFunctionBeginUser;
+  *n = drv->final_step;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverSetFixedSteps(AdjDriver drv, AdjStepIndex n)
+{
+  PetscFunctionBeginUser;
+  drv->fixed_steps = n > 0 ? n : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The step count of the next run (the time axis's N, or the fixed count of the gradient checks) and dt. */
+static PetscErrorCode AdjDriverGetSteps(AdjDriver drv, AdjStepIndex *n, PetscReal *dt)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetTimes(drv->stepper, n, dt));
+  if (drv->fixed_steps > 0) *n = drv->fixed_steps;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The stopping test of -steady_tol after a step from xold = x_{k-1} to xnew = x_k:
+ *   ||x_k - x_{k-1}||_inf < tol dt max(||x_k||_inf, 1e-300),
+ * the relative rate of change [1/s] below tol, multiplied out so that no division can overflow. The norms are
+ * global reductions, so every rank takes the same decision. Off without -steady_tol and with fixed steps. */
+static PetscErrorCode AdjDriverSteadyReached(AdjDriver drv, Vec xnew, Vec xold, PetscReal dt, PetscBool *stop)
+{
+  PetscReal dnorm, xnorm;
+
+  PetscFunctionBeginUser;
+  *stop = PETSC_FALSE;
+  if (drv->steady_tol <= 0 || drv->fixed_steps > 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!drv->dx) PetscCall(VecDuplicate(xnew, &drv->dx));
+  PetscCall(VecWAXPY(drv->dx, -1.0, xold, xnew));
+  PetscCall(VecNorm(drv->dx, NORM_INFINITY, &dnorm));
+  PetscCall(VecNorm(xnew, NORM_INFINITY, &xnorm));
+  *stop = (PetscBool)(dnorm < drv->steady_tol * dt * PetscMax(xnorm, (PetscReal)1e-300));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjDriverRecordFinalStep - with -steady_tol, the attributes final_step, final_time and stop_reason
+    ("steady_tol" or "max_steps") on `group` of the run file: where the last run stopped. Collective. @*/
+PetscErrorCode AdjDriverRecordFinalStep(AdjDriver drv, const char group[])
+{
+  AdjStepIndex N;
+  PetscReal    dt;
+  PetscInt     n = (PetscInt)drv->final_step;
+
+  PetscFunctionBeginUser;
+  if (!drv->out || drv->steady_tol <= 0 || drv->final_step < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperGetTimes(drv->stepper, &N, &dt));
+  PetscCall(AdjOutputSetAttributeInts(drv->out, group, "final_step", 1, &n));
+  PetscCall(AdjOutputSetAttributeReal(drv->out, group, "final_time", (PetscReal)n * dt));
+  PetscCall(AdjOutputSetAttribute(drv->out, group, "stop_reason", drv->steady_stopped ? "steady_tol" : "max_steps"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverGetStepper(AdjDriver drv, AdjStepper *stepper)
 {
   PetscFunctionBeginUser;
@@ -146,6 +227,7 @@ PetscErrorCode AdjDriverDestroy(AdjDriver *drv)
   PetscCall(VecDestroy(&(*drv)->y));
   PetscCall(VecDestroy(&(*drv)->lam));
   PetscCall(VecDestroy(&(*drv)->lamprev));
+  PetscCall(VecDestroy(&(*drv)->dx));
   PetscCall(AdjCheckpointDestroy(&(*drv)->ckpt));
   PetscCall(PetscFree(*drv));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -270,6 +352,45 @@ static PetscErrorCode AdjDriverRestartObjective(AdjDriver drv, AdjStepIndex k0, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A run whose length is decided while running (-steady_tol) evaluates the objective at steps 1..n only: the
+ * solver must say that no objective term is tied to the time axis's last step N (a final-time target would be
+ * missed, a window ending at N would average over other steps). Without an objective there is nothing to check. */
+PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv)
+{
+  PetscBool      has, known;
+  const char    *term;
+  AdjStepperType type;
+
+  PetscFunctionBeginUser;
+  if (drv->steady_tol <= 0 || drv->fixed_steps > 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperHasObjective(drv->stepper, &has));
+  if (!has) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperGetType(drv->stepper, &type));
+  PetscCall(AdjStepperGetFinalStepObjective(drv->stepper, &known, &term));
+  PetscCheck(known, drv->comm, PETSC_ERR_USER_INPUT,
+             "-steady_tol %g cannot be used with -problem %s and an objective: the solver does not say whether its "
+             "objective is tied to the last step of the time axis, which a run stopping early does not reach; run a "
+             "fixed number of steps instead",
+             (double)drv->steady_tol, type);
+  PetscCheck(!term, drv->comm, PETSC_ERR_USER_INPUT,
+             "-steady_tol %g cannot be used with %s: that term belongs to the last step of the time axis, which a run "
+             "stopping at steady state does not reach; run a fixed number of steps instead",
+             (double)drv->steady_tol, term);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* With -steady_tol, one line saying where the run stopped and why. */
+static PetscErrorCode AdjDriverReportStop(AdjDriver drv, PetscReal dt)
+{
+  PetscFunctionBeginUser;
+  if (drv->steady_tol <= 0 || drv->fixed_steps > 0 || drv->quiet) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscPrintf(drv->comm, "adjsim: %s at step %" PetscInt64_FMT " (t = %g s)%s\n",
+                        drv->steady_stopped ? "steady state (-steady_tol) reached" : "no steady state: the run ends",
+                        (PetscInt64)drv->final_step, (double)(drv->final_step * dt),
+                        drv->steady_stopped ? "" : ", the last step of the time axis"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, PetscReal *J)
 {
   AdjStepIndex    n, k0 = 0;
@@ -278,11 +399,14 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   const PetscBool out = (PetscBool)(write_output && drv->out);
 
   PetscFunctionBeginUser;
+  PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscLogEventBegin(ADJ_Forward, 0, 0, 0, 0));
-  PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
+  PetscCall(AdjDriverGetSteps(drv, &n, &dt));
   PetscCall(AdjStepperSetParameters(drv->stepper, p));
   PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   drv->interrupted_at = -1;
+  drv->final_step     = -1;
+  drv->steady_stopped = PETSC_FALSE;
   if (write_output && drv->restart[0]) PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
   PetscCall(AdjDriverCheckInitialFinite(drv, k0, drv->x));
   *J = 0;
@@ -298,6 +422,8 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
     bad = AdjStepperCheckState(drv->stepper, k, drv->y); /* collective: the same code on every rank */
     if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
     PetscCall(bad);
+    PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, &drv->steady_stopped));
+    if (drv->steady_stopped) n = k; /* this step is the last: outputs and the restart file say so */
     PetscCall(VecSwap(drv->x, drv->y));
     PetscCall(AdjStepperObjective(drv->stepper, k, drv->x, &Jk));
     *J += Jk;
@@ -318,7 +444,10 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   PetscCall(AdjStepperZeroGradient(drv->stepper));
   PetscCall(AdjStepperRegularization(drv->stepper, &R));
   *J += R;
+  drv->final_step = n;
   if (out) PetscCall(AdjStepperWriteRestart(drv->stepper, drv->out, n, drv->x, PETSC_FALSE));
+  if (out) PetscCall(AdjDriverRecordFinalStep(drv, "/"));
+  if (write_output) PetscCall(AdjDriverReportStop(drv, dt));
   PetscCall(PetscLogEventEnd(ADJ_Forward, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -355,27 +484,73 @@ static PetscErrorCode AdjDriverGradientStopRequested(AdjDriver drv, AdjStepIndex
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The gradient by revolve. An interruptible driver (AdjDriverSetInterruptible) stops between two steps
- * on SIGUSR1/SIGTERM and returns without a gradient (AdjDriverGetInterruptedStep() >= 0): a gradient run
- * keeps no partial state yet, so it must be run again from the start. */
+/* The step count of a gradient and the state of its stopping test. With -steady_tol and an offline schedule
+ * (revolve, all), which needs n before it starts, a forward run without output finds n first (n more steps);
+ * the online schedule finds it in its own forward sweep, so n is the maximum until then. */
+static PetscErrorCode AdjDriverGradientSteps(AdjDriver drv, Vec p, PetscBool online, AdjStepIndex *n, PetscReal *dt)
+{
+  PetscFunctionBeginUser;
+  drv->steady_stopped = PETSC_FALSE;
+  PetscCall(AdjDriverGetSteps(drv, n, dt));
+  if (!online && drv->steady_tol > 0 && drv->fixed_steps <= 0) {
+    PetscReal Jforward;
+    PetscCall(AdjDriverForward(drv, p, PETSC_FALSE, &Jforward));
+    *n = drv->final_step;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ADVANCE a.from -> a.to of the gradient. In the forward sweep of an online schedule (`sweeping`: one step per
+ * ADVANCE, n the maximum) each step is tested: when it is the last (steady state or n reached) the schedule is
+ * stopped there, n becomes the final step, and x keeps x_{n-1}, from which the schedule reverses step n next. */
+static PetscErrorCode AdjDriverGradientAdvance(AdjDriver drv, const AdjRevolveAction *a, PetscReal dt, AdjStepIndex *n,
+                                               PetscBool *sweeping, AdjProgress *pr, PetscBool *stop)
+{
+  PetscFunctionBeginUser;
+  if (*sweeping) PetscCall(AdjProgressUpdate(pr, drv->comm, "forward (online, at most)", a->to, *n, a->to * dt));
+  for (AdjStepIndex k = a->from + 1; k <= a->to && !*stop; k++) {
+    PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
+    PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
+    if (*sweeping) {
+      PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, &drv->steady_stopped));
+      if (drv->steady_stopped || k == *n) {
+        PetscCall(AdjCheckpointStop(drv->ckpt));
+        *n        = k;
+        *sweeping = PETSC_FALSE;
+        break;
+      }
+    }
+    PetscCall(VecSwap(drv->x, drv->y));
+    PetscCall(AdjDriverGradientStopRequested(drv, k, stop));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The gradient by revolve (or the online schedule). An interruptible driver (AdjDriverSetInterruptible) stops
+ * between two steps on SIGUSR1/SIGTERM and returns without a gradient (AdjDriverGetInterruptedStep() >= 0): a
+ * gradient run keeps no partial state yet, so it must be run again from the start. */
 PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
 {
   AdjStepIndex     n;
   PetscReal        dt, R;
   AdjRevolveAction a;
   AdjProgress      pr;
-  PetscBool        stop = PETSC_FALSE;
+  PetscBool        stop = PETSC_FALSE, online, sweeping;
 
   PetscFunctionBeginUser;
   drv->interrupted_at = -1;
+  drv->final_step     = -1;
+  PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscLogEventBegin(ADJ_Gradient, 0, 0, 0, 0));
-  PetscCall(AdjStepperGetTimes(drv->stepper, &n, &dt));
+  PetscCall(AdjCheckpointIsOnline(drv->ckpt, &online));
+  PetscCall(AdjDriverGradientSteps(drv, p, online, &n, &dt));
   PetscCall(AdjStepperSetParameters(drv->stepper, p));
   PetscCall(AdjStepperZeroGradient(drv->stepper));
   PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   PetscCall(AdjCheckpointSetUp(drv->ckpt, n, drv->x));
   PetscCall(AdjProgressStart(&pr, drv->quiet, drv->progress_interval));
-  *J = 0;
+  sweeping = online;
+  *J       = 0;
   while (PETSC_TRUE) {
     PetscCall(AdjCheckpointNext(drv->ckpt, &a));
     if (a.type == ADJ_REVOLVE_TERMINATE) break;
@@ -387,12 +562,7 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
       PetscCall(AdjCheckpointLoad(drv->ckpt, &a, drv->x));
       break;
     case ADJ_REVOLVE_ADVANCE:
-      for (AdjStepIndex k = a.from + 1; k <= a.to && !stop; k++) {
-        PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
-        PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
-        PetscCall(VecSwap(drv->x, drv->y));
-        PetscCall(AdjDriverGradientStopRequested(drv, k, &stop));
-      }
+      PetscCall(AdjDriverGradientAdvance(drv, &a, dt, &n, &sweeping, &pr, &stop));
       break;
     case ADJ_REVOLVE_REVERSE:
       PetscCall(AdjDriverReverseStep(drv, a.to, n, J));
@@ -412,6 +582,7 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
+  drv->final_step = n;
   PetscCall(AdjStepperInitialStateAdjoint(drv->stepper, drv->lam));
   PetscCall(AdjStepperRegularization(drv->stepper, &R));
   *J += R;

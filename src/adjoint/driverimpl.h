@@ -17,4 +17,9 @@ struct _p_AdjDriver {
   AdjStepIndex  interrupted_at;   /* step at which a signal stopped the last forward run, or -1 */
   AdjStepIndex  raise_at_reverse; /* tests: the next gradient raises the interrupt flag at this reverse step, or -1 */
   PetscReal     taylor_h0, fd_h;
+  PetscReal     steady_tol;     /* -steady_tol: stop at the first step whose relative change is below it; 0: off */
+  AdjStepIndex  final_step;     /* step the last run ended at, -1 before any */
+  PetscBool     steady_stopped; /* the last run ended by the -steady_tol test (not at the maximum) */
+  AdjStepIndex  fixed_steps;    /* > 0: run exactly this many steps, no stopping test (gradient checks) */
+  Vec           dx;             /* work vector of the stopping test, made on first use */
 };

@@ -107,6 +107,7 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
   PetscCall(AdjCheckpointView(ckpt, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(AdjStepperWriteGradient(st, out));
   PetscCall(AdjOutputSetAttributeReal(out, "/gradients", "objective", J));
+  PetscCall(AdjDriverRecordFinalStep(drv, "/gradients"));
   if (ro->taylor) {
     PetscReal rate;
     PetscCall(AdjDriverTaylorTest(drv, p, &rate));
@@ -227,6 +228,7 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
   PetscInt       nactive;
   AdjParams      params;
   AdjStepperType type;
+  PetscReal      steady_tol;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetType(st, &type));
@@ -236,6 +238,12 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
   PetscCall(AdjParamsGetNumActive(params, &nactive));
   PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT,
              "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro->mode]);
+  PetscCall(AdjDriverGetSteadyTol(drv, &steady_tol));
+  PetscCheck(steady_tol == 0 || ro->mode != MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
+             "-steady_tol %g cannot be used with -mode optimize: the run length would change with the design, so J "
+             "jumps between iterates and the line search compares runs of different lengths; run the optimization "
+             "with a fixed -<physics>_steps (e.g. the final step a -mode gradient run with -steady_tol reports)",
+             (double)steady_tol);
   PetscCall(AdjDriverGetRestart(drv, &restart));
   PetscCheck(!restart[0] || ro->mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
              "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro->mode]);
@@ -302,6 +310,7 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
   PetscCall(AdjOptimizerCreate(drv, &opt));
   PetscCall(AdjOptimizerSetFromOptions(opt));
   if (ro.mode != MODE_FORWARD) PetscCall(AdjCheckAdjointRun(comm, &ro, st, drv));
+  PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (!help) PetscCall(AdjCheckUnusedOptions(comm));
   if (!help) {

@@ -22,6 +22,7 @@ struct _p_AdjCheckpoint {
   /* configuration */
   PetscInt  ram, disk;                     /* requested slots per level */
   PetscBool store_all;                     /* c = n, all in RAM */
+  PetscBool online;                        /* AdjRevolveOnline: n decided while running (AdjCheckpointStop) */
   PetscBool monitor;                       /* print every action */
   char      disk_file[PETSC_MAX_PATH_LEN]; /* -checkpoint_disk_file */
   PetscBool slots_set, store_all_set;      /* set programmatically: options do not override */
@@ -29,7 +30,9 @@ struct _p_AdjCheckpoint {
 
   /* current schedule (built by SetUp) */
   AdjRevolve       rev;
-  AdjStepIndex     nsteps;
+  AdjRevolveOnline onl;                 /* the schedule instead of rev with -checkpoint_type online */
+  AdjStepIndex     nsteps;              /* n; with online the maximum until AdjCheckpointStop, then the final n */
+  AdjStepIndex     next_reverse;        /* online: next step to reverse (a snapshot of a step >= it is dead) */
   PetscInt         nslots, nram, ndisk; /* effective: positions 0..ndisk-1 on disk, ndisk..nslots-1 in RAM */
   AdjStepIndex    *slot_step;           /* step stored in each stack position, -1 if none */
   AdjRevolveAction last;                /* action handed out last, to validate Store/Load */

@@ -168,6 +168,23 @@ static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The energy, enstrophy and force terms are averaged over the window's steps kfirst..klast, clipped at the time
+   axis's last step N (and the final step alone without a window): a window reaching N is tied to it, and a run
+   stopping earlier (-steady_tol) would average over a different set. Observations are per step. */
+static PetscErrorCode FluidObjectiveFinalStep(void *ctx, const char **term)
+{
+  Fluid     fl       = (Fluid)ctx;
+  PetscBool averaged = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.w_drag != 0 ||
+                                   fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
+
+  PetscFunctionBeginUser;
+  *term = averaged && fl->obj.klast == fl->nsteps
+              ? "the energy/enstrophy/force objective, averaged over a window that ends at the last step "
+                "(-fluid_objective_window t0,t1 with t1 >= the final time, or no window: the final step alone)"
+              : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FluidZeroGradient(void *ctx)
 {
   Fluid fl = (Fluid)ctx;
@@ -470,6 +487,7 @@ static const AdjStepperOps FluidOps = {
     .objective           = FluidObjectiveEvaluate,
     .objectiveadjoint    = FluidObjectiveAdjoint,
     .hasobjective        = FluidHasObjective,
+    .objectivefinalstep  = FluidObjectiveFinalStep,
     .zerogradient        = FluidZeroGradient,
     .checkstate          = FluidCheckState,
     .fieldvalues         = FluidFieldValues,

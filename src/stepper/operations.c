@@ -148,6 +148,16 @@ PetscErrorCode AdjStepperHasObjective(AdjStepper st, PetscBool *has)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjStepperGetFinalStepObjective(AdjStepper st, PetscBool *known, const char **term)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperReady(st));
+  *known = (PetscBool) !!st->ops.objectivefinalstep;
+  *term  = NULL;
+  if (st->ops.objectivefinalstep) PetscCall(st->ops.objectivefinalstep(st->ctx, term));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjStepperZeroGradient(AdjStepper st)
 {
   PetscFunctionBeginUser;

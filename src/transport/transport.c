@@ -55,6 +55,16 @@ static PetscErrorCode TransportHasObjective(void *ctx, PetscBool *has)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The final-time target is evaluated at the time axis's last step N: a run stopping earlier (-steady_tol) misses it. */
+static PetscErrorCode TransportObjectiveFinalStep(void *ctx, const char **term)
+{
+  Transport tr = (Transport)ctx;
+
+  PetscFunctionBeginUser;
+  *term = tr->obj.target ? "the final-time target (-transport_target_file)" : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TransportZeroGradient(void *ctx)
 {
   Transport tr = (Transport)ctx;
@@ -325,6 +335,7 @@ static const AdjStepperOps TransportOps = {
     .objective           = TransportMisfit,
     .objectiveadjoint    = TransportMisfitAdjoint,
     .hasobjective        = TransportHasObjective,
+    .objectivefinalstep  = TransportObjectiveFinalStep,
     .zerogradient        = TransportZeroGradient,
     .checkstate          = TransportCheckState,
     .fieldvalues         = TransportFieldValues,

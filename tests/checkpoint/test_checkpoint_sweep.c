@@ -10,7 +10,11 @@
    2+2 and 1+3), each for three gradients of different lengths on the same object (SetUp reuse),
    then one object across a change of vector layout;
    AdjCheckpointSetSlots/SetStoreAll override the command line there. With -use_options only the
-   configuration of the -checkpoint_ options is run, for -n steps. */
+   configuration of the -checkpoint_ options is run, for -n steps.
+
+   Online schedule (AdjCheckpointSetOnline, RAM 3, RAM+disk 2+2 and 1+3): at most 60 steps, the run stopped
+   after steps 60, 37, 23 and 1 (AdjCheckpointStop, the state set back to x_{n-1}); the same checks of every
+   state, the forward count == AdjRevolveOnlineForwardCount >= the offline optimum, peaks within budget. */
 #include <adjsim/checkpoint.h>
 #include <unistd.h>
 
@@ -157,6 +161,116 @@ static PetscErrorCode RunGradient(AdjCheckpoint ckpt, const char *label, AdjStep
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Executes one action of the online schedule's reverse sweep (as in RunGradient). */
+static PetscErrorCode OnlineReverseAction(AdjCheckpoint ckpt, const char *label, const AdjRevolveAction *a, Vec *truth,
+                                          Vec x, Vec work, AdjStepIndex *current, AdjStepIndex *next_reverse,
+                                          AdjStepIndex *forward)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)x);
+  PetscReal diff;
+
+  PetscFunctionBeginUser;
+  if (a->type == ADJ_REVOLVE_TAKESHOT)
+    PetscCall(AdjCheckpointStore(ckpt, a, x));
+  else if (a->type == ADJ_REVOLVE_RESTORE) {
+    PetscCall(AdjCheckpointLoad(ckpt, a, x));
+    *current = a->from;
+  } else if (a->type == ADJ_REVOLVE_ADVANCE) {
+    PetscCheck(a->from == *current && a->to < *next_reverse, comm, PETSC_ERR_PLIB,
+               "%s: ADVANCE %" PRId64 " -> %" PRId64 " at x_%" PRId64, label, a->from, a->to, *current);
+    for (AdjStepIndex k = a->from + 1; k <= a->to; k++) PetscCall(ToyStep(x, k));
+    *forward += a->to - a->from;
+    *current = a->to;
+  } else {
+    PetscCheck(a->type == ADJ_REVOLVE_REVERSE && a->to == *next_reverse && *current == a->to - 1, comm, PETSC_ERR_PLIB,
+               "%s: action %d (step %" PRId64 ") at x_%" PRId64 ", expected REVERSE %" PRId64, label, (int)a->type,
+               a->to, *current, *next_reverse);
+    PetscCall(MaxDifference(x, truth[a->to - 1], work, &diff));
+    PetscCheck(diff == 0.0, comm, PETSC_ERR_PLIB, "%s: at REVERSE of step %" PRId64 " the state differs by %g", label,
+               a->to, (double)diff);
+    PetscCall(VecSet(x, 1.0e300)); /* consumed */
+    (*forward)++;
+    (*next_reverse)--;
+    *current = -1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One online gradient: a forward sweep of single steps, stopped after step nstop <= nmax, then the reverse sweep. */
+static PetscErrorCode RunOnlineGradient(AdjCheckpoint ckpt, const char *label, AdjStepIndex nmax, AdjStepIndex nstop,
+                                        PetscInt ram, PetscInt disk, Vec *truth, Vec x, Vec work)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)x);
+  AdjRevolveAction   a;
+  AdjCheckpointStats s;
+  AdjStepIndex       current = 0, next_reverse = nmax + 1, forward = 0, formula;
+  PetscInt           c        = (PetscInt)PetscMin((AdjStepIndex)(ram + disk), PetscMax(nmax - 1, 1));
+  PetscBool          sweeping = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjCheckpointSetUp(ckpt, nmax, x));
+  PetscCall(VecCopy(truth[0], x));
+  for (;;) {
+    PetscCall(AdjCheckpointNext(ckpt, &a));
+    if (a.type == ADJ_REVOLVE_TERMINATE) break;
+    if (sweeping && a.type == ADJ_REVOLVE_ADVANCE) {
+      PetscCheck(a.from == current && a.to == a.from + 1, comm, PETSC_ERR_PLIB,
+                 "%s: forward-sweep ADVANCE %" PRId64 " -> %" PRId64 " at x_%" PRId64, label, a.from, a.to, current);
+      PetscCall(ToyStep(x, a.to));
+      forward++;
+      current = a.to;
+      if (a.to == nstop) { /* the driver's stopping test: back to x_{n-1}, which it still holds */
+        PetscCall(AdjCheckpointStop(ckpt));
+        PetscCall(VecCopy(truth[nstop - 1], x));
+        current      = nstop - 1;
+        next_reverse = nstop;
+        sweeping     = PETSC_FALSE;
+      }
+    } else
+      PetscCall(OnlineReverseAction(ckpt, label, &a, truth, x, work, &current, &next_reverse, &forward));
+  }
+  PetscCall(AdjCheckpointGetStats(ckpt, &s));
+  PetscCall(AdjRevolveOnlineForwardCount(nstop, c, &formula));
+  PetscCheck(next_reverse == 0 && s.forward_steps == forward && forward == formula &&
+                 forward >= nstop + AdjRevolveMinimalAdvances(nstop, c) && s.reverse_steps == nstop &&
+                 s.recomputed_steps == forward - nstop,
+             comm, PETSC_ERR_PLIB,
+             "%s n=%" PRId64 ": next reverse %" PRId64 ", forward executed %" PRId64 " counted %" PRId64
+             " formula %" PRId64 " optimum %" PRId64 ", reverse %" PRId64,
+             label, nstop, next_reverse, forward, s.forward_steps, formula, nstop + AdjRevolveMinimalAdvances(nstop, c),
+             s.reverse_steps);
+  PetscCheck(s.peak_ram <= ram && s.peak_disk <= disk && (disk > 0 || s.disk_bytes_written == 0), comm, PETSC_ERR_PLIB,
+             "%s: peak %" PetscInt_FMT " RAM / %" PetscInt_FMT " disk exceeds %" PetscInt_FMT " / %" PetscInt_FMT,
+             label, s.peak_ram, s.peak_disk, ram, disk);
+  PetscCall(PetscPrintf(comm,
+                        "%-12s n=%3" PRId64 " (max %" PRId64 ") c=%" PetscInt_FMT ": forward %4" PRId64
+                        " (offline %" PRId64 "), peak %" PetscInt_FMT " RAM %" PetscInt_FMT " disk\n",
+                        label, nstop, nmax, c, forward, nstop + AdjRevolveMinimalAdvances(nstop, c), s.peak_ram,
+                        s.peak_disk));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RunOnlineConfigs(Vec *truth, Vec x, Vec work)
+{
+  const Config configs[] = {
+      {"online ram3", PETSC_FALSE, 3, 0}, {"online 2+2", PETSC_FALSE, 2, 2}, {"online 1+3", PETSC_FALSE, 1, 3}};
+  const AdjStepIndex stops[] = {60, 37, 23, 1};
+
+  PetscFunctionBeginUser;
+  for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+    AdjCheckpoint ckpt;
+    PetscCall(AdjCheckpointCreate(PETSC_COMM_WORLD, &ckpt));
+    PetscCall(AdjCheckpointSetFromOptions(ckpt));
+    PetscCall(AdjCheckpointSetOnline(ckpt, PETSC_TRUE));
+    PetscCall(AdjCheckpointSetSlots(ckpt, configs[i].ram, configs[i].disk));
+    for (size_t j = 0; j < sizeof(stops) / sizeof(stops[0]); j++)
+      PetscCall(
+          RunOnlineGradient(ckpt, configs[i].name, 60, stops[j], configs[i].ram, configs[i].disk, truth, x, work));
+    PetscCall(AdjCheckpointDestroy(&ckpt));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Runs gradients of lengths ns[] with one object in configuration cfg (or the options when cfg is NULL). */
 static PetscErrorCode RunConfig(const Config *cfg, const AdjStepIndex *ns, PetscInt nn, Vec *truth, Vec x, Vec work)
 {
@@ -269,6 +383,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
       PetscCall(RunConfig(&configs[i], ns, (PetscInt)(sizeof(ns) / sizeof(ns[0])), truth, x, work));
     PetscCall(RunRelayout(local_size, truth, x, work));
+    PetscCall(RunOnlineConfigs(truth, x, work));
   }
   PetscCall(DestroyTruth(nmax, &x, &work, &truth));
   PetscCall(PetscFinalize());
