@@ -76,7 +76,10 @@ PetscErrorCode AdjFFTWisdomLoad(MPI_Comm comm, const char path[], const char opt
 
 /*@ AdjFFTWisdomSave - gathers the wisdom of every rank (what was imported and what was measured
     since) to rank 0 and writes it to path (through a temporary file renamed into place, so a run
-    reading it never sees half a file); an unwritable path is refused naming option.  Collective. @*/
+    reading it never sees half a file); an unwritable path is refused naming option.  Every rank then
+    holds rank 0's wisdom: ranks that measured the same local transform may have chosen different
+    plans, so a run that measured must plan again (destroy and create its solvers) to get the plans
+    later runs read from the file.  Collective. @*/
 PetscErrorCode AdjFFTWisdomSave(MPI_Comm comm, const char path[], const char option[]);
 
 /*@ AdjFFTSolverTridiagonalPossible - whether the tridiagonal y method can run on da with bc, and if

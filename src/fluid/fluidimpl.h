@@ -93,13 +93,14 @@ struct _n_Fluid {
   PetscReal        tg_amplitude;
   char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
   /* pressure projection */
-  FluidPoissonType poisson;      /* resolved: KSP or FFTW */
-  PetscBool        fftw_measure; /* FFTW_MEASURE plans */
-  AdjFFTYMethod    fftw_y;       /* y by transforms or tridiagonal solves */
-  PetscBool        output_faces; /* also write u_face, v_face at the output steps */
-  PetscBool        singular;     /* no Dirichlet pressure anywhere: constant null space */
-  Mat              A;            /* -D G, SPD (semi-definite when singular) */
-  KSP              ksp;          /* prefix -fluid_ */
+  FluidPoissonType poisson;                         /* resolved: KSP or FFTW */
+  PetscBool        fftw_measure;                    /* FFTW_MEASURE plans, through the wisdom file below */
+  char             fftw_wisdom[PETSC_MAX_PATH_LEN]; /* FFTW wisdom: imported before planning, exported after */
+  AdjFFTYMethod    fftw_y;                          /* y by transforms or tridiagonal solves */
+  PetscBool        output_faces;                    /* also write u_face, v_face at the output steps */
+  PetscBool        singular;                        /* no Dirichlet pressure anywhere: constant null space */
+  Mat              A;                               /* -D G, SPD (semi-definite when singular) */
+  KSP              ksp;                             /* prefix -fluid_ */
   MatNullSpace     nullsp;
   AdjFFTSolver     fft;
   PetscInt         ksp_its; /* iterations of the last solve */

@@ -121,6 +121,7 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
   fl->tg_amplitude = 1.0;
   if (uref == 0) uref = 1.0;
   PetscCall(PetscStrncpy(fl->initial_dset[0], "/restart/u", sizeof(fl->initial_dset[0])));
+  PetscCall(PetscStrncpy(fl->fftw_wisdom, "fftw.wisdom", sizeof(fl->fftw_wisdom)));
   PetscCall(PetscStrncpy(fl->initial_dset[1], "/restart/v", sizeof(fl->initial_dset[1])));
   PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: physics and pressure solver", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_nu", "Kinematic viscosity [m^2/s]", "", fl->nu, &fl->nu, &set_nu));
@@ -151,9 +152,15 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                              "every output step, for -transport_velocity fluid -transport_velocity_unsteady",
                              "", fl->output_faces, &fl->output_faces, NULL));
   PetscCall(PetscOptionsBool("-fluid_fftw_measure",
-                             "FFTW plans chosen by timing (faster, but the last bits of results may differ from run to "
-                             "run, so restarts are no longer bit for bit)",
+                             "FFTW plans chosen by timing (FFTW_MEASURE: faster solves); the plans are stored in and "
+                             "read from the wisdom file -fluid_fftw_wisdom, so that later runs and restarts use the "
+                             "same plans and give the same results bit for bit",
                              "", fl->fftw_measure, &fl->fftw_measure, NULL));
+  PetscCall(PetscOptionsString("-fluid_fftw_wisdom",
+                               "FFTW wisdom file of -fluid_fftw_measure: read (rank 0) before planning when it "
+                               "exists, written after (the plans measured by the first run, kept for every later run "
+                               "and restart that uses the same file)",
+                               "", fl->fftw_wisdom, fl->fftw_wisdom, sizeof(fl->fftw_wisdom), NULL));
   PetscCall(
       PetscOptionsEnum("-fluid_fftw_y",
                        "How the fftw pressure solver treats y: auto (tridiagonal unless y is periodic), transform "

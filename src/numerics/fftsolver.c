@@ -87,11 +87,13 @@ static PetscErrorCode AdjFFTTransformAligned(AdjFFTSolver fs, DM da)
 }
 
 /* The 2D FFTW-MPI plans: y by transforms too.  A periodic box takes real-to-complex DFTs (x modes
- * 0..n1/2 of the n1 of a halfcomplex transform, about half the work of the r2r pair); other boxes
- * the r2r kinds of each direction. */
+ * 0..n1/2 of the n1 of a halfcomplex transform, about half the work of the r2r pair), by FFTW's
+ * serial 2D plans on one rank (modes in natural order: no transpose at all); other boxes the r2r
+ * kinds of each direction. */
 static PetscErrorCode AdjFFTTransformSetUp(AdjFFTSolver fs, DM da, PetscReal hx, PetscReal hy, unsigned flags)
 {
-  ptrdiff_t alloc_local, nx;
+  ptrdiff_t   alloc_local, nx, sm, sn = 1; /* mode (m, n) at symbol[m sm + n sn] */
+  PetscMPIInt size;
 
   PetscFunctionBeginUser;
   fs->r2c     = (PetscBool)(fs->dx.type == 0 && fs->dy.type == 0);
@@ -100,9 +102,17 @@ static PetscErrorCode AdjFFTTransformSetUp(AdjFFTSolver fs, DM da, PetscReal hx,
   alloc_local = fftw_mpi_local_size_2d_transposed(fs->n0, nx, fs->comm, &fs->local_n0, &fs->local_0_start,
                                                   &fs->local_n1, &fs->local_1_start);
   if (fs->r2c) alloc_local *= 2; /* complex numbers */
+  sm       = fs->n0;             /* FFTW-MPI's transposed output: x mode m, then y mode n */
   fs->data = fftw_alloc_real((size_t)PetscMax(alloc_local, 1));
   PetscCheck(fs->data, PETSC_COMM_SELF, PETSC_ERR_MEM, "FFTW could not allocate %td doubles", alloc_local);
-  if (fs->r2c) {
+  PetscCallMPI(MPI_Comm_size(fs->comm, &size));
+  if (fs->r2c && size == 1) { /* FFTW's own 2D plans: no transposed output, so no local transpose */
+    fs->forward = fftw_plan_dft_r2c_2d((int)fs->n0, (int)fs->n1, fs->data, (fftw_complex *)fs->data, flags);
+    AdjCheckFFTWPlan(fs->forward);
+    fs->backward = fftw_plan_dft_c2r_2d((int)fs->n0, (int)fs->n1, (fftw_complex *)fs->data, fs->data, flags);
+    AdjCheckFFTWPlan(fs->backward);
+    sm = 1, sn = nx; /* modes (n, m) row-major */
+  } else if (fs->r2c) {
     fs->forward = fftw_mpi_plan_dft_r2c_2d(fs->n0, fs->n1, fs->data, (fftw_complex *)fs->data, fs->comm,
                                            flags | FFTW_MPI_TRANSPOSED_OUT);
     AdjCheckFFTWPlan(fs->forward);
@@ -122,7 +132,7 @@ static PetscErrorCode AdjFFTTransformSetUp(AdjFFTSolver fs, DM da, PetscReal hx,
   for (ptrdiff_t m = 0; m < fs->local_n1; m++) {
     const PetscReal kx = AdjFFTEigenvalue(&fs->dx, (PetscInt)fs->n1, (PetscInt)(fs->local_1_start + m), hx);
     for (ptrdiff_t n = 0; n < fs->n0; n++)
-      fs->symbol[m * fs->n0 + n] = kx + AdjFFTEigenvalue(&fs->dy, (PetscInt)fs->n0, (PetscInt)n, hy);
+      fs->symbol[m * sm + n * sn] = kx + AdjFFTEigenvalue(&fs->dy, (PetscInt)fs->n0, (PetscInt)n, hy);
   }
   PetscCall(AdjFFTTransformAligned(fs, da));
   if (!fs->aligned) PetscCall(AdjFFTSolverCreateScatter(da, (PetscInt)fs->local_n0, (PetscInt)fs->local_0_start, fs));
@@ -212,6 +222,10 @@ PetscErrorCode AdjFFTWisdomSave(MPI_Comm comm, const char path[], const char opt
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
   PetscCheck(ok, comm, PETSC_ERR_FILE_WRITE,
              "Cannot write the FFTW wisdom file %s (given by %s): is its directory there and writable?", path, option);
+  /* every rank takes rank 0's wisdom: where two ranks measured the same local transform their plans may
+     differ, and the plans of a later run (the file's) would then not be those of this one */
+  if (rank != 0) fftw_forget_wisdom();
+  fftw_mpi_broadcast_wisdom(comm);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
