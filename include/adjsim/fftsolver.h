@@ -93,4 +93,14 @@ PetscErrorCode AdjFFTSolverGetYMethod(AdjFFTSolver fs, AdjFFTYMethod *ymethod);
     same. Collective. @*/
 PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec r, Vec x);
 
+/*@ AdjFFTSolverGetRows - the solver's own real-space rows, when a caller can write a right-hand side
+    there and read the solution there (AdjFFTSolverSolveRows), saving the copies in and out: the
+    transform method with the DMDA owning FFTW's row slabs.  rows[j ld + i] is cell (i, ys + j) of
+    this rank's rows; *rows is NULL when this is not possible.  Not collective. @*/
+PetscErrorCode AdjFFTSolverGetRows(AdjFFTSolver fs, PetscScalar **rows, PetscInt *ld);
+
+/*@ AdjFFTSolverSolveRows - the solve of AdjFFTSolverSolve (the same bits), in place on the rows of
+    AdjFFTSolverGetRows. Collective. @*/
+PetscErrorCode AdjFFTSolverSolveRows(AdjFFTSolver fs, PetscReal a, PetscReal b);
+
 PetscErrorCode AdjFFTSolverDestroy(AdjFFTSolver *fs);

@@ -103,7 +103,9 @@ struct _n_Fluid {
   KSP              ksp;                             /* prefix -fluid_ */
   MatNullSpace     nullsp;
   AdjFFTSolver     fft;
-  PetscInt         ksp_its; /* iterations of the last solve */
+  PetscBool        serial_periodic; /* one rank, periodic box: halos by row copies, the fused FFTW projection */
+  PetscScalar    **fftrows;         /* [-1, My]: the FFTW solver's rows (periodic images at -1 and My), or NULL */
+  PetscInt         ksp_its;         /* iterations of the last solve */
   /* work */
   Vec xloc;             /* ghosted state */
   Vec stage[2], combo;  /* RK3 stages s1, s2, the pre-projection combination */

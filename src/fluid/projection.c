@@ -89,13 +89,39 @@ PetscErrorCode FluidGradientCorrectAdjoint(const FluidGrid *g, PetscReal pscale,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* DMGlobalToLocal of a periodic box on one rank, by row copies (the same values; PETSc's scatter of
+ * every point by its index took a quarter of the step at 256^2): row j of the local array is row
+ * j mod My, its ghost columns the periodic images. Not collective. */
+static PetscErrorCode FluidPeriodicHalo(Fluid fl, Vec x, Vec xloc)
+{
+  const PetscInt    Mx = fl->grid.M[0], My = fl->grid.M[1];
+  const FluidCell **xa;
+  FluidCell       **la;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
+  PetscCall(DMDAVecGetArray(fl->da, xloc, &la));
+  for (PetscInt j = -1; j <= My; j++) {
+    const FluidCell *src = xa[(j + My) % My];
+    FluidCell       *dst = la[j];
+    PetscCall(PetscArraycpy(dst, src, Mx));
+    dst[-1] = src[Mx - 1], dst[Mx] = src[0];
+  }
+  PetscCall(DMDAVecRestoreArray(fl->da, xloc, &la));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ FluidGlobalToLocalFilled - halo exchange of the state, then the boundary rules. Collective. @*/
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
 {
   FluidCell **a;
 
   PetscFunctionBeginUser;
-  PetscCall(DMGlobalToLocal(fl->da, x, INSERT_VALUES, xloc));
+  if (fl->serial_periodic)
+    PetscCall(FluidPeriodicHalo(fl, x, xloc));
+  else
+    PetscCall(DMGlobalToLocal(fl->da, x, INSERT_VALUES, xloc));
   PetscCall(DMDAVecGetArray(fl->da, xloc, &a));
   PetscCall(FluidFillBoundary(&fl->grid, a));
   PetscCall(DMDAVecRestoreArray(fl->da, xloc, &a));
@@ -203,6 +229,17 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
       PetscCall(AdjFFTSolverDestroy(&fl->fft));
       PetscCall(AdjFFTSolverCreateWith(fl->pda, fl->grid.h, bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
     }
+    if (fl->serial_periodic) { /* the fused projection (FluidProjectRows) works in the solver's rows */
+      const PetscInt My = g->M[1];
+      PetscScalar   *rows;
+      PetscInt       ld;
+      PetscCall(AdjFFTSolverGetRows(fl->fft, &rows, &ld));
+      if (rows) {
+        PetscCall(PetscMalloc1(My + 2, &fl->fftrows));
+        fl->fftrows++; /* rows -1 and My: the periodic images */
+        for (PetscInt j = -1; j <= My; j++) fl->fftrows[j] = rows + ((j + My) % My) * ld;
+      }
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FluidAssembleLaplacian(fl));
@@ -260,9 +297,47 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
   PetscCall(MatDestroy(&fl->A));
   PetscCall(MatNullSpaceDestroy(&fl->nullsp));
   PetscCall(AdjFFTSolverDestroy(&fl->fft));
+  if (fl->fftrows) fl->fftrows--;
+  PetscCall(PetscFree(fl->fftrows));
   PetscCall(VecDestroy(&fl->div));
   PetscCall(VecDestroy(&fl->phi));
   PetscCall(VecDestroy(&fl->philoc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FluidProject on a periodic box on one rank, in the FFTW solver's rows: the divergence written
+ * there, the solve in place, the correction read from there (the periodic images of phi are rows
+ * -1 and My of fl->fftrows and column Mx - 1): no right-hand side or potential vectors, no copies
+ * in or out of the solver, no halo exchange of phi.  The same operations on the same values as
+ * FluidDivergence, AdjFFTSolverSolve and FluidGradientCorrect: the same bits. Not collective. */
+static PetscErrorCode FluidProjectRows(Fluid fl, PetscReal pscale, const FluidCell *const *x, Vec y)
+{
+  const FluidGrid *g  = &fl->grid;
+  const PetscInt   Mx = g->M[0], My = g->M[1];
+  const PetscReal  ihx = 1 / g->h[0], ihy = 1 / g->h[1];
+  PetscScalar    **phi = fl->fftrows;
+  FluidCell      **ya;
+
+  PetscFunctionBeginUser;
+  PetscCall(FluidDivergence(g, x, phi));
+  PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
+  PetscCall(AdjFFTSolverSolveRows(fl->fft, 0.0, -1.0)); /* (-A) phi = D x */
+  PetscCall(PetscLogEventEnd(FLUID_Poisson, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(FLUID_Correct, 0, 0, 0, 0));
+  PetscCall(DMDAVecGetArray(fl->da, y, &ya));
+  for (PetscInt j = 0; j < My; j++) {
+    const PetscScalar *p = phi[j], *ps = phi[j - 1];
+    const FluidCell   *xj = x[j];
+    FluidCell         *yj = ya[j];
+    yj[0].u               = xj[0].u - (p[0] - p[Mx - 1]) * ihx;
+    for (PetscInt i = 1; i < Mx; i++) yj[i].u = xj[i].u - (p[i] - p[i - 1]) * ihx;
+    for (PetscInt i = 0; i < Mx; i++) {
+      yj[i].v = xj[i].v - (p[i] - ps[i]) * ihy;
+      yj[i].p = pscale * p[i];
+    }
+  }
+  PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
+  PetscCall(PetscLogEventEnd(FLUID_Correct, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -278,6 +353,11 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
   PetscFunctionBeginUser;
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
   PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
+  if (fl->fftrows) {
+    PetscCall(FluidProjectRows(fl, pscale, xa, y));
+    PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMDAVecGetArray(fl->pda, fl->div, &d));
   PetscCall(FluidDivergence(&fl->grid, xa, d));
   PetscCall(DMDAVecRestoreArray(fl->pda, fl->div, &d));

@@ -103,6 +103,12 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
   PetscCall(DMDASetFieldName(fl->pda, 0, "cell"));
   PetscCall(DMDAGetCorners(fl->da, &g->xs, &g->ys, NULL, &g->xm, &g->ym, NULL));
   PetscCall(DMDAGetGhostCorners(fl->da, &g->gxs, &g->gys, NULL, &g->gxm, &g->gym, NULL));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(fl->comm, &size));
+    fl->serial_periodic = (PetscBool)(size == 1 && dmbc[0] == DM_BOUNDARY_PERIODIC && dmbc[1] == DM_BOUNDARY_PERIODIC &&
+                                      g->gxs == -1 && g->gxm == g->M[0] + 2 && g->gys == -1 && g->gym == g->M[1] + 2);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -255,9 +255,28 @@ static void AdjFFTTransformFactor(AdjFFTSolver fs, PetscReal a, PetscReal b)
   fs->factored = PETSC_TRUE, fs->fa = a, fs->fb = b;
 }
 
+/* The solve on fs->data: forward transforms, the factors, backward transforms. */
+static PetscErrorCode AdjFFTTransformSolve(AdjFFTSolver fs, PetscReal a, PetscReal b)
+{
+  const ptrdiff_t nmodes = fs->local_n1 * fs->n0;
+
+  PetscFunctionBeginUser;
+  AdjFFTTransformFactor(fs, a, b);
+  fftw_execute(fs->forward);
+  if (fs->r2c)
+    for (ptrdiff_t q = 0; q < nmodes; q++) fs->data[2 * q] *= fs->factor[q], fs->data[2 * q + 1] *= fs->factor[q];
+  else
+    for (ptrdiff_t q = 0; q < nmodes; q++) fs->data[q] *= fs->factor[q];
+  fftw_execute(fs->backward);
+  /* two real transforms of about 2.5 N log2 N flops each (half that for r2c), this rank's share, and the division */
+  PetscCall(PetscLogFlops((fs->r2c ? 2.5 : 5.0) * fs->local_n0 * fs->n1 * PetscLog2Real((PetscReal)fs->n0 * fs->n1) +
+                          2.0 * nmodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec r, Vec x)
 {
-  const ptrdiff_t    nrow = fs->local_n0, n1 = fs->n1, ld = fs->ld, nmodes = fs->local_n1 * fs->n0;
+  const ptrdiff_t    nrow = fs->local_n0, n1 = fs->n1, ld = fs->ld;
   const PetscScalar *in;
   PetscScalar       *out;
   Vec                src = r, dst = x;
@@ -267,7 +286,6 @@ PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec 
     PetscCall(AdjFFTLinesSolve(fs, a, b, r, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  AdjFFTTransformFactor(fs, a, b);
   if (!fs->aligned) {
     PetscCall(VecScatterBegin(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(fs->toslab, r, fs->slab, INSERT_VALUES, SCATTER_FORWARD));
@@ -276,12 +294,7 @@ PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec 
   PetscCall(VecGetArrayRead(src, &in));
   for (ptrdiff_t j = 0; j < nrow; j++) PetscCall(PetscArraycpy(fs->data + j * ld, in + j * n1, n1));
   PetscCall(VecRestoreArrayRead(src, &in));
-  fftw_execute(fs->forward);
-  if (fs->r2c)
-    for (ptrdiff_t q = 0; q < nmodes; q++) fs->data[2 * q] *= fs->factor[q], fs->data[2 * q + 1] *= fs->factor[q];
-  else
-    for (ptrdiff_t q = 0; q < nmodes; q++) fs->data[q] *= fs->factor[q];
-  fftw_execute(fs->backward);
+  PetscCall(AdjFFTTransformSolve(fs, a, b));
   PetscCall(VecGetArrayWrite(dst, &out));
   for (ptrdiff_t j = 0; j < nrow; j++) PetscCall(PetscArraycpy(out + j * n1, fs->data + j * ld, n1));
   PetscCall(VecRestoreArrayWrite(dst, &out));
@@ -289,8 +302,23 @@ PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec 
     PetscCall(VecScatterBegin(fs->toslab, fs->slab, x, INSERT_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(fs->toslab, fs->slab, x, INSERT_VALUES, SCATTER_REVERSE));
   }
-  /* two real transforms of about 2.5 N log2 N flops each (half that for r2c), this rank's share, and the division */
-  PetscCall(PetscLogFlops((fs->r2c ? 2.5 : 5.0) * nrow * n1 * PetscLog2Real((PetscReal)fs->n0 * n1) + 2.0 * nmodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjFFTSolverGetRows(AdjFFTSolver fs, PetscScalar **rows, PetscInt *ld)
+{
+  PetscFunctionBeginUser;
+  *rows = NULL, *ld = 0;
+  if (fs->ymethod == ADJ_FFT_Y_TRANSFORM && fs->aligned) *rows = fs->data, *ld = (PetscInt)fs->ld;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjFFTSolverSolveRows(AdjFFTSolver fs, PetscReal a, PetscReal b)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(fs->ymethod == ADJ_FFT_Y_TRANSFORM && fs->aligned, fs->comm, PETSC_ERR_ARG_WRONGSTATE,
+             "AdjFFTSolverSolveRows: no rows (see AdjFFTSolverGetRows)");
+  PetscCall(AdjFFTTransformSolve(fs, a, b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
