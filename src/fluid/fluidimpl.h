@@ -151,6 +151,7 @@ PetscReal      FluidInflowShape(const FluidGrid *g, PetscInt d, PetscInt s, Pets
 /* Vec-level operations (projection.c, step.c). */
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc);
 PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
+PetscErrorCode FluidProjectSumPressures(Fluid fl, PetscReal pscale, Vec x, Vec s1, Vec s2, Vec y, PetscBool *done);
 PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
 PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);

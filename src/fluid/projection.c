@@ -311,7 +311,8 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
  * Mx - 1): no halo exchange of x or phi, no right-hand side or potential vectors, no copies in or
  * out of the solver.  The same operations on the same values as
  * FluidDivergence, AdjFFTSolverSolve and FluidGradientCorrect: the same bits. Not collective. */
-static PetscErrorCode FluidProjectRows(Fluid fl, PetscReal pscale, const FluidCell *const *x, Vec y)
+static PetscErrorCode FluidProjectRows(Fluid fl, PetscReal pscale, const FluidCell *const *x, Vec y,
+                                       const FluidCell *const *s1, const FluidCell *const *s2)
 {
   const FluidGrid *g  = &fl->grid;
   const PetscInt   Mx = g->M[0], My = g->M[1];
@@ -339,10 +340,11 @@ static PetscErrorCode FluidProjectRows(Fluid fl, PetscReal pscale, const FluidCe
     FluidCell         *yj = ya[j];
     yj[0].u               = xj[0].u - (p[0] - p[Mx - 1]) * ihx;
     for (PetscInt i = 1; i < Mx; i++) yj[i].u = xj[i].u - (p[i] - p[i - 1]) * ihx;
-    for (PetscInt i = 0; i < Mx; i++) {
-      yj[i].v = xj[i].v - (p[i] - ps[i]) * ihy;
-      yj[i].p = pscale * p[i];
-    }
+    for (PetscInt i = 0; i < Mx; i++) yj[i].v = xj[i].v - (p[i] - ps[i]) * ihy;
+    if (s1) /* FluidStagePressures' sum, y.p + (s1.p + s2.p), in this pass */
+      for (PetscInt i = 0; i < Mx; i++) yj[i].p = pscale * p[i] + (s1[j][i].p + s2[j][i].p);
+    else
+      for (PetscInt i = 0; i < Mx; i++) yj[i].p = pscale * p[i];
   }
   PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
   PetscCall(PetscLogEventEnd(FLUID_Correct, 0, 0, 0, 0));
@@ -361,7 +363,7 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
   PetscFunctionBeginUser;
   if (fl->fftrows) { /* periodic box on one rank: no boundary rules, the images are read in place */
     PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
-    PetscCall(FluidProjectRows(fl, pscale, xa, y));
+    PetscCall(FluidProjectRows(fl, pscale, xa, y, NULL, NULL));
     PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -386,6 +388,26 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
   PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
   PetscCall(DMDAVecRestoreArray(fl->pda, fl->philoc, &phi));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidProjectSumPressures - y = P x with y.p = pscale phi + (s1.p + s2.p), the last projection of a
+    step and FluidStagePressures (step.c) in one pass, the same bits: on a periodic box on one rank
+    (*done = PETSC_TRUE); elsewhere nothing is done (*done = PETSC_FALSE). Collective. @*/
+PetscErrorCode FluidProjectSumPressures(Fluid fl, PetscReal pscale, Vec x, Vec s1, Vec s2, Vec y, PetscBool *done)
+{
+  const FluidCell **xa, **s1a, **s2a;
+
+  PetscFunctionBeginUser;
+  *done = (PetscBool)(fl->fftrows != NULL);
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
+  PetscCall(DMDAVecGetArrayRead(fl->da, s1, &s1a));
+  PetscCall(DMDAVecGetArrayRead(fl->da, s2, &s2a));
+  PetscCall(FluidProjectRows(fl, pscale, xa, y, s1a, s2a));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, s2, &s2a));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, s1, &s1a));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
