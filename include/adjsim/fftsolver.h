@@ -20,7 +20,8 @@
  * transposed (FFTW_MPI_TRANSPOSED_OUT) and the inverse takes it so, saving two global transposes
  * per solve: the division is pointwise.  A periodic box (DFTs both ways) takes FFTW's
  * real-to-complex and complex-to-real DFTs (x modes 0..Mx/2 only; the halfcomplex r2r pair does the
- * same maths at about twice the cost); the other boxes FFTW's r2r kinds.  When the DMDA owns whole
+ * same maths at about twice the cost), on one rank by FFTW's serial 2D plans (no transposes at
+ * all); the other boxes FFTW's r2r kinds.  When the DMDA owns whole
  * rows in FFTW's slabs (one rank; a 1 x P process grid with FFTW's split) its global vector is read
  * and written in place, without a scatter.  Plans use FFTW_ESTIMATE by default, so every solve
  * rounds the same from run to run; FFTW_MEASURE plans are reproducible through wisdom files

@@ -127,8 +127,8 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
   fl->tg_amplitude = 1.0;
   if (uref == 0) uref = 1.0;
   PetscCall(PetscStrncpy(fl->initial_dset[0], "/restart/u", sizeof(fl->initial_dset[0])));
-  PetscCall(PetscStrncpy(fl->fftw_wisdom, "fftw.wisdom", sizeof(fl->fftw_wisdom)));
   PetscCall(PetscStrncpy(fl->initial_dset[1], "/restart/v", sizeof(fl->initial_dset[1])));
+  PetscCall(PetscStrncpy(fl->fftw_wisdom, "fftw.wisdom", sizeof(fl->fftw_wisdom)));
   PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: physics and pressure solver", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_nu", "Kinematic viscosity [m^2/s]", "", fl->nu, &fl->nu, &set_nu));
   PetscCall(PetscOptionsReal("-fluid_re",
