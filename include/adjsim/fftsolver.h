@@ -18,8 +18,14 @@
  * are consecutive row blocks in rank order, so one VecScatter (built from the DMDA's AO) moves a
  * DMDA global vector to a Vec owned in those slabs and back.  The forward transform leaves its output
  * transposed (FFTW_MPI_TRANSPOSED_OUT) and the inverse takes it so, saving two global transposes
- * per solve: the division is pointwise.  Plans use FFTW_ESTIMATE, so every solve rounds the same
- * from run to run.
+ * per solve: the division is pointwise.  A periodic box (DFTs both ways) takes FFTW's
+ * real-to-complex and complex-to-real DFTs (x modes 0..Mx/2 only; the halfcomplex r2r pair does the
+ * same maths at about twice the cost), on one rank by FFTW's serial 2D plans (no transposes at
+ * all); the other boxes FFTW's r2r kinds.  When the DMDA owns whole
+ * rows in FFTW's slabs (one rank; a 1 x P process grid with FFTW's split) its global vector is read
+ * and written in place, without a scatter.  Plans use FFTW_ESTIMATE by default, so every solve
+ * rounds the same from run to run; FFTW_MEASURE plans are reproducible through wisdom files
+ * (AdjFFTWisdomLoad / AdjFFTWisdomSave).
  *
  * The y direction by tridiagonal solves (ADJ_FFT_Y_TRIDIAGONAL, the default when y is not
  * periodic; src/numerics/fftlines.c).  After the x transforms of its rows, each x mode m leaves
@@ -56,11 +62,26 @@ PetscErrorCode AdjFFTSolverCreate(DM da, const PetscReal h[], const AdjFFTBounda
 
 /*@ AdjFFTSolverCreateWith - the same with a choice of y method and, with measure, plans chosen by
     timing (FFTW_MEASURE): faster solves, but the plan, and so the last bits of every result, may
-    differ from run to run (restarts are then not bit for bit).  Asking for the tridiagonal method
-    where it cannot run (periodic y, fewer than 2 rows per rank) is an error that says why.
-    Collective. @*/
+    differ from run to run: import the wisdom of the first run (AdjFFTWisdomLoad, before this
+    call) and export it (AdjFFTWisdomSave, after) to keep runs and restarts bit for bit.  Asking for the tridiagonal
+   method where it cannot run (periodic y, fewer than 2 rows per rank) is an error that says why. Collective. @*/
 PetscErrorCode AdjFFTSolverCreateWith(DM da, const PetscReal h[], const AdjFFTBoundary bc[2][2], AdjFFTYMethod ymethod,
                                       PetscBool measure, AdjFFTSolver *fs);
+
+/*@ AdjFFTWisdomLoad - imports the FFTW wisdom (the plans an earlier run measured) of the file path
+    on rank 0 and broadcasts it to every rank, so that FFTW_MEASURE plans are the ones of that run
+    and every result the same, bit for bit.  A missing file is no error (*found = PETSC_FALSE: the
+    plans will be measured); a file that cannot be read or is not FFTW wisdom is refused with a
+    message naming option (the option that gave the path).  Collective. @*/
+PetscErrorCode AdjFFTWisdomLoad(MPI_Comm comm, const char path[], const char option[], PetscBool *found);
+
+/*@ AdjFFTWisdomSave - gathers the wisdom of every rank (what was imported and what was measured
+    since) to rank 0 and writes it to path (through a temporary file renamed into place, so a run
+    reading it never sees half a file); an unwritable path is refused naming option.  Every rank then
+    holds rank 0's wisdom: ranks that measured the same local transform may have chosen different
+    plans, so a run that measured must plan again (destroy and create its solvers) to get the plans
+    later runs read from the file.  Collective. @*/
+PetscErrorCode AdjFFTWisdomSave(MPI_Comm comm, const char path[], const char option[]);
 
 /*@ AdjFFTSolverTridiagonalPossible - whether the tridiagonal y method can run on da with bc, and if
     not, why (a periodic y, fewer than 2 rows on some rank). Collective. @*/
@@ -72,5 +93,15 @@ PetscErrorCode AdjFFTSolverGetYMethod(AdjFFTSolver fs, AdjFFTYMethod *ymethod);
 /*@ AdjFFTSolverSolve - x = (a I + b K)^{-1} r; r and x are global vectors of da and may be the
     same. Collective. @*/
 PetscErrorCode AdjFFTSolverSolve(AdjFFTSolver fs, PetscReal a, PetscReal b, Vec r, Vec x);
+
+/*@ AdjFFTSolverGetRows - the solver's own real-space rows, when a caller can write a right-hand side
+    there and read the solution there (AdjFFTSolverSolveRows), saving the copies in and out: the
+    transform method with the DMDA owning FFTW's row slabs.  rows[j ld + i] is cell (i, ys + j) of
+    this rank's rows; *rows is NULL when this is not possible.  Not collective. @*/
+PetscErrorCode AdjFFTSolverGetRows(AdjFFTSolver fs, PetscScalar **rows, PetscInt *ld);
+
+/*@ AdjFFTSolverSolveRows - the solve of AdjFFTSolverSolve (the same bits), in place on the rows of
+    AdjFFTSolverGetRows. Collective. @*/
+PetscErrorCode AdjFFTSolverSolveRows(AdjFFTSolver fs, PetscReal a, PetscReal b);
 
 PetscErrorCode AdjFFTSolverDestroy(AdjFFTSolver *fs);

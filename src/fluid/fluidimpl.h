@@ -93,16 +93,19 @@ struct _n_Fluid {
   PetscReal        tg_amplitude;
   char             initial_file[PETSC_MAX_PATH_LEN], initial_dset[2][256];
   /* pressure projection */
-  FluidPoissonType poisson;      /* resolved: KSP or FFTW */
-  PetscBool        fftw_measure; /* FFTW_MEASURE plans */
-  AdjFFTYMethod    fftw_y;       /* y by transforms or tridiagonal solves */
-  PetscBool        output_faces; /* also write u_face, v_face at the output steps */
-  PetscBool        singular;     /* no Dirichlet pressure anywhere: constant null space */
-  Mat              A;            /* -D G, SPD (semi-definite when singular) */
-  KSP              ksp;          /* prefix -fluid_ */
+  FluidPoissonType poisson;                         /* resolved: KSP or FFTW */
+  PetscBool        fftw_measure;                    /* FFTW_MEASURE plans, through the wisdom file below */
+  char             fftw_wisdom[PETSC_MAX_PATH_LEN]; /* FFTW wisdom: imported before planning, exported after */
+  AdjFFTYMethod    fftw_y;                          /* y by transforms or tridiagonal solves */
+  PetscBool        output_faces;                    /* also write u_face, v_face at the output steps */
+  PetscBool        singular;                        /* no Dirichlet pressure anywhere: constant null space */
+  Mat              A;                               /* -D G, SPD (semi-definite when singular) */
+  KSP              ksp;                             /* prefix -fluid_ */
   MatNullSpace     nullsp;
   AdjFFTSolver     fft;
-  PetscInt         ksp_its; /* iterations of the last solve */
+  PetscBool        serial_periodic; /* one rank, periodic box: halos by row copies, the fused FFTW projection */
+  PetscScalar    **fftrows;         /* [-1, My]: the FFTW solver's rows (periodic images at -1 and My), or NULL */
+  PetscInt         ksp_its;         /* iterations of the last solve */
   /* work */
   Vec xloc;             /* ghosted state */
   Vec stage[2], combo;  /* RK3 stages s1, s2, the pre-projection combination */
@@ -148,6 +151,7 @@ PetscReal      FluidInflowShape(const FluidGrid *g, PetscInt d, PetscInt s, Pets
 /* Vec-level operations (projection.c, step.c). */
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc);
 PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y);
+PetscErrorCode FluidProjectSumPressures(Fluid fl, PetscReal pscale, Vec x, Vec s1, Vec s2, Vec y, PetscBool *done);
 PetscErrorCode FluidProjectAdjoint(Fluid fl, PetscReal pscale, Vec yb, Vec xb);
 PetscErrorCode FluidLocalToGlobalFilledAdjoint(Fluid fl, Vec xbloc, Vec xb);
 PetscErrorCode FluidPoissonSolveAdjoint(Fluid fl, Vec phib, Vec bb);

@@ -89,13 +89,39 @@ PetscErrorCode FluidGradientCorrectAdjoint(const FluidGrid *g, PetscReal pscale,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* DMGlobalToLocal of a periodic box on one rank, by row copies (the same values; PETSc's scatter of
+ * every point by its index took a quarter of the step at 256^2): row j of the local array is row
+ * j mod My, its ghost columns the periodic images. Not collective. */
+static PetscErrorCode FluidPeriodicHalo(Fluid fl, Vec x, Vec xloc)
+{
+  const PetscInt    Mx = fl->grid.M[0], My = fl->grid.M[1];
+  const FluidCell **xa;
+  FluidCell       **la;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
+  PetscCall(DMDAVecGetArray(fl->da, xloc, &la));
+  for (PetscInt j = -1; j <= My; j++) {
+    const FluidCell *src = xa[(j + My) % My];
+    FluidCell       *dst = la[j];
+    PetscCall(PetscArraycpy(dst, src, Mx));
+    dst[-1] = src[Mx - 1], dst[Mx] = src[0];
+  }
+  PetscCall(DMDAVecRestoreArray(fl->da, xloc, &la));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ FluidGlobalToLocalFilled - halo exchange of the state, then the boundary rules. Collective. @*/
 PetscErrorCode FluidGlobalToLocalFilled(Fluid fl, Vec x, Vec xloc)
 {
   FluidCell **a;
 
   PetscFunctionBeginUser;
-  PetscCall(DMGlobalToLocal(fl->da, x, INSERT_VALUES, xloc));
+  if (fl->serial_periodic)
+    PetscCall(FluidPeriodicHalo(fl, x, xloc));
+  else
+    PetscCall(DMGlobalToLocal(fl->da, x, INSERT_VALUES, xloc));
   PetscCall(DMDAVecGetArray(fl->da, xloc, &a));
   PetscCall(FluidFillBoundary(&fl->grid, a));
   PetscCall(DMDAVecRestoreArray(fl->da, xloc, &a));
@@ -192,7 +218,28 @@ PetscErrorCode FluidPoissonSetUp(Fluid fl)
       PetscCheck(ok, fl->comm, PETSC_ERR_USER_INPUT,
                  "-fluid_fftw_y tridiagonal cannot run here: %s; use -fluid_fftw_y auto or transform", why);
     }
+    if (fl->fftw_measure) { /* the plans of the first run with this file, for bit-for-bit later runs and restarts */
+      PetscBool found;
+      PetscCall(AdjFFTWisdomLoad(fl->comm, fl->fftw_wisdom, "-fluid_fftw_wisdom", &found));
+    }
     PetscCall(AdjFFTSolverCreateWith(fl->pda, fl->grid.h, bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
+    if (fl->fftw_measure) { /* planned again from the saved wisdom: the plans of every later run (see AdjFFTWisdomSave)
+                             */
+      PetscCall(AdjFFTWisdomSave(fl->comm, fl->fftw_wisdom, "-fluid_fftw_wisdom"));
+      PetscCall(AdjFFTSolverDestroy(&fl->fft));
+      PetscCall(AdjFFTSolverCreateWith(fl->pda, fl->grid.h, bc, fl->fftw_y, fl->fftw_measure, &fl->fft));
+    }
+    if (fl->serial_periodic) { /* the fused projection (FluidProjectRows) works in the solver's rows */
+      const PetscInt My = g->M[1];
+      PetscScalar   *rows;
+      PetscInt       ld;
+      PetscCall(AdjFFTSolverGetRows(fl->fft, &rows, &ld));
+      if (rows) {
+        PetscCall(PetscMalloc1(My + 2, &fl->fftrows));
+        fl->fftrows++; /* rows -1 and My: the periodic images */
+        for (PetscInt j = -1; j <= My; j++) fl->fftrows[j] = rows + ((j + My) % My) * ld;
+      }
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(FluidAssembleLaplacian(fl));
@@ -250,9 +297,57 @@ PetscErrorCode FluidPoissonDestroy(Fluid fl)
   PetscCall(MatDestroy(&fl->A));
   PetscCall(MatNullSpaceDestroy(&fl->nullsp));
   PetscCall(AdjFFTSolverDestroy(&fl->fft));
+  if (fl->fftrows) fl->fftrows--;
+  PetscCall(PetscFree(fl->fftrows));
   PetscCall(VecDestroy(&fl->div));
   PetscCall(VecDestroy(&fl->phi));
   PetscCall(VecDestroy(&fl->philoc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FluidProject on a periodic box on one rank, in the FFTW solver's rows: the divergence of x (its
+ * global array: the periodic images are row 0 and column 0) written there, the solve in place, the
+ * correction read from there (the images of phi are rows -1 and My of fl->fftrows and column
+ * Mx - 1): no halo exchange of x or phi, no right-hand side or potential vectors, no copies in or
+ * out of the solver.  The same operations on the same values as
+ * FluidDivergence, AdjFFTSolverSolve and FluidGradientCorrect: the same bits. Not collective. */
+static PetscErrorCode FluidProjectRows(Fluid fl, PetscReal pscale, const FluidCell *const *x, Vec y,
+                                       const FluidCell *const *s1, const FluidCell *const *s2)
+{
+  const FluidGrid *g  = &fl->grid;
+  const PetscInt   Mx = g->M[0], My = g->M[1];
+  const PetscReal  ihx = 1 / g->h[0], ihy = 1 / g->h[1];
+  PetscScalar    **phi = fl->fftrows;
+  FluidCell      **ya;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(FLUID_Divergence, 0, 0, 0, 0));
+  for (PetscInt j = 0; j < My; j++) { /* FluidDivergence, the periodic images taken from row 0 and column 0 */
+    const FluidCell *xj = x[j], *xn = x[j + 1 < My ? j + 1 : 0];
+    PetscScalar     *d = phi[j];
+    for (PetscInt i = 0; i < Mx - 1; i++) d[i] = (xj[i + 1].u - xj[i].u) * ihx + (xn[i].v - xj[i].v) * ihy;
+    d[Mx - 1] = (xj[0].u - xj[Mx - 1].u) * ihx + (xn[Mx - 1].v - xj[Mx - 1].v) * ihy;
+  }
+  PetscCall(PetscLogEventEnd(FLUID_Divergence, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
+  PetscCall(AdjFFTSolverSolveRows(fl->fft, 0.0, -1.0)); /* (-A) phi = D x */
+  PetscCall(PetscLogEventEnd(FLUID_Poisson, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(FLUID_Correct, 0, 0, 0, 0));
+  PetscCall(DMDAVecGetArray(fl->da, y, &ya));
+  for (PetscInt j = 0; j < My; j++) {
+    const PetscScalar *p = phi[j], *ps = phi[j - 1];
+    const FluidCell   *xj = x[j];
+    FluidCell         *yj = ya[j];
+    yj[0].u               = xj[0].u - (p[0] - p[Mx - 1]) * ihx;
+    for (PetscInt i = 1; i < Mx; i++) yj[i].u = xj[i].u - (p[i] - p[i - 1]) * ihx;
+    for (PetscInt i = 0; i < Mx; i++) yj[i].v = xj[i].v - (p[i] - ps[i]) * ihy;
+    if (s1) /* FluidStagePressures' sum, y.p + (s1.p + s2.p), in this pass */
+      for (PetscInt i = 0; i < Mx; i++) yj[i].p = pscale * p[i] + (s1[j][i].p + s2[j][i].p);
+    else
+      for (PetscInt i = 0; i < Mx; i++) yj[i].p = pscale * p[i];
+  }
+  PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
+  PetscCall(PetscLogEventEnd(FLUID_Correct, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -266,13 +361,25 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
   PetscScalar     **d, **phi;
 
   PetscFunctionBeginUser;
+  if (fl->fftrows) { /* periodic box on one rank: no boundary rules, the images are read in place */
+    PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
+    PetscCall(FluidProjectRows(fl, pscale, xa, y, NULL, NULL));
+    PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(FluidGlobalToLocalFilled(fl, x, fl->xloc));
   PetscCall(DMDAVecGetArrayRead(fl->da, fl->xloc, &xa));
   PetscCall(DMDAVecGetArray(fl->pda, fl->div, &d));
   PetscCall(FluidDivergence(&fl->grid, xa, d));
   PetscCall(DMDAVecRestoreArray(fl->pda, fl->div, &d));
-  PetscCall(VecScale(fl->div, -1.0));
-  PetscCall(FluidPoissonSolve(fl, fl->div, fl->phi));
+  if (fl->poisson == FLUID_POISSON_FFTW) { /* A phi = -D x as (-A) phi = D x: the same bits, one pass less */
+    PetscCall(PetscLogEventBegin(FLUID_Poisson, 0, 0, 0, 0));
+    PetscCall(AdjFFTSolverSolve(fl->fft, 0.0, -1.0, fl->div, fl->phi));
+    PetscCall(PetscLogEventEnd(FLUID_Poisson, 0, 0, 0, 0));
+  } else {
+    PetscCall(VecScale(fl->div, -1.0));
+    PetscCall(FluidPoissonSolve(fl, fl->div, fl->phi));
+  }
   PetscCall(DMGlobalToLocal(fl->pda, fl->phi, INSERT_VALUES, fl->philoc));
   PetscCall(DMDAVecGetArray(fl->pda, fl->philoc, &phi));
   PetscCall(FluidFillPressureGhosts(&fl->grid, phi));
@@ -281,6 +388,26 @@ PetscErrorCode FluidProject(Fluid fl, PetscReal pscale, Vec x, Vec y)
   PetscCall(DMDAVecRestoreArray(fl->da, y, &ya));
   PetscCall(DMDAVecRestoreArray(fl->pda, fl->philoc, &phi));
   PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidProjectSumPressures - y = P x with y.p = pscale phi + (s1.p + s2.p), the last projection of a
+    step and FluidStagePressures (step.c) in one pass, the same bits: on a periodic box on one rank
+    (*done = PETSC_TRUE); elsewhere nothing is done (*done = PETSC_FALSE). Collective. @*/
+PetscErrorCode FluidProjectSumPressures(Fluid fl, PetscReal pscale, Vec x, Vec s1, Vec s2, Vec y, PetscBool *done)
+{
+  const FluidCell **xa, **s1a, **s2a;
+
+  PetscFunctionBeginUser;
+  *done = (PetscBool)(fl->fftrows != NULL);
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMDAVecGetArrayRead(fl->da, x, &xa));
+  PetscCall(DMDAVecGetArrayRead(fl->da, s1, &s1a));
+  PetscCall(DMDAVecGetArrayRead(fl->da, s2, &s2a));
+  PetscCall(FluidProjectRows(fl, pscale, xa, y, s1a, s2a));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, s2, &s2a));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, s1, &s1a));
+  PetscCall(DMDAVecRestoreArrayRead(fl->da, x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -103,6 +103,12 @@ PetscErrorCode FluidSetUpGrid(Fluid fl)
   PetscCall(DMDASetFieldName(fl->pda, 0, "cell"));
   PetscCall(DMDAGetCorners(fl->da, &g->xs, &g->ys, NULL, &g->xm, &g->ym, NULL));
   PetscCall(DMDAGetGhostCorners(fl->da, &g->gxs, &g->gys, NULL, &g->gxm, &g->gym, NULL));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(fl->comm, &size));
+    fl->serial_periodic = (PetscBool)(size == 1 && dmbc[0] == DM_BOUNDARY_PERIODIC && dmbc[1] == DM_BOUNDARY_PERIODIC &&
+                                      g->gxs == -1 && g->gxm == g->M[0] + 2 && g->gys == -1 && g->gym == g->M[1] + 2);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -122,6 +128,7 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
   if (uref == 0) uref = 1.0;
   PetscCall(PetscStrncpy(fl->initial_dset[0], "/restart/u", sizeof(fl->initial_dset[0])));
   PetscCall(PetscStrncpy(fl->initial_dset[1], "/restart/v", sizeof(fl->initial_dset[1])));
+  PetscCall(PetscStrncpy(fl->fftw_wisdom, "fftw.wisdom", sizeof(fl->fftw_wisdom)));
   PetscOptionsBegin(fl->comm, fl->prefix, "Fluid: physics and pressure solver", "Fluid");
   PetscCall(PetscOptionsReal("-fluid_nu", "Kinematic viscosity [m^2/s]", "", fl->nu, &fl->nu, &set_nu));
   PetscCall(PetscOptionsReal("-fluid_re",
@@ -151,9 +158,15 @@ PetscErrorCode FluidSetUpPhysics(Fluid fl)
                              "every output step, for -transport_velocity fluid -transport_velocity_unsteady",
                              "", fl->output_faces, &fl->output_faces, NULL));
   PetscCall(PetscOptionsBool("-fluid_fftw_measure",
-                             "FFTW plans chosen by timing (faster, but the last bits of results may differ from run to "
-                             "run, so restarts are no longer bit for bit)",
+                             "FFTW plans chosen by timing (FFTW_MEASURE: faster solves); the plans are stored in and "
+                             "read from the wisdom file -fluid_fftw_wisdom, so that later runs and restarts use the "
+                             "same plans and give the same results bit for bit",
                              "", fl->fftw_measure, &fl->fftw_measure, NULL));
+  PetscCall(PetscOptionsString("-fluid_fftw_wisdom",
+                               "FFTW wisdom file of -fluid_fftw_measure: read (rank 0) before planning when it "
+                               "exists, written after (the plans measured by the first run, kept for every later run "
+                               "and restart that uses the same file)",
+                               "", fl->fftw_wisdom, fl->fftw_wisdom, sizeof(fl->fftw_wisdom), NULL));
   PetscCall(
       PetscOptionsEnum("-fluid_fftw_y",
                        "How the fftw pressure solver treats y: auto (tridiagonal unless y is periodic), transform "

@@ -77,6 +77,7 @@ PetscErrorCode FluidStepRK3(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   Fluid           fl = (Fluid)ctx;
   const PetscReal dt = fl->dt;
   Vec             s1 = fl->stage[0], s2 = fl->stage[1], c = fl->combo;
+  PetscBool       fused;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(FLUID_Step, 0, 0, 0, 0));
@@ -88,8 +89,11 @@ PetscErrorCode FluidStepRK3(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(FluidProject(fl, 4 / (6 * dt), c, s2));
   PetscCall(FluidStageCombination(fl, 1.0 / 3.0, xin, 2.0 / 3.0, s2, fl->stageloc[2], 2.0 * dt / 3.0, c));
   PetscCall(FluidBodyPenalizeStage(fl, 2, 2.0 * dt / 3.0, c));
-  PetscCall(FluidProject(fl, 1 / dt, c, xout));
-  PetscCall(FluidStagePressures(fl, s1, s2, xout));
+  PetscCall(FluidProjectSumPressures(fl, 1 / dt, c, s1, s2, xout, &fused));
+  if (!fused) {
+    PetscCall(FluidProject(fl, 1 / dt, c, xout));
+    PetscCall(FluidStagePressures(fl, s1, s2, xout));
+  }
   fl->body.kforce = k;
   PetscCall(PetscLogEventEnd(FLUID_Step, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

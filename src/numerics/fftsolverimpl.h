@@ -59,9 +59,15 @@ struct _p_AdjFFTSolver {
   ptrdiff_t       n0, n1;                  /* grid n0 x n1 = My x Mx */
   ptrdiff_t       local_n0, local_0_start; /* real space: rows [local_0_start, + local_n0) on this rank */
   ptrdiff_t       local_n1, local_1_start; /* transform space (transposed): x-modes [local_1_start, + local_n1) */
-  double         *data;                    /* in place: local_n0 x n1 / local_n1 x n0 */
+  double         *data;                    /* in place: local_n0 x ld / local_n1 x n0 (complex when r2c) */
+  PetscBool       r2c;                     /* periodic box: real-to-complex DFTs, x modes 0..n1/2 only */
+  ptrdiff_t       ld;                      /* real space row stride: n1, or 2 (n1/2 + 1) for r2c */
+  PetscBool       aligned;                 /* the DMDA owns FFTW's row slabs: no scatter */
   fftw_plan       forward, backward;
-  PetscReal      *symbol; /* K of each local mode, in the transposed order */
+  PetscReal      *symbol;   /* K of each local mode, in the transposed order */
+  PetscBool       factored; /* factor holds the a, b below */
+  PetscReal       fa, fb;
+  PetscReal      *factor; /* scale / (a + b K) of each local mode (0 on a singular mode) */
   PetscReal       scale;  /* 1 / (normalization of forward then backward) */
   Vec             slab;   /* natural ordering, owned in row slabs */
   VecScatter      toslab; /* DMDA global vector -> slab (NULL when aligned) */

@@ -10,6 +10,8 @@
  *     the mean of x when singular (1e-12),
  *   - the solve is symmetric, <S r, s> = <r, S s> (1e-12), as the fluid adjoint assumes,
  *   - a solve after another (a, b) refactors: the first answer again, bit for bit,
+ *   - a periodic box (real-to-complex transforms, even and odd sizes): residual, mean, symmetry,
+ *     and the solve in place on the solver's rows (AdjFFTSolverSolveRows) gives the same bits,
  *   - asking for the tridiagonal method with a periodic y direction is refused. */
 #include <adjsim/fftsolver.h>
 #include "adjtest.h"
@@ -106,9 +108,14 @@ static PetscErrorCode CheckSolve(DM da, AdjFFTSolver tr, AdjFFTSolver li, const 
   PetscCall(AdjTestRandom(r, 1));
   PetscCall(AdjTestRandom(s, 2));
   PetscCall(AdjFFTSolverSolve(tr, a, b, r, xt));
-  PetscCall(AdjFFTSolverSolve(li, a, b, r, xl));
-  PetscCall(RelDiff(xt, xl, w, &rel));
-  PetscCall(Check(t, 0, "|x_tridiagonal - x_transform| / |x|", label, rel, 1e-12));
+  if (li) { /* both methods */
+    PetscCall(AdjFFTSolverSolve(li, a, b, r, xl));
+    PetscCall(RelDiff(xt, xl, w, &rel));
+    PetscCall(Check(t, 0, "|x_tridiagonal - x_transform| / |x|", label, rel, 1e-12));
+  } else {
+    li = tr;
+    PetscCall(VecCopy(xt, xl));
+  }
   PetscCall(AssembleOperator(da, h, bc, a, b, &A));
   PetscCall(MatMult(A, xl, w));
   if (singular) { /* A x - Pi r = A x - r + mean(r) */
@@ -193,6 +200,69 @@ static PetscErrorCode CheckCase(PetscInt Mx, PetscInt m, PetscInt n, const AdjFF
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A periodic box (the real-to-complex transforms; the transform method only): residual, mean,
+ * symmetry, and the same answer twice, bit for bit, for an even and an odd Mx, on every split. */
+static PetscErrorCode CheckPeriodicBox(PetscInt Mx, PetscInt My, PetscInt m, PetscInt n, const char *label, Tally *t)
+{
+  const AdjFFTBoundary bc[2][2] = {{ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}, {ADJ_FFT_PERIODIC, ADJ_FFT_PERIODIC}};
+  const PetscReal      h[2]     = {1.3 / Mx, 1.0 / My};
+  DM                   da;
+  AdjFFTSolver         tr;
+  Vec                  r, x0, x1;
+  PetscReal            rel;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_PERIODIC, DM_BOUNDARY_PERIODIC, DMDA_STENCIL_STAR, Mx, My, m, n,
+                         1, 1, NULL, NULL, &da));
+  PetscCall(DMSetUp(da));
+  PetscCall(AdjFFTSolverCreate(da, h, bc, &tr));
+  PetscCall(CheckSolve(da, tr, NULL, h, bc, 0, 1, label, t));
+  PetscCall(CheckSolve(da, tr, NULL, h, bc, 1.5, 0.3, label, t));
+  PetscCall(DMCreateGlobalVector(da, &r));
+  PetscCall(VecDuplicate(r, &x0));
+  PetscCall(VecDuplicate(r, &x1));
+  PetscCall(AdjTestRandom(r, 4));
+  PetscCall(AdjFFTSolverSolve(tr, 0, 1, r, x0));
+  PetscCall(AdjFFTSolverSolve(tr, 1.5, 0.3, r, x1));
+  PetscCall(AdjFFTSolverSolve(tr, 0, 1, r, x1));
+  PetscCall(RelDiff(x0, x1, r, &rel));
+  if (rel != 0) {
+    t->failures++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s: a repeated solve differs by %.3e\n", label, (double)rel));
+  }
+  { /* in place on the solver's rows (when it has them: the DMDA owns FFTW's slabs): the same bits */
+    PetscScalar       *rows, *y;
+    PetscInt           ld, xs, ys, xm, ym, bad = 0;
+    const PetscScalar *in;
+    PetscCall(AdjFFTSolverGetRows(tr, &rows, &ld));
+    if (rows) {
+      PetscCall(DMDAGetCorners(da, &xs, &ys, NULL, &xm, &ym, NULL));
+      PetscCall(AdjTestRandom(r, 5));
+      PetscCall(AdjFFTSolverSolve(tr, 1.5, -0.3, r, x0));
+      PetscCall(VecGetArrayRead(r, &in));
+      for (PetscInt j = 0; j < ym; j++) PetscCall(PetscArraycpy(rows + j * ld, in + j * xm, xm));
+      PetscCall(VecRestoreArrayRead(r, &in));
+      PetscCall(AdjFFTSolverSolveRows(tr, 1.5, -0.3));
+      PetscCall(VecGetArray(x0, &y));
+      for (PetscInt j = 0; j < ym; j++)
+        for (PetscInt i = 0; i < xm; i++) bad += y[j * xm + i] != rows[j * ld + i];
+      PetscCall(VecRestoreArray(x0, &y));
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+      if (bad) {
+        t->failures++;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s: the solve on the rows differs in %" PetscInt_FMT " cells\n",
+                              label, bad));
+      }
+    }
+  }
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x1));
+  PetscCall(AdjFFTSolverDestroy(&tr));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The tridiagonal method refuses a periodic y direction with a message. */
 static PetscErrorCode CheckRefusal(Tally *t)
 {
@@ -247,6 +317,16 @@ int main(int argc, char **argv)
         PetscCall(CheckCase(Mx, m, n, bc, label, &t));
       }
   }
+  for (PetscInt split = 0; split < 3; split++)
+    for (PetscInt odd = 0; odd < 2; odd++) {
+      const PetscInt Mx = odd ? 23 : 24, My = odd ? 21 : 20;
+      const PetscInt m = split == 1 ? 1 : split == 2 ? size : PETSC_DECIDE;
+      const PetscInt n = split == 1 ? size : split == 2 ? 1 : PETSC_DECIDE;
+      char           label[64];
+      PetscCall(PetscSNPrintf(label, sizeof(label), "%" PetscInt_FMT " x %" PetscInt_FMT ", split %d, periodic box", Mx,
+                              My, (int)split));
+      PetscCall(CheckPeriodicBox(Mx, My, m, n, label, &t));
+    }
   PetscCall(CheckRefusal(&t));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "%" PetscInt_FMT " solves on %d rank(s); worst: method gap %.2e, residual %.2e, mean %.2e, "
