@@ -17,6 +17,16 @@
  * cell dw (the wall spacing), growth g, d_(nj-1) = R.  Given dw and R, either the growth g (the number of
  * points nj follows, and g is then adjusted so that d_(nj-1) = R exactly) or nj (g follows).
  *
+ * Sharp trailing edges: the wall normal turns by up to 180 degrees between neighbouring wall points there,
+ * and the lines leaving along it would fan out between two lines only (neighbouring cell widths differing
+ * by a factor of about 300 on a NACA 0012 with 96 points around).  So each line leaves the wall along
+ * (1 - w(eta)) n_i + w(eta) m_i instead of n_i, where m_i is n_i after -airfoil_grid_smoothing passes of
+ * m_i <- (m_(i-1) + 2 m_i + m_(i+1)) / |...| (default 8) and w = 1 - exp(-eta R / b), b = -airfoil_grid_blend
+ * reference lengths (default 0.05): at the wall the line is still exactly normal (w(0) = 0, dw/deta finite
+ * does not enter dX/deta at eta = 0 since h10(0) = 0), and beyond about b it follows the smoothed direction.
+ * Measured with 96 points around: neighbouring-width ratio 272 -> 3.8, first-cell angle error 0.002 -> 0.9
+ * degrees (at the trailing edge; elsewhere below 0.05), smallest cell angle unchanged (about 30 degrees).
+ *
  * The grid is a differentiable function of the shape parameters p (position, angle, sizes, NACA or CST
  * coefficients): AdjOGridGenerateAdjoint gives pb += (dX/dp)^T Xb exactly, through the normals and the
  * far-field points.  A grid with a folded cell (a non-positive cell Jacobian) or a cell angle below
@@ -47,7 +57,8 @@ PetscErrorCode AdjOGridCreate(MPI_Comm comm, AdjOGrid *og);
 PetscErrorCode AdjOGridSetShape(AdjOGrid og, const AdjShape *shape);
 PetscErrorCode AdjOGridSetOptionsPrefix(AdjOGrid og, const char prefix[]);
 /*@ AdjOGridSetFromOptions - -airfoil_grid_around, -airfoil_grid_normal, -airfoil_wall_spacing,
-    -airfoil_growth, -airfoil_farfield, -airfoil_grid_min_angle (adjsim -help lists them). Collective. @*/
+    -airfoil_growth, -airfoil_farfield, -airfoil_grid_smoothing, -airfoil_grid_blend, -airfoil_grid_min_angle
+    (adjsim -help lists them). Collective. @*/
 PetscErrorCode AdjOGridSetFromOptions(AdjOGrid og);
 /*@ AdjOGridSetUp - the radial distribution, the DMDA and the grid of the current shape, checked. Collective. @*/
 PetscErrorCode AdjOGridSetUp(AdjOGrid og);

@@ -18,8 +18,15 @@ struct _p_AdjOGrid {
   PetscReal *u, *eta;      /* curve parameters u_i (ni) and radial parameters eta_j (nj) */
   /* wall points, their parameter derivatives and normals, replicated on every rank */
   PetscReal (*S)[2], (*dS)[2][ADJ_SHAPE_MAX_PARAMS], (*N)[2];
-  DM  da;
-  Vec X;
+  /* the departure directions: D[0] = N, D[p + 1] = the smoothing pass p + 1 of D[p] (nsmooth passes; the grid
+   * lines leave the wall along D[nsmooth]) */
+  PetscInt nsmooth;
+  PetscReal (*D)[2];
+  /* line j leaves along (1 - w_j) D[0] + w_j D[nsmooth], w_j = 1 - exp(-eta_j R / blend) [blend: m]: at the wall
+   * exactly along the normal (dX/deta = R D[0] at eta = 0), beyond about blend along the smoothed direction */
+  PetscReal blend, *w;
+  DM        da;
+  Vec       X;
 };
 
 /* The cubic Hermite basis at e: h[0] = h00, h[1] = h01, h[2] = h10, h[3] = h11. */
@@ -64,12 +71,58 @@ static void OGridNormalsAdjoint(PetscInt ni, const PetscReal S[][2], const Petsc
   }
 }
 
+/* One smoothing pass of the departure directions: D'_i = r_i / |r_i|, r_i = D_(i-1) + 2 D_i + D_(i+1).  It
+ * spreads the turn of the normal at a sharp trailing edge over several grid lines (the wall angle there is
+ * then no longer 90 degrees); on a smooth, evenly sampled wall it changes the direction at second order. */
+static void OGridSmooth(PetscInt ni, const PetscReal D[][2], PetscReal Dn[][2])
+{
+  for (PetscInt i = 0; i < ni; i++) {
+    const PetscReal *a = D[(i + ni - 1) % ni], *b = D[(i + 1) % ni];
+    const PetscReal  rx = a[0] + 2 * D[i][0] + b[0], ry = a[1] + 2 * D[i][1] + b[1],
+                    len = PetscSqrtReal(rx * rx + ry * ry);
+
+    Dn[i][0] = rx / len, Dn[i][1] = ry / len;
+  }
+}
+
+/* Tangent of OGridSmooth at D (Dn its result): dDn = (I - Dn Dn^T) dr / |r|, dr = dD_(i-1) + 2 dD_i + dD_(i+1). */
+static void OGridSmoothTangent(PetscInt ni, const PetscReal D[][2], const PetscReal Dn[][2], const PetscReal dD[][2],
+                               PetscReal dDn[][2])
+{
+  for (PetscInt i = 0; i < ni; i++) {
+    const PetscInt  im = (i + ni - 1) % ni, ip = (i + 1) % ni;
+    const PetscReal rx = D[im][0] + 2 * D[i][0] + D[ip][0], ry = D[im][1] + 2 * D[i][1] + D[ip][1];
+    const PetscReal len = PetscSqrtReal(rx * rx + ry * ry);
+    const PetscReal dx = dD[im][0] + 2 * dD[i][0] + dD[ip][0], dy = dD[im][1] + 2 * dD[i][1] + dD[ip][1];
+    const PetscReal dot = Dn[i][0] * dx + Dn[i][1] * dy;
+
+    dDn[i][0] = (dx - dot * Dn[i][0]) / len, dDn[i][1] = (dy - dot * Dn[i][1]) / len;
+  }
+}
+
+/* Adjoint of OGridSmooth: rb = (I - Dn Dn^T) Dnb / |r|; Db_(i-1) += rb, Db_i += 2 rb, Db_(i+1) += rb. */
+static void OGridSmoothAdjoint(PetscInt ni, const PetscReal D[][2], const PetscReal Dn[][2], const PetscReal Dnb[][2],
+                               PetscReal Db[][2])
+{
+  for (PetscInt i = 0; i < ni; i++) {
+    const PetscInt  im = (i + ni - 1) % ni, ip = (i + 1) % ni;
+    const PetscReal rx = D[im][0] + 2 * D[i][0] + D[ip][0], ry = D[im][1] + 2 * D[i][1] + D[ip][1];
+    const PetscReal len = PetscSqrtReal(rx * rx + ry * ry), dot = Dn[i][0] * Dnb[i][0] + Dn[i][1] * Dnb[i][1];
+    const PetscReal bx = (Dnb[i][0] - dot * Dn[i][0]) / len, by = (Dnb[i][1] - dot * Dn[i][1]) / len;
+
+    Db[im][0] += bx, Db[im][1] += by, Db[i][0] += 2 * bx, Db[i][1] += 2 * by, Db[ip][0] += bx, Db[ip][1] += by;
+  }
+}
+
 /* The wall points S_i, their parameter derivatives and the normals of the current shape. */
 static PetscErrorCode OGridWall(AdjOGrid og)
 {
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < og->ni; i++) AdjShapeSurfacePoint(&og->shape, og->u[i], og->S[i], og->dS[i]);
-  OGridNormals(og->ni, (const PetscReal(*)[2])og->S, og->N);
+  OGridNormals(og->ni, (const PetscReal(*)[2])og->S, og->D);
+  for (PetscInt p = 0; p < og->nsmooth; p++)
+    OGridSmooth(og->ni, (const PetscReal(*)[2])(og->D + p * og->ni), og->D + (p + 1) * og->ni);
+  og->N = og->D + og->nsmooth * og->ni;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -91,7 +144,8 @@ PetscErrorCode AdjOGridGenerate(AdjOGrid og, Vec X)
       const PetscReal th = OGridFarAngle(og, i), f[2] = {PetscCosReal(th), PetscSinReal(th)}, c[2] = {cx, cy};
 
       for (PetscInt d = 0; d < 2; d++)
-        x[j][i][d] = h[0] * og->S[i][d] + h[1] * c[d] + R * ((h[1] + h[3]) * f[d] + h[2] * og->N[i][d]);
+        x[j][i][d] = h[0] * og->S[i][d] + h[1] * c[d] +
+                     R * ((h[1] + h[3]) * f[d] + h[2] * ((1 - og->w[j]) * og->D[i][d] + og->w[j] * og->N[i][d]));
     }
   }
   PetscCall(DMDAVecRestoreArrayDOFWrite(og->da, X, &x));
@@ -115,17 +169,23 @@ PetscErrorCode AdjOGridGenerateTangent(AdjOGrid og, const PetscReal dp[], Vec dX
 {
   const PetscInt  ni = og->ni;
   const PetscReal R = og->radius, k = PETSC_PI / 180;
-  PetscReal(*dS)[2], (*dN)[2];
+  PetscReal(*dS)[2], (*dN)[2], (*dT)[2], (*dN0)[2];
   PetscScalar ***x;
   PetscInt       xs, ys, xm, ym;
 
   PetscFunctionBeginUser;
   PetscCall(OGridWall(og));
-  PetscCall(PetscCalloc2(ni, &dS, ni, &dN));
+  PetscCall(PetscCalloc4(ni, &dS, ni, &dN, ni, &dT, ni, &dN0));
   for (PetscInt i = 0; i < ni; i++)
     for (PetscInt q = 0; q < og->shape.np; q++)
       for (PetscInt d = 0; d < 2; d++) dS[i][d] += og->dS[i][d][q] * dp[q];
   OGridNormalsTangent(ni, (const PetscReal(*)[2])og->S, (const PetscReal(*)[2])dS, dN);
+  PetscCall(PetscArraycpy(dN0, dN, ni));
+  for (PetscInt p = 0; p < og->nsmooth; p++) {
+    PetscCall(PetscArraycpy(dT, dN, ni)); /* the tangent of pass p's input */
+    OGridSmoothTangent(ni, (const PetscReal(*)[2])(og->D + p * ni), (const PetscReal(*)[2])(og->D + (p + 1) * ni),
+                       (const PetscReal(*)[2])dT, dN);
+  }
   PetscCall(DMDAGetCorners(og->da, &xs, &ys, NULL, &xm, &ym, NULL));
   PetscCall(DMDAVecGetArrayDOFWrite(og->da, dX, &x));
   for (PetscInt j = ys; j < ys + ym; j++) {
@@ -136,18 +196,20 @@ PetscErrorCode AdjOGridGenerateTangent(AdjOGrid og, const PetscReal dp[], Vec dX
       const PetscReal th = OGridFarAngle(og, i), df[2] = {k * PetscSinReal(th) * dp[2], -k * PetscCosReal(th) * dp[2]};
 
       for (PetscInt d = 0; d < 2; d++)
-        x[j][i][d] = h[0] * dS[i][d] + h[1] * dp[d] + R * ((h[1] + h[3]) * df[d] + h[2] * dN[i][d]);
+        x[j][i][d] = h[0] * dS[i][d] + h[1] * dp[d] +
+                     R * ((h[1] + h[3]) * df[d] + h[2] * ((1 - og->w[j]) * dN0[i][d] + og->w[j] * dN[i][d]));
     }
   }
   PetscCall(DMDAVecRestoreArrayDOFWrite(og->da, dX, &x));
-  PetscCall(PetscFree2(dS, dN));
+  PetscCall(PetscFree4(dS, dN, dT, dN0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The node sums of the adjoint, per wall point: Sb_i = sum_j h00 Xb_ij, Nb_i = R sum_j h10 Xb_ij,
- * fb_i = R sum_j (h01 + h11) Xb_ij, and cb = sum h01 Xb (the far-field centre), this rank's nodes only. */
-static PetscErrorCode OGridNodeAdjoint(AdjOGrid og, Vec Xb, PetscReal Sb[][2], PetscReal Nb[][2], PetscReal fb[][2],
-                                       PetscReal cb[2])
+/* The node sums of the adjoint, per wall point: Sb_i = sum_j h00 Xb_ij, Nb_i = R sum_j h10 w_j Xb_ij (the
+ * smoothed direction), N0b_i = R sum_j h10 (1 - w_j) Xb_ij (the normal), fb_i = R sum_j (h01 + h11) Xb_ij, and
+ * cb = sum h01 Xb (the far-field centre), this rank's nodes only. */
+static PetscErrorCode OGridNodeAdjoint(AdjOGrid og, Vec Xb, PetscReal Sb[][2], PetscReal Nb[][2], PetscReal N0b[][2],
+                                       PetscReal fb[][2], PetscReal cb[2])
 {
   const PetscScalar ***xb;
   PetscInt             xs, ys, xm, ym;
@@ -163,7 +225,8 @@ static PetscErrorCode OGridNodeAdjoint(AdjOGrid og, Vec Xb, PetscReal Sb[][2], P
       for (PetscInt d = 0; d < 2; d++) {
         const PetscReal b = xb[j][i][d];
 
-        Sb[i][d] += h[0] * b, Nb[i][d] += og->radius * h[2] * b, fb[i][d] += og->radius * (h[1] + h[3]) * b;
+        Sb[i][d] += h[0] * b, fb[i][d] += og->radius * (h[1] + h[3]) * b;
+        Nb[i][d] += og->radius * h[2] * og->w[j] * b, N0b[i][d] += og->radius * h[2] * (1 - og->w[j]) * b;
         cb[d] += h[1] * b;
       }
   }
@@ -173,16 +236,25 @@ static PetscErrorCode OGridNodeAdjoint(AdjOGrid og, Vec Xb, PetscReal Sb[][2], P
 
 PetscErrorCode AdjOGridGenerateAdjoint(AdjOGrid og, Vec Xb, PetscReal pb[])
 {
-  const PetscInt ni = og->ni, n = 6 * ni + 2;
-  PetscReal     *buf, (*Sb)[2], (*Nb)[2], (*fb)[2], *cb;
+  const PetscInt ni = og->ni, n = 8 * ni + 2;
+  PetscReal     *buf, (*Sb)[2], (*Nb)[2], (*fb)[2], (*N0b)[2], *cb;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(n, &buf));
   Sb = (PetscReal(*)[2])buf, Nb = (PetscReal(*)[2])(buf + 2 * ni), fb = (PetscReal(*)[2])(buf + 4 * ni);
-  cb = buf + 6 * ni;
+  N0b = (PetscReal(*)[2])(buf + 6 * ni), cb = buf + 8 * ni;
   PetscCall(OGridWall(og));
-  PetscCall(OGridNodeAdjoint(og, Xb, Sb, Nb, fb, cb));
+  PetscCall(OGridNodeAdjoint(og, Xb, Sb, Nb, N0b, fb, cb));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, buf, (PetscMPIInt)n, MPIU_REAL, MPIU_SUM, og->comm));
+  for (PetscInt p = og->nsmooth - 1; p >= 0; p--) {
+    PetscReal(*Db)[2];
+    PetscCall(PetscCalloc1(ni, &Db));
+    OGridSmoothAdjoint(ni, (const PetscReal(*)[2])(og->D + p * ni), (const PetscReal(*)[2])(og->D + (p + 1) * ni),
+                       (const PetscReal(*)[2])Nb, Db);
+    PetscCall(PetscArraycpy(Nb, Db, ni));
+    PetscCall(PetscFree(Db));
+  }
+  for (PetscInt i = 0; i < ni; i++) Nb[i][0] += N0b[i][0], Nb[i][1] += N0b[i][1];
   OGridNormalsAdjoint(ni, (const PetscReal(*)[2])og->S, (const PetscReal(*)[2])Nb, Sb);
   pb[0] += cb[0], pb[1] += cb[1];
   for (PetscInt i = 0; i < ni; i++) {
@@ -330,6 +402,8 @@ PetscErrorCode AdjOGridCreate(MPI_Comm comm, AdjOGrid *og)
   (*og)->growth    = 1.1;
   (*og)->farfield  = 50;
   (*og)->min_angle = 5;
+  (*og)->blend     = 0.05;
+  (*og)->nsmooth   = 8;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -371,6 +445,14 @@ PetscErrorCode AdjOGridSetFromOptions(AdjOGrid og)
                              &og->growth, &gset));
   PetscCall(PetscOptionsReal("-airfoil_farfield", "Far-field radius in reference lengths (chord, diameter)", "",
                              og->farfield, &og->farfield, NULL));
+  PetscCall(PetscOptionsInt("-airfoil_grid_smoothing",
+                            "Smoothing passes of the directions in which the grid lines leave the wall (0: the wall "
+                            "normals; more spread the fan of lines at a sharp trailing edge over more lines)",
+                            "", og->nsmooth, &og->nsmooth, NULL));
+  PetscCall(PetscOptionsReal("-airfoil_grid_blend",
+                             "With -airfoil_grid_smoothing: distance from the wall, in reference lengths, over which "
+                             "the grid lines turn from the wall normal to the smoothed direction",
+                             "", og->blend, &og->blend, NULL));
   PetscCall(PetscOptionsReal("-airfoil_grid_min_angle", "Smallest accepted cell angle [degrees]", "", og->min_angle,
                              &og->min_angle, NULL));
   PetscOptionsEnd();
@@ -379,6 +461,10 @@ PetscErrorCode AdjOGridSetFromOptions(AdjOGrid og)
              "far-field radius");
   PetscCheck(og->ni >= 16, og->comm, PETSC_ERR_USER_INPUT, "-airfoil_grid_around %" PetscInt_FMT ": need at least 16",
              og->ni);
+  PetscCheck(og->nsmooth >= 0 && og->nsmooth <= og->ni, og->comm, PETSC_ERR_USER_INPUT,
+             "-airfoil_grid_smoothing %" PetscInt_FMT ": give 0 to -airfoil_grid_around (%" PetscInt_FMT ") passes",
+             og->nsmooth, og->ni);
+  PetscCall(AdjCheckRealOption(og->comm, "-airfoil_grid_blend", og->blend, ADJ_REAL_POSITIVE, NULL));
   PetscCheck(!nset || og->nj >= 3, og->comm, PETSC_ERR_USER_INPUT,
              "-airfoil_grid_normal %" PetscInt_FMT ": need at least 3", og->nj);
   PetscCall(AdjCheckRealOption(og->comm, "-airfoil_wall_spacing", og->wall, ADJ_REAL_NONNEGATIVE, "m"));
@@ -406,7 +492,10 @@ PetscErrorCode AdjOGridSetUp(AdjOGrid og)
              "reference lengths of %g m)",
              (double)og->wall, (double)og->radius, (double)og->farfield, (double)ref);
   PetscCall(OGridRadialDistribution(og));
-  PetscCall(PetscMalloc4(ni, &og->u, ni, &og->S, ni, &og->dS, ni, &og->N));
+  PetscCall(PetscMalloc1(og->nj, &og->w));
+  for (PetscInt j = 0; j < og->nj; j++)
+    og->w[j] = og->nsmooth ? 1 - PetscExpReal(-og->eta[j] * og->radius / (og->blend * ref)) : 0;
+  PetscCall(PetscMalloc4(ni, &og->u, ni, &og->S, ni, &og->dS, (og->nsmooth + 1) * ni, &og->D));
   for (PetscInt i = 0; i < ni; i++) og->u[i] = (PetscReal)i / ni;
   {
     const PetscInt       cells[2] = {ni, og->nj - 1};
@@ -482,8 +571,9 @@ PetscErrorCode AdjOGridDestroy(AdjOGrid *og)
   if (!*og) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecDestroy(&(*og)->X));
   PetscCall(DMDestroy(&(*og)->da));
-  PetscCall(PetscFree4((*og)->u, (*og)->S, (*og)->dS, (*og)->N));
+  PetscCall(PetscFree4((*og)->u, (*og)->S, (*og)->dS, (*og)->D));
   PetscCall(PetscFree((*og)->eta));
+  PetscCall(PetscFree((*og)->w));
   PetscCall(AdjShapeDestroy(&(*og)->shape));
   PetscCall(PetscFree(*og));
   PetscFunctionReturn(PETSC_SUCCESS);
