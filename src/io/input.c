@@ -221,7 +221,7 @@ static PetscErrorCode AdjInputOpen(MPI_Comm comm, const char path[], PetscBool r
 }
 
 /* Open dataset dset of the file path (for messages) with numeric data. Collective. */
-static PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t *d)
+PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t *d)
 {
   PetscBool   exists = PETSC_FALSE;
   hid_t       obj, type;

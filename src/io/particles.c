@@ -312,8 +312,7 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   PetscCall(AdjH5Exists(file, dsetname, &exists));
   if (!exists) AdjCallH5(H5Fclose(file));
   PetscCheck(exists, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: it has no dataset %s", path, dsetname);
-  dset = H5Dopen2(file, dsetname, H5P_DEFAULT);
-  AdjCallH5(dset);
+  PetscCall(AdjInputOpenDataset(comm, file, path, dsetname, &dset)); /* numbers, not e.g. complex or strings */
   PetscCall(AdjH5DatasetDims(dset, &nd, dims));
   PetscCall(VecGetBlockSize(state, &bs));
   PetscCall(VecGetLocalSize(state, &n));
@@ -356,8 +355,7 @@ PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const
     AdjCallH5(H5Fclose(file));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  dset = H5Dopen2(file, dataset, H5P_DEFAULT);
-  AdjCallH5(dset);
+  PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &dset));
   PetscCall(AdjH5DatasetDims(dset, &nd, dims));
   PetscCall(AdjParticleRows(comm, n, &N, &start));
   if (!(dims[0] == N && ((ncomp == 1 && nd == 1) || (ncomp > 1 && nd == 2 && dims[1] == (hsize_t)ncomp)))) {

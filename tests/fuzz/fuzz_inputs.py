@@ -121,6 +121,8 @@ def mutate_yaml(rng, text):
         op = rng.choice(["delete", "duplicate", "indent", "value", "value", "value", "swap", "key", "truncate",
                          "garbage", "colon", "tab", "longline", "unicode", "empty"])
         ops.append(op)
+        if not lines:
+            lines = [""]
         keyed = [i for i, l in enumerate(lines) if re.match(r"^\s*[\w\"']+\s*:", l)] or [0]
         i = rng.choice(keyed)
         if op == "delete":
@@ -311,7 +313,10 @@ def mutate_h5(rng, src, dst):
     if r < 0.85:
         with h5py.File(dst, "r+") as f:
             for _ in range(rng.choice([1, 1, 1, 2, 3])):
-                ops.append(mutate_h5_inside(rng, f))
+                try:
+                    ops.append(mutate_h5_inside(rng, f))
+                except (ValueError, TypeError, IndexError, KeyError, OSError, RuntimeError) as e:
+                    ops.append("mutation not applied (%s)" % type(e).__name__)  # e.g. a shape change of an empty array
     raw = rng.random()
     if r >= 0.85 or raw < 0.08:
         size = os.path.getsize(dst)
@@ -487,7 +492,7 @@ def main():
                     f.write("# seed %d case %d np %d: %s\n# replay: %s %s --seed %d --only %d --np %d --kinds %s\n"
                             "cd %s && %s\n" % (args.seed, case, args.np, what, sys.executable,
                                                os.path.abspath(__file__), args.seed, case, args.np,
-                                               ",".join(args.kinds), dest, sh(cmd)))
+                                               ",".join(args.kinds), os.path.abspath(dest), sh(cmd)))
                 with open(os.path.join(dest, "output.txt"), "w") as f:
                     f.write("exit %s, %.1f s, %s\n%s" % (rc, dt, cls, out))
             shutil.rmtree(d, ignore_errors=True)
