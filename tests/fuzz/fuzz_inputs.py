@@ -27,10 +27,11 @@ Every case runs build/adjsim (-quiet, a timeout) in a fresh directory and is cla
   DAMAGED   the run changed one of its input files
 Each case draws from its own generator seeded by (--seed, case number), so one case is replayed alone with
 --seed S --only N.  CRASH, HANG, UNCLEAR and DAMAGED cases are copied to --out (the mutated files, cmd.txt
-with the command line, output.txt).  Exit status 0 only if no case is CRASH, HANG, UNCLEAR or DAMAGED.
+with the command line, output.txt), and every distinct REJECTED message (numbers masked) with its count to
+--out/messages.txt.  Exit status 0 only if no case is CRASH, HANG, UNCLEAR or DAMAGED.
 
-  /usr/bin/python3 tests/fuzz/fuzz_inputs.py --cases 3000 --np 1 --out /tmp/fuzz-np1
-  /usr/bin/python3 tests/fuzz/fuzz_inputs.py --cases 300 --np 2 --seed 2 --out /tmp/fuzz-np2
+  /usr/bin/python3 tests/fuzz/fuzz_inputs.py --cases 2500 --np 1 --timeout 30 --out /tmp/fuzz-np1
+  /usr/bin/python3 tests/fuzz/fuzz_inputs.py --cases 300 --np 2 --seed 2 --timeout 30 --out /tmp/fuzz-np2
 
 Only Python 3 with numpy and h5py (Debian's python3-numpy, python3-h5py)."""
 import argparse
@@ -470,6 +471,7 @@ def main():
     classes = ["OK", "REJECTED", "CRASH", "HANG", "UNCLEAR", "DAMAGED"]
     table = {k: dict.fromkeys(classes, 0) for k in args.kinds}
     times = {k: 0.0 for k in args.kinds}
+    messages = {}
     t_start = time.time()
     try:
         seeddir = os.path.join(workroot, "seeds")
@@ -478,6 +480,9 @@ def main():
         for case in cases:
             kind, cls, rc, dt, cmd, out, what, d = one_case(args, seeddir, case, workroot)
             table[kind][cls] += 1
+            if cls == "REJECTED":  # the messages, numbers masked, for a review of their wording
+                m = re.sub(r"(?<![A-Za-z_\d])\d+(\.\d*)?(e[-+]?\d+)?", "N", message_lines(out)[0])[:200]
+                messages[(kind, m)] = messages.get((kind, m), 0) + 1
             times[kind] += dt
             bad = cls in ("CRASH", "HANG", "UNCLEAR", "DAMAGED")
             if args.verbose or bad:
@@ -498,6 +503,9 @@ def main():
             shutil.rmtree(d, ignore_errors=True)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
+    with open(os.path.join(args.out, "messages.txt"), "w") as f:
+        for (k, m), n in sorted(messages.items(), key=lambda x: -x[1]):
+            f.write("%5d %-8s %s\n" % (n, k, m))
     print("\nseed %d, np %d, %.0f s" % (args.seed, args.np, time.time() - t_start))
     print("%-8s %6s " % ("kind", "cases") + " ".join("%8s" % c for c in classes) + "  s/case")
     total = dict.fromkeys(classes, 0)
