@@ -473,6 +473,7 @@ def main():
     times = {k: 0.0 for k in args.kinds}
     messages = {}
     t_start = time.time()
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit("fuzz_inputs: stopped by SIGTERM"))
     try:
         seeddir = os.path.join(workroot, "seeds")
         make_seeds(args, seeddir)
@@ -501,6 +502,8 @@ def main():
                 with open(os.path.join(dest, "output.txt"), "w") as f:
                     f.write("exit %s, %.1f s, %s\n%s" % (rc, dt, cls, out))
             shutil.rmtree(d, ignore_errors=True)
+    except (KeyboardInterrupt, SystemExit) as e:  # the summary of the cases run so far
+        print("\nfuzz_inputs: stopped (%s)" % (e or "interrupt"), flush=True)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
     with open(os.path.join(args.out, "messages.txt"), "w") as f:
