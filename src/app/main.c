@@ -518,7 +518,7 @@ typedef struct {
 } AdjYAMLKey;
 
 /* The key of one line (comment removed) into key[], or 0 when the line holds no key. */
-static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block)
+static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block, int *empty)
 {
   char   quote = 0, *colon = NULL;
   char  *k = text;
@@ -540,6 +540,7 @@ static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block)
     const char *v = colon + 1;
     while (*v == ' ' || *v == '\t') v++;
     *opens_block = (*v == '|' || *v == '>');
+    *empty       = (*v == 0 || *v == '\n' || *v == '\r' || *v == '#');
   }
   while (colon > k && (colon[-1] == ' ' || colon[-1] == '\t')) colon--;
   if ((*k == '"' || *k == '\'') && colon - k >= 2 && colon[-1] == *k) k++, colon--;
@@ -561,13 +562,17 @@ static void AdjYAMLKeyOption(const AdjYAMLKey *keys, int i, char opt[], size_t l
   }
 }
 
-/* Rank 0's scan: a message naming the file, the key and both lines, or "" when no key repeats. */
+/* Rank 0's scan: a message naming the file, the key and both lines, or the key left without a value (a line
+ * "kappa:" with no keys under it: PETSc would set -transport_kappa without a value and use the default
+ * silently), or "" when neither. */
 static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
 {
   enum { MAXKEYS = 4096, MAXDEPTH = 64 };
   static AdjYAMLKey keys[MAXKEYS];
   int               nkeys = 0, depth = 0, indent_of[MAXDEPTH], parent_of[MAXDEPTH], lineno = 0, last = -1;
-  int               block = -1; /* indentation of the key owning a block scalar, or -1 */
+  int               block       = -1; /* indentation of the key owning a block scalar, or -1 */
+  int               bare        = -1; /* the last key without a value (a section, or a leaf left empty), or -1 */
+  int               bare_indent = 0;
   char              buf[4096];
   FILE             *fp = fopen(path, "r");
 
@@ -575,7 +580,7 @@ static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
   if (!fp) return; /* AdjCheckOptionsFile has reported it */
   indent_of[0] = 0, parent_of[0] = -1;
   while (fgets(buf, sizeof(buf), fp) && !msg[0]) {
-    int  indent = 0, opens_block = 0;
+    int  indent = 0, opens_block = 0, empty = 0;
     char key[128];
 
     lineno++;
@@ -583,11 +588,13 @@ static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
     if (buf[indent] == 0 || buf[indent] == '\n' || buf[indent] == '\r' || buf[indent] == '#') continue;
     if (block >= 0 && indent > block) continue;
     block = -1;
+    if (bare >= 0 && !(indent > bare_indent || (indent == bare_indent && buf[indent] == '-'))) break; /* empty leaf */
+    bare = -1;
     if (!strncmp(buf, "---", 3) || !strncmp(buf, "...", 3)) { /* a new document: keys start over */
       nkeys = 0, depth = 0, last = -1;
       continue;
     }
-    if (!AdjYAMLLineKey(buf + indent, key, sizeof(key), &opens_block)) continue;
+    if (!AdjYAMLLineKey(buf + indent, key, sizeof(key), &opens_block, &empty)) continue;
     while (depth > 0 && indent < indent_of[depth]) depth--;
     if (indent > indent_of[depth] && depth + 1 < MAXDEPTH) {
       depth++;
@@ -608,12 +615,21 @@ static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
     keys[nkeys].parent = parent_of[depth], keys[nkeys].line = lineno;
     last = nkeys++;
     if (opens_block) block = indent;
+    if (empty) bare = last, bare_indent = indent;
+  }
+  if (bare >= 0 && !msg[0]) { /* PETSc would set the option without a value: a silent default */
+    char opt[256];
+    AdjYAMLKeyOption(keys, bare, opt, sizeof(opt));
+    snprintf(msg, len,
+             "Options file %s: key %s (-%s) on line %d has no value, and no keys under it; PETSc would use the "
+             "default silently. Give a value or remove the line",
+             path, keys[bare].key, opt, keys[bare].line);
   }
   fclose(fp);
 }
 
-/* A YAML deck (.yaml, .yml, as PETSc decides) must not repeat a key.  Rank 0 scans, every rank learns
- * the verdict. */
+/* A YAML deck (.yaml, .yml, as PETSc decides) must not repeat a key nor leave one without a value.  Rank 0
+ * scans, every rank learns the verdict. */
 static PetscErrorCode AdjCheckYAMLDuplicates(const char path[])
 {
   char        msg[1024] = "";
