@@ -303,6 +303,19 @@ static PetscErrorCode AdjInputVecBox(DM da, Vec v, AdjIOBox *box)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/** The end of a reader's read of dataset dset of file path, with ierr the read's error code, raised under
+ *  AdjInputReadData(): an HDF5 failure reading the data (corrupt data, e.g. a chunk address beyond the end of the
+ *  file, found by tests/fuzz/fuzz_inputs.py) names the file and the dataset instead of "Error in external
+ *  library". On this rank only (another rank's part may read): the run aborts on every rank, as before. */
+PetscErrorCode AdjInputReadDataEnd(const char path[], const char dset[], PetscErrorCode ierr)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_FILE_READ,
+             "Cannot read %s: HDF5 cannot read the data of dataset %s (the file is truncated or corrupt)", path, dset);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Read (slice lead of) dataset d, named dset in path, into the DMDA global vector v; every value must be
    finite. Collective. */
 static PetscErrorCode AdjInputReadVec(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t d,
@@ -312,7 +325,7 @@ static PetscErrorCode AdjInputReadVec(MPI_Comm comm, hid_t file, const char path
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayWrite(v, &a));
-  PetscCall(AdjIOReadBox(d, lead, box, a));
+  PetscCall(AdjInputReadData(path, dset, AdjIOReadBox(d, lead, box, a)));
   PetscCall(VecRestoreArrayWrite(v, &a));
   PetscCall(VecGetArrayRead(v, (const PetscScalar **)&a));
   PetscCall(AdjInputCheckFinite(comm, file, path, dset, lead, ADJ_INPUT_CELL, box, a));
@@ -542,7 +555,7 @@ PetscErrorCode AdjInputReadArray(MPI_Comm comm, const char path[], const char da
              "Cannot read %s: %s has %" PetscInt_FMT " dimensions, expected an array", path, dataset, nd);
   if (nd == 1) count = dims[0];
   PetscCall(PetscMalloc1(count, values));
-  PetscCall(AdjH5ReadSelection(d, ADJ_H5_REAL_MEM, nd, &zero, &count, *values));
+  PetscCall(AdjInputReadData(path, dataset, AdjH5ReadSelection(d, ADJ_H5_REAL_MEM, nd, &zero, &count, *values)));
   {
     const AdjIOBox box = {1, {count}, {0}, {count}};
     PetscCall(AdjInputCheckFinite(comm, file, path, dataset, -1, ADJ_INPUT_ENTRY, &box, *values));

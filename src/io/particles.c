@@ -329,7 +329,7 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   {
     const hsize_t  s[2] = {start, 0}, c[2] = {(hsize_t)(n / bs), (hsize_t)bs};
     const AdjIOBox box = {2, {N, (hsize_t)bs}, {start, 0}, {c[0], c[1]}};
-    PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, a));
+    PetscCall(AdjInputReadData(path, dsetname, AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, a)));
     PetscCall(AdjInputCheckFinite(comm, file, path, dsetname, -1, ADJ_INPUT_PARTICLE, &box, a));
   }
   PetscCall(VecRestoreArrayWrite(state, &a));
@@ -368,7 +368,8 @@ PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const
   {
     const hsize_t  s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
     const AdjIOBox box = {ncomp > 1 ? 2 : 1, {N, (hsize_t)ncomp}, {start, 0}, {c[0], c[1]}};
-    PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values));
+    PetscCall(
+        AdjInputReadData(path, dataset, AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values)));
     PetscCall(AdjInputCheckFinite(comm, file, path, dataset, -1, ADJ_INPUT_PARTICLE, &box, values));
   }
   AdjCallH5(H5Dclose(dset));

@@ -394,8 +394,12 @@ def digest(path):
 
 def make_seeds(args, seeddir):
     os.makedirs(seeddir, exist_ok=True)
+    # The command line is stored in the files (/provenance): run ./adjsim on local decks so that the seeds have the
+    # same layout whatever the paths, and a case (its byte flips, its truncation) replays with any build or checkout.
+    os.symlink(args.adjsim, os.path.join(seeddir, "adjsim"))
     for deck, opts in SEED_RUNS:
-        cmd = [args.adjsim, "-options_file", os.path.join(ROOT, "inputs", deck + ".yaml")] + opts + ["-quiet"]
+        shutil.copyfile(os.path.join(ROOT, "inputs", deck + ".yaml"), os.path.join(seeddir, deck + ".yaml"))
+        cmd = ["./adjsim", "-options_file", deck + ".yaml"] + opts + ["-quiet"]
         rc, out, to = run(cmd, seeddir, 120)
         if rc or to:
             sys.exit("fuzz_inputs: seed run failed (%s): %s\n%s" % (rc, sh(cmd), out))
