@@ -346,7 +346,7 @@ static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was rais
 /* The options whose value is `bad` or holds it as one comma-separated entry (an array option), as
  * "-name value" joined by " or ", optionally only those already read, from the options database
  * (PetscOptionsGetAll: "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
-static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char found[], size_t len)
+static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, PetscBool prefix, char found[], size_t len)
 {
   char *all = NULL, *name = NULL;
 
@@ -368,12 +368,15 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char 
     const char *at  = tok;
     PetscBool   hit = PETSC_FALSE;
     for (const char *c; !hit && (c = strstr(at, bad)); at = c + 1)
-      hit = (PetscBool)((c == tok || c[-1] == ',') && (c[nb] == 0 || c[nb] == ','));
+      hit = (PetscBool)((c == tok || c[-1] == ',') && (prefix || c[nb] == 0 || c[nb] == ','));
     if (hit && only_used) {
       PetscBool used = PETSC_FALSE;
       if (PetscOptionsUsed(NULL, name + 1, &used) || !used) hit = PETSC_FALSE;
     }
-    if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
+    if (hit && prefix && strlen(found) + strlen(name) + 6 < len) { /* a long value: the name only */
+      if (found[0]) strcat(found, " or ");
+      strcat(found, name);
+    } else if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
       if (found[0]) strcat(found, " or ");
       strcat(found, name);
       strcat(found, " ");
@@ -395,6 +398,19 @@ static int AdjOptionValueMessage(const char func[], const char mess[], char line
   size_t      n;
 
   if (!func || !mess || strncmp(func, "PetscOptionsStringTo", 20)) return 0;
+  if ((start = strstr(mess, "Input string ")) && !strstr(start, " has no ")) {
+    /* PETSc cut its message inside a very long value (found by tests/fuzz/fuzz_inputs.py): name the option whose
+       value starts with the part shown */
+    start += strlen("Input string ");
+    n = PetscMin(strlen(start), (size_t)200);
+    memcpy(bad, start, n);
+    bad[n] = 0;
+    AdjFindOptionsWithValue(bad, PETSC_TRUE, PETSC_TRUE, found, sizeof(found));
+    if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, PETSC_TRUE, found, sizeof(found));
+    snprintf(line, len, "%s%s value %.40s... (too long to show) is not a number", found[0] ? found : "an option's",
+             found[0] ? ":" : "", bad);
+    return 1;
+  }
   if ((start = strstr(mess, "Input string ")) && (end = strstr(start, " has no "))) {
     start += strlen("Input string ");
     what = strstr(end, "integer") ? "is not an integer" : "is not a number";
@@ -408,8 +424,9 @@ static int AdjOptionValueMessage(const char func[], const char mess[], char line
   n = PetscMin((size_t)(end - start), sizeof(bad) - 1);
   memcpy(bad, start, n);
   bad[n] = 0;
-  AdjFindOptionsWithValue(bad, PETSC_TRUE, found, sizeof(found)); /* the option being read is marked used */
-  if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, found, sizeof(found));
+  AdjFindOptionsWithValue(bad, PETSC_TRUE, PETSC_FALSE, found,
+                          sizeof(found)); /* the option being read is marked used */
+  if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, PETSC_FALSE, found, sizeof(found));
   if (!found[0])
     snprintf(line, len, "an option's value %s %s", bad, what);
   else if (strchr(found, ',') || strstr(found, " or "))
