@@ -463,14 +463,14 @@ PetscErrorCode AdjInputGetFieldTimes(MPI_Comm comm, const char path[], const cha
     int64_t *s;
 
     PetscCall(PetscMalloc1(n, &s));
-    PetscCall(AdjH5ReadSelection(dstep, H5T_NATIVE_INT64, 1, &zero, &n, s));
+    PetscCall(AdjInputReadData(path, "/fields/step", AdjH5ReadSelection(dstep, H5T_NATIVE_INT64, 1, &zero, &n, s)));
     PetscCall(PetscMalloc1(n, steps));
     for (hsize_t i = 0; i < n; i++) (*steps)[i] = (AdjStepIndex)s[i];
     PetscCall(PetscFree(s));
   }
   if (times) {
     PetscCall(PetscMalloc1(n, times));
-    PetscCall(AdjH5ReadSelection(dtime, ADJ_H5_REAL_MEM, 1, &zero, &n, *times));
+    PetscCall(AdjInputReadData(path, "/fields/time", AdjH5ReadSelection(dtime, ADJ_H5_REAL_MEM, 1, &zero, &n, *times)));
     {
       const AdjIOBox box = {1, {n}, {0}, {n}};
       PetscCall(AdjInputCheckFinite(comm, file, path, "/fields/time", -1, ADJ_INPUT_ENTRY, &box, *times));

@@ -344,13 +344,19 @@ NAMES_RE = re.compile(r"(?:^|[\s(\"'`])-[A-Za-z][\w]*|[\w.+-]+\.(?:h5|yaml|yml|h
 
 
 def message_lines(out):
-    msgs = []
+    """adjsim's error lines, and the message proper of PETSc error reports (the lines between a report's
+    "Error Message" header and its "See https://petsc.org" line: e.g. "Error in external library" and
+    "HDF5 call failed: obj", which name no file)."""
+    msgs, inside = [], False
     for line in out.splitlines():
         if line.startswith("adjsim: error"):
             msgs.append(line)
         m = re.match(r"\[\d+\]PETSC ERROR: (.*)", line)
-        if m and not re.match(r"(#|-+|See |Petsc |.*Option left|Configure|.*on a .* named|Run with|"
-                              r"The line numbers|Contact|or try|Note: The EXACT)", m.group(1)):
+        if m and "Error Message" in m.group(1):
+            inside = True
+        elif m and m.group(1).startswith("See ") or not m:
+            inside = False
+        elif inside:
             msgs.append(line)
     return msgs
 
