@@ -22,7 +22,8 @@ Every case runs build/adjsim (-quiet, a timeout) in a fresh directory and is cla
             option (-name), a file (*.h5, *.yaml), a dataset or attribute (/group/name, name@attr) or a key
   CRASH     a signal, an exit status >= 128 (except 85, the documented stop-and-requeue status), or a
             "Caught signal" / segmentation / sanitizer report in the output
-  HANG      no exit within --timeout seconds
+  HANG      no exit within --timeout seconds (or a legitimately long run, e.g. particle velocities of 1e6 m/s
+            make the CFL time step 3e-8 s: replay cmd.txt without -quiet to see which)
   UNCLEAR   nonzero exit without such a message
   DAMAGED   the run changed one of its input files
 Each case draws from its own generator seeded by (--seed, case number), so one case is replayed alone with
