@@ -358,8 +358,8 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, Petsc
     for (next = tok; *next && *next != ' '; next++) {
     }
     if (*next) *next++ = 0;
-    /* a name starts with '-' and no digit or '.' (-1 and -.5 are values) */
-    if (tok[0] == '-' && tok[1] && !(tok[1] >= '0' && tok[1] <= '9') && tok[1] != '.') {
+    /* a name starts with '-' and a letter (-1, -.5 and --1 are values) */
+    if (tok[0] == '-' && isalpha((unsigned char)tok[1])) {
       name = tok;
       continue;
     }
