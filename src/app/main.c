@@ -355,7 +355,7 @@ static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was rais
 /* The options whose value is `bad` or holds it as one comma-separated entry (an array option), as
  * "-name value" joined by " or ", optionally only those already read, from the options database
  * (PetscOptionsGetAll: "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
-static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char found[], size_t len)
+static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, PetscBool prefix, char found[], size_t len)
 {
   char *all = NULL, *name = NULL;
 
@@ -367,8 +367,8 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char 
     for (next = tok; *next && *next != ' '; next++) {
     }
     if (*next) *next++ = 0;
-    /* a name starts with '-' and no digit or '.' (-1 and -.5 are values) */
-    if (tok[0] == '-' && tok[1] && !(tok[1] >= '0' && tok[1] <= '9') && tok[1] != '.') {
+    /* a name starts with '-' and a letter (-1, -.5 and --1 are values) */
+    if (tok[0] == '-' && isalpha((unsigned char)tok[1])) {
       name = tok;
       continue;
     }
@@ -377,12 +377,15 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, char 
     const char *at  = tok;
     PetscBool   hit = PETSC_FALSE;
     for (const char *c; !hit && (c = strstr(at, bad)); at = c + 1)
-      hit = (PetscBool)((c == tok || c[-1] == ',') && (c[nb] == 0 || c[nb] == ','));
+      hit = (PetscBool)((c == tok || c[-1] == ',') && (prefix || c[nb] == 0 || c[nb] == ','));
     if (hit && only_used) {
       PetscBool used = PETSC_FALSE;
       if (PetscOptionsUsed(NULL, name + 1, &used) || !used) hit = PETSC_FALSE;
     }
-    if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
+    if (hit && prefix && strlen(found) + strlen(name) + 6 < len) { /* a long value: the name only */
+      if (found[0]) strcat(found, " or ");
+      strcat(found, name);
+    } else if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
       if (found[0]) strcat(found, " or ");
       strcat(found, name);
       strcat(found, " ");
@@ -404,6 +407,19 @@ static int AdjOptionValueMessage(const char func[], const char mess[], char line
   size_t      n;
 
   if (!func || !mess || strncmp(func, "PetscOptionsStringTo", 20)) return 0;
+  if ((start = strstr(mess, "Input string ")) && !strstr(start, " has no ")) {
+    /* PETSc cut its message inside a very long value (found by tests/fuzz/fuzz_inputs.py): name the option whose
+       value starts with the part shown */
+    start += strlen("Input string ");
+    n = PetscMin(strlen(start), (size_t)200);
+    memcpy(bad, start, n);
+    bad[n] = 0;
+    AdjFindOptionsWithValue(bad, PETSC_TRUE, PETSC_TRUE, found, sizeof(found));
+    if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, PETSC_TRUE, found, sizeof(found));
+    snprintf(line, len, "%s%s value %.40s... (too long to show) is not a number", found[0] ? found : "an option's",
+             found[0] ? ":" : "", bad);
+    return 1;
+  }
   if ((start = strstr(mess, "Input string ")) && (end = strstr(start, " has no "))) {
     start += strlen("Input string ");
     what = strstr(end, "integer") ? "is not an integer" : "is not a number";
@@ -417,8 +433,9 @@ static int AdjOptionValueMessage(const char func[], const char mess[], char line
   n = PetscMin((size_t)(end - start), sizeof(bad) - 1);
   memcpy(bad, start, n);
   bad[n] = 0;
-  AdjFindOptionsWithValue(bad, PETSC_TRUE, found, sizeof(found)); /* the option being read is marked used */
-  if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, found, sizeof(found));
+  AdjFindOptionsWithValue(bad, PETSC_TRUE, PETSC_FALSE, found,
+                          sizeof(found)); /* the option being read is marked used */
+  if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, PETSC_FALSE, found, sizeof(found));
   if (!found[0])
     snprintf(line, len, "an option's value %s %s", bad, what);
   else if (strchr(found, ',') || strstr(found, " or "))
@@ -527,7 +544,7 @@ typedef struct {
 } AdjYAMLKey;
 
 /* The key of one line (comment removed) into key[], or 0 when the line holds no key. */
-static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block)
+static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block, int *empty)
 {
   char   quote = 0, *colon = NULL;
   char  *k = text;
@@ -549,6 +566,7 @@ static int AdjYAMLLineKey(char *text, char key[], size_t len, int *opens_block)
     const char *v = colon + 1;
     while (*v == ' ' || *v == '\t') v++;
     *opens_block = (*v == '|' || *v == '>');
+    *empty       = (*v == 0 || *v == '\n' || *v == '\r' || *v == '#');
   }
   while (colon > k && (colon[-1] == ' ' || colon[-1] == '\t')) colon--;
   if ((*k == '"' || *k == '\'') && colon - k >= 2 && colon[-1] == *k) k++, colon--;
@@ -570,13 +588,17 @@ static void AdjYAMLKeyOption(const AdjYAMLKey *keys, int i, char opt[], size_t l
   }
 }
 
-/* Rank 0's scan: a message naming the file, the key and both lines, or "" when no key repeats. */
+/* Rank 0's scan: a message naming the file, the key and both lines, or the key left without a value (a line
+ * "kappa:" with no keys under it: PETSc would set -transport_kappa without a value and use the default
+ * silently), or "" when neither. */
 static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
 {
   enum { MAXKEYS = 4096, MAXDEPTH = 64 };
   static AdjYAMLKey keys[MAXKEYS];
   int               nkeys = 0, depth = 0, indent_of[MAXDEPTH], parent_of[MAXDEPTH], lineno = 0, last = -1;
-  int               block = -1; /* indentation of the key owning a block scalar, or -1 */
+  int               block       = -1; /* indentation of the key owning a block scalar, or -1 */
+  int               bare        = -1; /* the last key without a value (a section, or a leaf left empty), or -1 */
+  int               bare_indent = 0;
   char              buf[4096];
   FILE             *fp = fopen(path, "r");
 
@@ -584,7 +606,7 @@ static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
   if (!fp) return; /* AdjCheckOptionsFile has reported it */
   indent_of[0] = 0, parent_of[0] = -1;
   while (fgets(buf, sizeof(buf), fp) && !msg[0]) {
-    int  indent = 0, opens_block = 0;
+    int  indent = 0, opens_block = 0, empty = 0;
     char key[128];
 
     lineno++;
@@ -592,11 +614,13 @@ static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
     if (buf[indent] == 0 || buf[indent] == '\n' || buf[indent] == '\r' || buf[indent] == '#') continue;
     if (block >= 0 && indent > block) continue;
     block = -1;
+    if (bare >= 0 && !(indent > bare_indent || (indent == bare_indent && buf[indent] == '-'))) break; /* empty leaf */
+    bare = -1;
     if (!strncmp(buf, "---", 3) || !strncmp(buf, "...", 3)) { /* a new document: keys start over */
       nkeys = 0, depth = 0, last = -1;
       continue;
     }
-    if (!AdjYAMLLineKey(buf + indent, key, sizeof(key), &opens_block)) continue;
+    if (!AdjYAMLLineKey(buf + indent, key, sizeof(key), &opens_block, &empty)) continue;
     while (depth > 0 && indent < indent_of[depth]) depth--;
     if (indent > indent_of[depth] && depth + 1 < MAXDEPTH) {
       depth++;
@@ -617,12 +641,21 @@ static void AdjYAMLFindDuplicate(const char path[], char msg[], size_t len)
     keys[nkeys].parent = parent_of[depth], keys[nkeys].line = lineno;
     last = nkeys++;
     if (opens_block) block = indent;
+    if (empty) bare = last, bare_indent = indent;
+  }
+  if (bare >= 0 && !msg[0]) { /* PETSc would set the option without a value: a silent default */
+    char opt[256];
+    AdjYAMLKeyOption(keys, bare, opt, sizeof(opt));
+    snprintf(msg, len,
+             "Options file %s: key %s (-%s) on line %d has no value, and no keys under it; PETSc would use the "
+             "default silently. Give a value or remove the line",
+             path, keys[bare].key, opt, keys[bare].line);
   }
   fclose(fp);
 }
 
-/* A YAML deck (.yaml, .yml, as PETSc decides) must not repeat a key.  Rank 0 scans, every rank learns
- * the verdict. */
+/* A YAML deck (.yaml, .yml, as PETSc decides) must not repeat a key nor leave one without a value.  Rank 0
+ * scans, every rank learns the verdict. */
 static PetscErrorCode AdjCheckYAMLDuplicates(const char path[])
 {
   char        msg[1024] = "";

@@ -141,8 +141,13 @@ PetscErrorCode AdjIOCheckName(MPI_Comm comm, const char what[], const char name[
 PetscErrorCode AdjIOPathStem(const char path[], char stem[], size_t len);
 PetscErrorCode AdjIOFormatCells(PetscInt ndims, const hsize_t cdims[], char buf[], size_t len);
 
-/* Readers' check that every value read from an input file is finite (input.c) */
+/* Readers (input.c): open a dataset of numbers, check that every value read from an input file is finite */
 typedef enum { ADJ_INPUT_CELL, ADJ_INPUT_PARTICLE, ADJ_INPUT_ENTRY } AdjInputPlace; /* how to name a position */
+PetscErrorCode AdjInputOpenDataset(MPI_Comm comm, hid_t file, const char path[], const char dset[], hid_t *d);
+PetscErrorCode AdjInputReadDataEnd(const char path[], const char dset[], PetscErrorCode ierr);
+/* A reader's read `call` of dataset dset of file path: an HDF5 failure names the file and the dataset */
+#define AdjInputReadData(path, dset, call)                                                                             \
+  (PetscPushErrorHandler(PetscReturnErrorHandler, NULL) ? PETSC_ERR_LIB : AdjInputReadDataEnd(path, dset, (call)))
 PetscErrorCode AdjInputCheckFinite(MPI_Comm comm, hid_t file, const char path[], const char dset[], PetscInt slice,
                                    AdjInputPlace place, const AdjIOBox *box, const PetscReal a[]);
 

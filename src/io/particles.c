@@ -312,8 +312,7 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   PetscCall(AdjH5Exists(file, dsetname, &exists));
   if (!exists) AdjCallH5(H5Fclose(file));
   PetscCheck(exists, comm, PETSC_ERR_FILE_READ, "Cannot restart from %s: it has no dataset %s", path, dsetname);
-  dset = H5Dopen2(file, dsetname, H5P_DEFAULT);
-  AdjCallH5(dset);
+  PetscCall(AdjInputOpenDataset(comm, file, path, dsetname, &dset)); /* numbers, not e.g. complex or strings */
   PetscCall(AdjH5DatasetDims(dset, &nd, dims));
   PetscCall(VecGetBlockSize(state, &bs));
   PetscCall(VecGetLocalSize(state, &n));
@@ -330,7 +329,7 @@ PetscErrorCode AdjInputReadParticleRestart(MPI_Comm comm, const char path[], con
   {
     const hsize_t  s[2] = {start, 0}, c[2] = {(hsize_t)(n / bs), (hsize_t)bs};
     const AdjIOBox box = {2, {N, (hsize_t)bs}, {start, 0}, {c[0], c[1]}};
-    PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, a));
+    PetscCall(AdjInputReadData(path, dsetname, AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, 2, s, c, a)));
     PetscCall(AdjInputCheckFinite(comm, file, path, dsetname, -1, ADJ_INPUT_PARTICLE, &box, a));
   }
   PetscCall(VecRestoreArrayWrite(state, &a));
@@ -356,8 +355,7 @@ PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const
     AdjCallH5(H5Fclose(file));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  dset = H5Dopen2(file, dataset, H5P_DEFAULT);
-  AdjCallH5(dset);
+  PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &dset));
   PetscCall(AdjH5DatasetDims(dset, &nd, dims));
   PetscCall(AdjParticleRows(comm, n, &N, &start));
   if (!(dims[0] == N && ((ncomp == 1 && nd == 1) || (ncomp > 1 && nd == 2 && dims[1] == (hsize_t)ncomp)))) {
@@ -370,7 +368,8 @@ PetscErrorCode AdjInputReadParticleTable(MPI_Comm comm, const char path[], const
   {
     const hsize_t  s[2] = {start, 0}, c[2] = {(hsize_t)n, (hsize_t)ncomp};
     const AdjIOBox box = {ncomp > 1 ? 2 : 1, {N, (hsize_t)ncomp}, {start, 0}, {c[0], c[1]}};
-    PetscCall(AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values));
+    PetscCall(
+        AdjInputReadData(path, dataset, AdjH5ReadSelection(dset, ADJ_H5_REAL_MEM, ncomp > 1 ? 2 : 1, s, c, values)));
     PetscCall(AdjInputCheckFinite(comm, file, path, dataset, -1, ADJ_INPUT_PARTICLE, &box, values));
   }
   AdjCallH5(H5Dclose(dset));

@@ -5,6 +5,24 @@
 #include <adjsim/io.h>
 #include <adjsim/optcheck.h>
 
+/* The misfit of slice `slice` (step) of field 'c' in file, w/2 ||c - d||^2 hx hy, must not overflow for c = 0: finite
+   but huge values (e.g. of a corrupt file) once made J = inf and stopped TAO with "User provided compute function
+   generated Inf or NaN", naming nothing. Collective. */
+static PetscErrorCode TransportCheckDataSize(Transport tr, Vec d, PetscReal w, const char file[], const char option[],
+                                             PetscInt slice, AdjStepIndex step)
+{
+  PetscReal nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecNorm(d, NORM_2, &nrm));
+  PetscCheck(
+      !PetscIsInfOrNanReal(0.5 * w * nrm * nrm * tr->grid.h[0] * tr->grid.h[1]), tr->comm, PETSC_ERR_USER_INPUT,
+      "Cannot use %s (given by %s): dataset /fields/c, time slice %" PetscInt_FMT " (step %" PetscInt64_FMT
+      "), is too large for a misfit: its norm %g overflows w/2 ||c - d||^2 hx hy (repair or regenerate the file)",
+      file, option, slice, (PetscInt64)step, (double)nrm);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Observation slices whose step lies in 1..nsteps; their times must match this run's steps. */
 static PetscErrorCode TransportLoadObservations(Transport tr, const char file[])
 {
@@ -27,6 +45,8 @@ static PetscErrorCode TransportLoadObservations(Transport tr, const char file[])
     tr->obj.step[tr->obj.nobs] = steps[s];
     PetscCall(DMCreateGlobalVector(tr->da, &tr->obj.data[tr->obj.nobs]));
     PetscCall(AdjInputReadFieldSlice(tr->comm, file, "c", s, tr->da, tr->obj.data[tr->obj.nobs]));
+    PetscCall(TransportCheckDataSize(tr, tr->obj.data[tr->obj.nobs], tr->obj.weight, file, "-transport_obs_file", s,
+                                     steps[s]));
     tr->obj.nobs++;
   }
   PetscCall(PetscFree(steps));
@@ -47,12 +67,14 @@ static PetscErrorCode TransportLoadTarget(Transport tr, const char file[])
 
   PetscFunctionBeginUser;
   PetscCall(AdjInputGetFieldTimes(tr->comm, file, "c", &nt, &steps, &times));
-  PetscCall(PetscFree(steps));
-  PetscCall(PetscFree(times));
   PetscCheck(nt > 0, tr->comm, PETSC_ERR_USER_INPUT,
              "Target file %s (-transport_target_file) holds no slice of field 'c'", file);
   PetscCall(DMCreateGlobalVector(tr->da, &tr->obj.target));
   PetscCall(AdjInputReadFieldSlice(tr->comm, file, "c", nt - 1, tr->da, tr->obj.target));
+  PetscCall(TransportCheckDataSize(tr, tr->obj.target, tr->obj.target_weight, file, "-transport_target_file", nt - 1,
+                                   steps[nt - 1]));
+  PetscCall(PetscFree(steps));
+  PetscCall(PetscFree(times));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
