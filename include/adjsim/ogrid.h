@@ -62,10 +62,9 @@ PetscErrorCode AdjOGridSetOptionsPrefix(AdjOGrid og, const char prefix[]);
 PetscErrorCode AdjOGridSetFromOptions(AdjOGrid og);
 /*@ AdjOGridSetUp - the radial distribution, the DMDA and the grid of the current shape, checked. Collective. @*/
 PetscErrorCode AdjOGridSetUp(AdjOGrid og);
-/*@ AdjOGridGetDM - the dof-2 DMDA of the node coordinates. Not collective. @*/
-PetscErrorCode AdjOGridGetDM(AdjOGrid og, DM *da);
-/*@ AdjOGridGetCoordinates - the node coordinates of the current shape (owned by the grid). Not collective. @*/
-PetscErrorCode AdjOGridGetCoordinates(AdjOGrid og, Vec *X);
+/*@ AdjOGridGetCoordinates - the dof-2 DMDA of the nodes and their coordinates for the current shape (both
+    owned by the grid; either may be NULL). Not collective. @*/
+PetscErrorCode AdjOGridGetCoordinates(AdjOGrid og, DM *da, Vec *X);
 /*@ AdjOGridGetSizes - nodes around (ni) and along each grid line (nj), the growth rate g and the far-field
     radius R [m] in effect. Not collective. @*/
 PetscErrorCode AdjOGridGetSizes(AdjOGrid og, PetscInt *ni, PetscInt *nj, PetscReal *growth, PetscReal *radius);

@@ -522,17 +522,11 @@ PetscErrorCode AdjOGridSetShapeParameters(AdjOGrid og, const PetscReal p[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjOGridGetDM(AdjOGrid og, DM *da)
+PetscErrorCode AdjOGridGetCoordinates(AdjOGrid og, DM *da, Vec *X)
 {
   PetscFunctionBeginUser;
-  *da = og->da;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode AdjOGridGetCoordinates(AdjOGrid og, Vec *X)
-{
-  PetscFunctionBeginUser;
-  *X = og->X;
+  if (da) *da = og->da;
+  if (X) *X = og->X;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

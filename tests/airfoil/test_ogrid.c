@@ -45,8 +45,7 @@ static PetscErrorCode CheckRings(const char *label, AdjOGrid og, const AdjShape 
   PetscReal            R, g, far = 0, edge = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOGridGetDM(og, &da));
-  PetscCall(AdjOGridGetCoordinates(og, &X));
+  PetscCall(AdjOGridGetCoordinates(og, &da, &X));
   PetscCall(AdjOGridGetSizes(og, &ni, &nj, &g, &R));
   PetscCall(DMDAGetCorners(da, &xs, &ys, NULL, &xm, &ym, NULL));
   PetscCall(DMDAVecGetArrayDOFRead(da, X, &x));
@@ -98,8 +97,7 @@ static PetscErrorCode CheckDerivatives(const char *label, AdjOGrid og, const Adj
   PetscRandom rnd;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOGridGetDM(og, &da));
-  PetscCall(AdjOGridGetCoordinates(og, &X));
+  PetscCall(AdjOGridGetCoordinates(og, &da, &X));
   PetscCall(VecDuplicate(X, &dX));
   PetscCall(VecDuplicate(X, &Xb));
   PetscCall(VecDuplicate(X, &Xp));
@@ -171,7 +169,7 @@ static PetscErrorCode CheckRankIndependence(const char *label, AdjOGrid og, cons
     AdjOGrid grid = k ? serial : og;
     Vec      X, Xb;
 
-    PetscCall(AdjOGridGetCoordinates(grid, &X));
+    PetscCall(AdjOGridGetCoordinates(grid, NULL, &X));
     PetscCall(VecDuplicate(X, &Xb));
     PetscCall(VecStrideSet(Xb, 0, 1.0));
     PetscCall(VecStrideSet(Xb, 1, 2.0));

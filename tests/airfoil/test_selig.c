@@ -177,7 +177,7 @@ static PetscErrorCode CheckGrid(PetscInt *fail)
   PetscCall(AdjOGridSetShape(og, &dat));
   PetscCall(AdjOGridSetFromOptions(og));
   PetscCall(AdjOGridSetUp(og));
-  PetscCall(AdjOGridGetCoordinates(og, &X));
+  PetscCall(AdjOGridGetCoordinates(og, NULL, &X));
   PetscCall(VecDuplicate(X, &dX));
   PetscCall(VecDuplicate(X, &Xb));
   PetscCall(AdjTestRandom(Xb, 3));
