@@ -352,14 +352,63 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
  * problem, printed once per communicator; anything else gets PETSc's full traceback. */
 static PetscBool adj_error_collective = PETSC_FALSE; /* the first error was raised on every rank */
 
+/* s with every run of blanks made one space and none at the ends (in place). */
+static void AdjSquashBlanks(char s[])
+{
+  char *w = s;
+
+  for (const char *r = s; *r; r++)
+    if (*r != ' ' && *r != '\t')
+      *w++ = *r;
+    else if (w > s && w[-1] != ' ')
+      *w++ = ' ';
+  if (w > s && w[-1] == ' ') w--;
+  *w = 0;
+}
+
+/* Whether the value (blanks squashed) is bad or holds it as one entry: after its start, a comma or a space,
+ * and before its end, a comma or a space (or anything, with prefix: a value PETSc's message cut short). */
+static PetscBool AdjValueHolds(const char value[], const char bad[], PetscBool prefix)
+{
+  const size_t nb = strlen(bad);
+
+  if (!nb) return PETSC_FALSE;
+  for (const char *c = value; (c = strstr(c, bad)); c++)
+    if ((c == value || c[-1] == ',' || c[-1] == ' ') && (prefix || c[nb] == 0 || c[nb] == ',' || c[nb] == ' '))
+      return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Appends "-name value" (or the name only) to found, joined by " or ", if the option's value holds bad. */
+static void AdjNoteOptionWithValue(const char name[], char value[], const char bad[], PetscBool only_used,
+                                   PetscBool prefix, char found[], size_t len)
+{
+  PetscBool used = PETSC_FALSE;
+
+  AdjSquashBlanks(value);
+  if (!name || !AdjValueHolds(value, bad, prefix)) return;
+  if (only_used && (PetscOptionsUsed(NULL, name + 1, &used) || !used)) return;
+  if (strlen(found) + strlen(name) + (prefix ? 0 : strlen(value)) + 6 >= len) return;
+  if (found[0]) strcat(found, " or ");
+  strcat(found, name);
+  if (!prefix) { /* a long value: the name only */
+    strcat(found, " ");
+    strcat(found, value);
+  }
+}
+
 /* The options whose value is `bad` or holds it as one comma-separated entry (an array option), as
  * "-name value" joined by " or ", optionally only those already read, from the options database
- * (PetscOptionsGetAll: "-name value -name -name value ...").  Plain C: it runs inside the error handler. */
+ * (PetscOptionsGetAll: "-name value -name -name value ..."; a value may hold blanks, as a deck's "1,2, 3,4" or
+ * text where a number belongs: its words up to the next name are joined, and blanks are compared squashed).
+ * Plain C: it runs inside the error handler. */
 static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, PetscBool prefix, char found[], size_t len)
 {
-  char *all = NULL, *name = NULL;
+  char *all = NULL, *name = NULL, value[1024] = "", want[256];
 
   found[0] = 0;
+  snprintf(want, sizeof(want), "%s", bad);
+  AdjSquashBlanks(want);
   if (PetscOptionsGetAll(NULL, &all) || !all) return;
   for (char *tok = all, *next; *tok; tok = next) {
     while (*tok == ' ') tok++;
@@ -367,31 +416,16 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, Petsc
     for (next = tok; *next && *next != ' '; next++) {
     }
     if (*next) *next++ = 0;
-    /* a name starts with '-' and a letter (-1, -.5 and --1 are values) */
-    if (tok[0] == '-' && isalpha((unsigned char)tok[1])) {
-      name = tok;
-      continue;
+    if (tok[0] == '-' && isalpha((unsigned char)tok[1])) { /* a name: -1, -.5 and --1 are values */
+      AdjNoteOptionWithValue(name, value, want, only_used, prefix, found, len);
+      name     = tok;
+      value[0] = 0;
+    } else if (strlen(value) + strlen(tok) + 2 < sizeof(value)) {
+      if (value[0]) strcat(value, " ");
+      strcat(value, tok);
     }
-    if (!name) continue;
-    size_t      nb  = strlen(bad);
-    const char *at  = tok;
-    PetscBool   hit = PETSC_FALSE;
-    for (const char *c; !hit && (c = strstr(at, bad)); at = c + 1)
-      hit = (PetscBool)((c == tok || c[-1] == ',') && (prefix || c[nb] == 0 || c[nb] == ','));
-    if (hit && only_used) {
-      PetscBool used = PETSC_FALSE;
-      if (PetscOptionsUsed(NULL, name + 1, &used) || !used) hit = PETSC_FALSE;
-    }
-    if (hit && prefix && strlen(found) + strlen(name) + 6 < len) { /* a long value: the name only */
-      if (found[0]) strcat(found, " or ");
-      strcat(found, name);
-    } else if (hit && strlen(found) + strlen(name) + strlen(tok) + 6 < len) {
-      if (found[0]) strcat(found, " or ");
-      strcat(found, name);
-      strcat(found, " ");
-      strcat(found, tok);
-    }
-  } /* name stays: a value with spaces ("1,2, 3,4" in a deck) is several tokens */
+  }
+  AdjNoteOptionWithValue(name, value, want, only_used, prefix, found, len);
   PetscFree(all);
 }
 
@@ -433,6 +467,7 @@ static int AdjOptionValueMessage(const char func[], const char mess[], char line
   n = PetscMin((size_t)(end - start), sizeof(bad) - 1);
   memcpy(bad, start, n);
   bad[n] = 0;
+  AdjSquashBlanks(bad);
   AdjFindOptionsWithValue(bad, PETSC_TRUE, PETSC_FALSE, found,
                           sizeof(found)); /* the option being read is marked used */
   if (!found[0]) AdjFindOptionsWithValue(bad, PETSC_FALSE, PETSC_FALSE, found, sizeof(found));
