@@ -420,9 +420,9 @@ static void AdjFindOptionsWithValue(const char bad[], PetscBool only_used, Petsc
       AdjNoteOptionWithValue(name, value, want, only_used, prefix, found, len);
       name     = tok;
       value[0] = 0;
-    } else if (strlen(value) + strlen(tok) + 2 < sizeof(value)) {
-      if (value[0]) strcat(value, " ");
-      strcat(value, tok);
+    } else { /* as much of the value as fits: a value cut short is matched by its start (prefix) */
+      const size_t used = strlen(value);
+      if (used + 2 < sizeof(value)) snprintf(value + used, sizeof(value) - used, "%s%s", used ? " " : "", tok);
     }
   }
   AdjNoteOptionWithValue(name, value, want, only_used, prefix, found, len);
