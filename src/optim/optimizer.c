@@ -65,6 +65,7 @@ struct _p_AdjOptimizer {
   VecScatter toall;               /* ordered -> row */
   Vec        accepted;            /* the last iterate TAO reported: /parameters of the restart file */
   PetscInt   test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
+  PetscInt   restart_every;       /* write the restart file after every this many iterations (0: on a signal only) */
   PetscBool  test_reverse;        /* ... in its reverse sweep rather than its forward sweep */
 };
 
@@ -358,7 +359,15 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
           total, (double)f, (double)gnorm, opt->evaluations));
   }
   PetscCall(VecCopy(x, opt->accepted));
-  if (opt->stopping) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+  if (opt->stopping)
+    PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+  else if (opt->out && opt->restart_every > 0 && !replayed && total % opt->restart_every == 0) {
+    /* the state a signal after this iteration would leave: a SIGKILL (a node lost) then costs at most
+     * restart_every iterations, and the run resumes from the file with -restart, bit for bit */
+    const char *path;
+    PetscCall(AdjOutputGetRestartPath(opt->out, &path));
+    PetscCall(AdjOptimizerWriteRestart(opt, opt->accepted, path));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -376,6 +385,7 @@ PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
   PetscCall(PetscNew(&o));
   o->drv            = drv;
   o->interrupted_at = -1;
+  o->restart_every  = 1;
   PetscCall(AdjDriverGetStepper(drv, &o->stepper));
   PetscCall(AdjStepperGetComm(o->stepper, &o->comm));
   PetscCall(TaoCreate(o->comm, &o->tao));
@@ -406,6 +416,13 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
              "blmvm (default), lmvm, bqnls, bqnkls, bqnktr, bqnktl, bncg, cg, nm (docs/cluster.md)",
              type);
   PetscOptionsBegin(opt->comm, NULL, "Optimization: interruption points for tests", "AdjOptimizer");
+  PetscCall(
+      PetscOptionsInt("-optimize_restart_interval",
+                      "Write the optimization's restart file (last iterate, history, evaluation log; resumed with "
+                      "-restart bit for bit) after every this many iterations, so that a run killed without "
+                      "warning (SIGKILL, a lost node) loses at most that many (0: only when stopped by "
+                      "SIGUSR1/SIGTERM)",
+                      "", opt->restart_every, &opt->restart_every, NULL));
   PetscCall(PetscOptionsInt("-optimize_interrupt_after_evaluations",
                             "For tests: stop as on SIGUSR1 after this many evaluations of J and its gradient, counted "
                             "from the start of the optimization (0: never)",
@@ -419,6 +436,10 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
                              "instead",
                              "AdjOptimizerSetInterruptible", opt->test_reverse, &opt->test_reverse, NULL));
   PetscOptionsEnd();
+  PetscCheck(opt->restart_every >= 0, opt->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_restart_interval %" PetscInt_FMT " is invalid: use a count of iterations >= 0 (0: on a signal "
+             "only)",
+             opt->restart_every);
   PetscCheck(opt->test_after >= 0, opt->comm, PETSC_ERR_USER_INPUT,
              "-optimize_interrupt_after_evaluations %" PetscInt_FMT " is invalid: use a count >= 0 (0: never)",
              opt->test_after);
