@@ -74,6 +74,16 @@ static PetscBool AdjIOLockHeld(const char path[], char holder[], size_t len)
   return held;
 }
 
+/* Rank 0: whether "<path>.lock" exists and no process holds it (its holder died: see AdjIOCheckScratchFile). */
+static PetscBool AdjIOLockStale(const char path[])
+{
+  char        lockpath[PETSC_MAX_PATH_LEN + 8], holder[8];
+  struct stat st;
+
+  snprintf(lockpath, sizeof(lockpath), "%s.lock", path);
+  return (PetscBool)(!stat(lockpath, &st) && !AdjIOLockHeld(path, holder, sizeof(holder)));
+}
+
 /* Rank 0: try to lock lockpath. Returns the locked descriptor (>= 0); -1 with msg set when another run holds
  * it; -1 with msg empty when the file system has no record locks (*nolocks, warned) or the lock file cannot
  * be created (the directory is missing or read-only: creating the file itself then fails with a message). */
@@ -354,6 +364,10 @@ PetscErrorCode AdjIOCheckScratchFile(MPI_Comm comm, const char path[], const cha
                option, path, holder, option);
     else if (!stat(path, &st)) {
       if (S_ISREG(st.st_mode)) PetscCall(AdjIOIsScratchFile(path, content, &ours));
+      /* A lock file that exists but is not held belongs to a run that died holding it (a finished run removes
+       * its lock): that run created the file after locking it (a file it did not create is refused above), and
+       * a SIGKILL in the middle of its HDF5 writes may have left it without its marks or unreadable. */
+      if (!ours && S_ISREG(st.st_mode) && AdjIOLockStale(path)) ours = PETSC_TRUE;
       if (!ours)
         snprintf(msg, sizeof(msg),
                  "%s %s names an existing file that is not an adjsim %s file: adjsim creates this scratch file, "
