@@ -9,16 +9,10 @@
 # usage: kill9_gradient.sh <mpiexec> <np> <adjsim> <python> <postprocess dir> <tag> <truth deck> <adjsim options...>
 #   (the truth deck writes the observation file the options read; "none": no such run)
 set -u
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 mpiexec=$1 np=$2 adjsim=$3 python=$4 post=$5 tag=$6 truth=$7
 shift 7
 case=("$@")
-fail() {
-  echo "FAIL ($tag): $*"
-  exit 1
-}
-rm -rf "$tag" && mkdir "$tag" && cd "$tag" || fail "cannot create the directory $tag"
-run() { $mpiexec -n "$np" --oversubscribe --bind-to none "$adjsim" "${case[@]}" "$@"; }
+source "$(dirname "$0")/kill9lib.sh"
 
 if [ "$truth" != none ]; then
   "$adjsim" -options_file "$truth" -quiet >truth.log 2>&1 || { cat truth.log; fail "the truth run failed"; }
@@ -26,21 +20,10 @@ fi
 run -output ref.h5 >ref.log 2>&1 || { cat ref.log; fail "the uninterrupted gradient run failed"; }
 # The earlier, complete run of the same name (a forward run).
 run -output run.h5 -mode forward >earlier.log 2>&1 || { cat earlier.log; fail "the earlier run failed"; }
-sum_before=$(md5sum run.h5 ./*.xmf) || fail "no run.h5 or no XDMF file of the earlier run to protect"
+kill9_protect
 
 for delay in 0 0.3 0.8; do
-  touch started
-  run -output "$PWD/run.h5" >killed.log 2>&1 &
-  launcher=$!
-  for _ in $(seq 1 600); do [ run-checkpoints.h5 -nt started ] && break; sleep 0.02; done
-  [ run-checkpoints.h5 -nt started ] || { cat killed.log; fail "the run wrote no checkpoint file"; }
-  sleep "$delay"
-  pkill -9 -f -- "^$adjsim .*-output $PWD/run.h5" ||
-    { tail -n 5 killed.log; fail "no adjsim rank to kill: the run ended within $delay s of its checkpoint file"; }
-  wait "$launcher"
-  echo "killed $delay s after the checkpoint file appeared; files left: $(ls | tr '\n' ' ')"
-  sum_after=$(md5sum run.h5 ./*.xmf) || fail "the earlier run file or its XDMF is gone after kill -9"
-  [ "$sum_after" = "$sum_before" ] || fail "the earlier run file or its XDMF changed after kill -9"
+  kill9_run_and_kill "$delay" "its checkpoint file" -- test run-checkpoints.h5 -nt started
 done
 
 run -output run.h5 >again.log 2>&1 || { cat again.log; fail "the gradient run started again after kill -9 failed"; }

@@ -10,37 +10,20 @@
 # usage: kill9_optimize.sh <mpiexec> <np> <adjsim> <python> <postprocess dir> <tag> <truth deck> <adjsim options...>
 #   (the truth deck writes the observation file the options read)
 set -u
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 mpiexec=$1 np=$2 adjsim=$3 python=$4 post=$5 tag=$6 truth=$7
 shift 7
 case=("$@")
-fail() {
-  echo "FAIL ($tag): $*"
-  exit 1
-}
-rm -rf "$tag" && mkdir "$tag" && cd "$tag" || fail "cannot create the directory $tag"
-run() { $mpiexec -n "$np" --oversubscribe --bind-to none "$adjsim" "${case[@]}" "$@"; }
+source "$(dirname "$0")/kill9lib.sh"
 
 "$adjsim" -options_file "$truth" -quiet >truth.log 2>&1 || { cat truth.log; fail "the truth run failed"; }
 run -output ref.h5 >ref.log 2>&1 || { cat ref.log; fail "the uninterrupted optimization failed"; }
 # The earlier, complete run of the same name (a shorter optimization).
 run -output run.h5 -tao_max_it 1 >earlier.log 2>&1 || { cat earlier.log; fail "the earlier run failed"; }
-sum_before=$(md5sum run.h5 ./*.xmf) || fail "no run.h5 or no XDMF file of the earlier run to protect"
+kill9_protect
 
-for delay in 0.05 0.2 0.45; do
+for delay in 0.02 0.12 0.3; do
   rm -f run-restart.h5
-  run -output "$PWD/run.h5" >killed.log 2>&1 &
-  launcher=$!
-  for _ in $(seq 1 600); do grep -q "iteration   2 " killed.log && break; sleep 0.02; done
-  grep -q "iteration   2 " killed.log || { cat killed.log; fail "the run never reached iteration 2"; }
-  sleep "$delay"
-  # SIGKILL to every rank at once: no handler, no HDF5 close, no rename.
-  pkill -9 -f -- "^$adjsim .*-output $PWD/run.h5" ||
-    { tail -n 5 killed.log; fail "no adjsim rank to kill: the run ended within $delay s of iteration 2; make it longer"; }
-  wait "$launcher"
-  echo "killed $delay s after iteration 2 (last line: $(grep -E '^optimize: iteration' killed.log | tail -1))"
-  sum_after=$(md5sum run.h5 ./*.xmf) || fail "the earlier run file or its XDMF is gone after kill -9"
-  [ "$sum_after" = "$sum_before" ] || fail "the earlier run file or its XDMF changed after kill -9"
+  kill9_run_and_kill "$delay" "iteration 2" -- grep -q "iteration   2 " killed.log
   [ -f run-restart.h5 ] || fail "no optimizer restart file after kill -9 at $delay s"
   $python "$post/adjsim_compare.py" run-restart.h5 run-restart.h5 --groups /optimization --exact >/dev/null ||
     fail "the restart file left by kill -9 (after $delay s) cannot be read"
