@@ -333,6 +333,22 @@ static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjSt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The first step after a restart went bad (NaN, Inf, blow-up): the likeliest cause is the restart file itself
+ * (finite but absurd values pass the reader's finiteness check), so say which file and the largest magnitude it
+ * holds before the solver's own message. Collective. */
+static PetscErrorCode AdjDriverBlameRestart(AdjDriver drv, AdjStepIndex k0, Vec x)
+{
+  PetscReal xmax;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecNorm(x, NORM_INFINITY, &xmax));
+  PetscCall(PetscPrintf(drv->comm,
+                        "adjsim: the first step after the restart from %s (given by -restart, step %" PetscInt64_FMT
+                        ") failed: check that file (its state reaches |value| = %g)\n",
+                        drv->restart, (PetscInt64)k0, (double)xmax));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The objective of steps 1..k0 of a continued run, from its restart file: the run adds its own steps and
  * so reports the objective of the whole run, bit for bit (the same sum in the same order). A restart file
  * without it (written before adjsim recorded it) leaves J to the steps after k0, as the message says. */
@@ -420,6 +436,7 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
     PetscErrorCode bad;
     PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
     bad = AdjStepperCheckState(drv->stepper, k, drv->y); /* collective: the same code on every rank */
+    if (bad && k0 > 0 && k == k0 + 1) PetscCall(AdjDriverBlameRestart(drv, k0, drv->x));
     if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
     PetscCall(bad);
     PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, &drv->steady_stopped));
