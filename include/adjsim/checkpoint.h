@@ -185,6 +185,46 @@ PetscErrorCode AdjCheckpointStore(AdjCheckpoint ckpt, const AdjRevolveAction *ta
 */
 PetscErrorCode AdjCheckpointLoad(AdjCheckpoint ckpt, const AdjRevolveAction *restore, Vec x);
 
+/* Where a schedule stands, for a gradient run that stops (a signal) and continues in a later job: the number of
+   actions handed out so far and, for an online schedule, after how many actions AdjCheckpointStop was called
+   (-1: not stopped). With the states of the held slots this is all a fresh store needs to continue. */
+typedef struct {
+  int64_t nactions;
+  int64_t stopped_after;
+} AdjCheckpointPosition;
+
+/**
+  @brief Where the schedule stands (see AdjCheckpointPosition). Not collective.
+*/
+PetscErrorCode AdjCheckpointGetPosition(AdjCheckpoint ckpt, AdjCheckpointPosition *pos);
+
+/**
+  @brief The slots whose states a continued run needs: every slot holding a state the schedule may still
+  restore (with revolve every filled stack position, with the online schedule the live ones). `slots` and
+  `steps` are allocated here (PetscFree them); `*nheld` may be 0. Not collective (the same on every rank).
+*/
+PetscErrorCode AdjCheckpointGetHeld(AdjCheckpoint ckpt, PetscInt *nheld, PetscInt **slots, AdjStepIndex **steps);
+
+/**
+  @brief Copies the state held in `slot` (RAM or disk) into x, without counting a restore. Collective.
+*/
+PetscErrorCode AdjCheckpointGetSlotState(AdjCheckpoint ckpt, PetscInt slot, Vec x);
+
+/**
+  @brief Brings a store just set up (AdjCheckpointSetUp, same configuration and n as the stopped run) to the
+  position `pos` without executing anything: the same actions are handed out again internally (TAKESHOTs mark
+  their slots, an online schedule stops where it stopped) and the counters become those of the stopped run.
+  `last` receives the action handed out last (the one the stopped run was executing); the held slots must then
+  be filled with AdjCheckpointSetSlotState before the next AdjCheckpointNext. Collective.
+*/
+PetscErrorCode AdjCheckpointReplay(AdjCheckpoint ckpt, const AdjCheckpointPosition *pos, AdjRevolveAction *last);
+
+/**
+  @brief After AdjCheckpointReplay: puts the state x of step `step` into `slot`, which the replayed schedule
+  must have marked as holding that step. Collective.
+*/
+PetscErrorCode AdjCheckpointSetSlotState(AdjCheckpoint ckpt, PetscInt slot, AdjStepIndex step, Vec x);
+
 /**
   @brief Returns the counters of the current gradient (exact: counted from the actions handed out).
 

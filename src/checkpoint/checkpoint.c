@@ -223,8 +223,10 @@ PetscErrorCode AdjCheckpointSetUp(AdjCheckpoint ckpt, AdjStepIndex nsteps, Vec s
     PetscCall(AdjCheckpointDiskOpen(ckpt, state_template, ckpt->ndisk));
   else
     PetscCall(AdjCheckpointDiskClose(ckpt));
-  ckpt->last.type    = ADJ_REVOLVE_TERMINATE;
-  ckpt->summary_done = PETSC_FALSE;
+  ckpt->last.type     = ADJ_REVOLVE_TERMINATE;
+  ckpt->summary_done  = PETSC_FALSE;
+  ckpt->nactions      = 0;
+  ckpt->stopped_after = -1;
   PetscCall(PetscMemzero(&ckpt->stats, sizeof(ckpt->stats)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -276,6 +278,7 @@ PetscErrorCode AdjCheckpointNext(AdjCheckpoint ckpt, AdjRevolveAction *action)
     ckpt->stats.reverse_steps++;
   }
   ckpt->last = *action;
+  ckpt->nactions++;
   if (ckpt->monitor) PetscCall(CheckpointMonitor(ckpt, action));
   if (action->type == ADJ_REVOLVE_TERMINATE) ckpt->summary_done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -327,12 +330,30 @@ PetscErrorCode AdjCheckpointStop(AdjCheckpoint ckpt)
              "AdjCheckpointStop: only an online schedule (-checkpoint_type online, after AdjCheckpointSetUp) can stop");
   PetscCall(AdjRevolveOnlineStop(ckpt->onl));
   PetscCall(AdjRevolveOnlineGetStep(ckpt->onl, &ckpt->nsteps));
+  ckpt->stopped_after = ckpt->nactions;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The bookkeeping of a TAKESHOT (slot contents aside): which step the slot holds, the counters and peaks. */
+PetscErrorCode AdjCheckpointMarkShot(AdjCheckpoint ckpt, PetscInt pos, AdjStepIndex step)
+{
+  PetscFunctionBeginUser;
+  ckpt->slot_step[pos] = step;
+  ckpt->stats.snapshots_taken++;
+  if (ckpt->online)
+    PetscCall(CheckpointOnlinePeaks(ckpt));
+  else {
+    /* revolve pushes on top of its stack: positions 0..pos are now live, everything above is free */
+    PetscInt live         = pos + 1;
+    ckpt->stats.peak_disk = PetscMax(ckpt->stats.peak_disk, PetscMin(live, ckpt->ndisk));
+    ckpt->stats.peak_ram  = PetscMax(ckpt->stats.peak_ram, live - PetscMin(live, ckpt->ndisk));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode AdjCheckpointStore(AdjCheckpoint ckpt, const AdjRevolveAction *takeshot, Vec x)
 {
-  PetscInt pos, live;
+  PetscInt pos;
 
   PetscFunctionBeginUser;
   PetscCall(CheckpointCheckAction(ckpt, takeshot, ADJ_REVOLVE_TAKESHOT, "AdjCheckpointStore"));
@@ -344,16 +365,7 @@ PetscErrorCode AdjCheckpointStore(AdjCheckpoint ckpt, const AdjRevolveAction *ta
     if (!*v) PetscCall(VecDuplicate(ckpt->template_vec, v));
     PetscCall(VecCopy(x, *v));
   }
-  ckpt->slot_step[pos] = takeshot->from;
-  ckpt->stats.snapshots_taken++;
-  if (ckpt->online)
-    PetscCall(CheckpointOnlinePeaks(ckpt));
-  else {
-    /* revolve pushes on top of its stack: positions 0..pos are now live, everything above is free */
-    live                  = pos + 1;
-    ckpt->stats.peak_disk = PetscMax(ckpt->stats.peak_disk, PetscMin(live, ckpt->ndisk));
-    ckpt->stats.peak_ram  = PetscMax(ckpt->stats.peak_ram, live - PetscMin(live, ckpt->ndisk));
-  }
+  PetscCall(AdjCheckpointMarkShot(ckpt, pos, takeshot->from));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -36,6 +36,8 @@ struct _p_AdjCheckpoint {
   PetscInt         nslots, nram, ndisk; /* effective: positions 0..ndisk-1 on disk, ndisk..nslots-1 in RAM */
   AdjStepIndex    *slot_step;           /* step stored in each stack position, -1 if none */
   AdjRevolveAction last;                /* action handed out last, to validate Store/Load */
+  int64_t          nactions;            /* actions handed out since SetUp */
+  int64_t          stopped_after;       /* online: nactions when AdjCheckpointStop was called, else -1 */
   PetscBool        summary_done;        /* TERMINATE summary printed */
 
   /* RAM level: ramvecs[k] holds stack position ndisk + k, duplicated lazily from the template */
@@ -52,3 +54,6 @@ PETSC_INTERN PetscErrorCode AdjCheckpointDiskOpen(AdjCheckpoint ckpt, Vec layout
 PETSC_INTERN PetscErrorCode AdjCheckpointDiskWrite(AdjCheckpoint ckpt, PetscInt position, Vec x);
 PETSC_INTERN PetscErrorCode AdjCheckpointDiskRead(AdjCheckpoint ckpt, PetscInt position, Vec x);
 PETSC_INTERN PetscErrorCode AdjCheckpointDiskClose(AdjCheckpoint ckpt);
+
+/* bookkeeping shared by Store and the replay of a stopped schedule (resume.c) */
+PETSC_INTERN PetscErrorCode AdjCheckpointMarkShot(AdjCheckpoint ckpt, PetscInt pos, AdjStepIndex step);
