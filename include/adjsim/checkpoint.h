@@ -194,6 +194,11 @@ typedef struct {
 } AdjCheckpointPosition;
 
 /**
+  @brief The effective numbers of RAM and disk slots of the schedule set up last (AdjCheckpointSetUp). Not collective.
+*/
+PetscErrorCode AdjCheckpointGetSlotCounts(AdjCheckpoint ckpt, PetscInt *nram, PetscInt *ndisk);
+
+/**
   @brief Where the schedule stands (see AdjCheckpointPosition). Not collective.
 */
 PetscErrorCode AdjCheckpointGetPosition(AdjCheckpoint ckpt, AdjCheckpointPosition *pos);

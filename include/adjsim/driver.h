@@ -28,6 +28,8 @@ PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[]);
 PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag);
 PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step);
 PetscErrorCode AdjDriverSetTestInterruptAtReverse(AdjDriver drv, AdjStepIndex k);
+PetscErrorCode AdjDriverSetGradientResumable(AdjDriver drv, PetscBool flag);
+PetscErrorCode AdjDriverIsGradientResumable(AdjDriver drv, PetscBool *flag);
 /*@ AdjDriverGetSteadyTol - the -steady_tol tolerance (0: off). Not collective. @*/
 PetscErrorCode AdjDriverGetSteadyTol(AdjDriver drv, PetscReal *tol);
 /*@ AdjDriverGetFinalStep - the step the last forward run or gradient ended at (N without -steady_tol; -1 before

@@ -73,6 +73,8 @@ PetscErrorCode AdjOutputWriteBlockArray(AdjOutput out, AdjOutputGroup group, con
                                         PetscInt n, const PetscReal values[]);
 PetscErrorCode AdjOutputWriteOptimizationIteration(AdjOutput out, PetscInt it, PetscReal objective, PetscReal gnorm,
                                                    Vec design);
+PetscErrorCode AdjOutputWriteRankArray(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                       const PetscScalar a[]);
 PetscErrorCode AdjOutputWriteOptimizationArray(AdjOutput out, const char name[], const char units[], PetscInt n,
                                                const PetscReal values[]);
 
@@ -107,6 +109,8 @@ PetscErrorCode AdjInputReadFieldSlice(MPI_Comm comm, const char path[], const ch
 PetscErrorCode AdjInputReadFieldSlices(MPI_Comm comm, const char path[], const char name[], PetscInt first,
                                        PetscInt count, DM da, Vec v[]);
 PetscErrorCode AdjInputReadField(MPI_Comm comm, const char path[], const char dataset[], DM da, Vec v);
+PetscErrorCode AdjInputReadRankArray(MPI_Comm comm, const char path[], const char option[], const char dataset[],
+                                     PetscInt n, PetscScalar a[]);
 PetscErrorCode AdjInputReadAttributeString(MPI_Comm comm, const char path[], const char group[], const char name[],
                                            size_t len, char value[], PetscBool *found);
 PetscErrorCode AdjInputHasDataset(MPI_Comm comm, const char path[], const char dataset[], PetscBool *has);

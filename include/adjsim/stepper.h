@@ -94,6 +94,16 @@ PetscErrorCode AdjStepperHasObjective(AdjStepper stepper, PetscBool *has);
 PetscErrorCode AdjStepperGetFinalStepObjective(AdjStepper stepper, PetscBool *known, const char **term);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
+/*@ AdjStepperCanSaveGradient - whether a gradient in progress can be saved and continued: the type declares all
+    its gradient accumulators (AdjStepperAddGradientVec/Array) and has no zerogradient operation. Collective. @*/
+PetscErrorCode AdjStepperCanSaveGradient(AdjStepper stepper, PetscBool *can);
+/*@ AdjStepperWriteGradientAccumulators - the declared accumulators as they stand, per rank, under `group` of an
+    open output (a stopped gradient run's resume data). Collective. @*/
+PetscErrorCode AdjStepperWriteGradientAccumulators(AdjStepper stepper, AdjOutput out, const char group[]);
+/*@ AdjStepperReadGradientAccumulators - the accumulators back from `group` of the file path (given by `option`),
+    written on the same ranks. Collective. @*/
+PetscErrorCode AdjStepperReadGradientAccumulators(AdjStepper stepper, const char path[], const char option[],
+                                                  const char group[]);
 PetscErrorCode AdjStepperCheckState(AdjStepper stepper, AdjStepIndex k, Vec x); /* NaN/Inf and blow-up guard */
 PetscErrorCode AdjStepperWriteFields(AdjStepper stepper, AdjOutput out, Vec x); /* the described output fields */
 PetscErrorCode AdjStepperMonitor(AdjStepper stepper, AdjOutput out, AdjStepIndex k, Vec x); /* no-op if absent */

@@ -83,6 +83,18 @@ PetscErrorCode AdjStepperSetStateTemplate(AdjStepper stepper, Vec x, const char 
     operation. x0 is referenced, not copied. Not collective. @*/
 PetscErrorCode AdjStepperSetInitialStateVec(AdjStepper stepper, Vec x0);
 
+/*@ AdjStepperAddGradientVec - declare one of the type's gradient accumulators: a vector the adjoint operations add
+    to (the gradient of a field block, a sensitivity map). The stepper zeroes it before every gradient, and writes
+    and reads it when a gradient run stops on a signal and continues in a later job (its values are this run's
+    partial sums, so only a run on the same ranks can read them). A type that declares all its accumulators
+    needs no zerogradient operation. v is referenced. Not collective. @*/
+PetscErrorCode AdjStepperAddGradientVec(AdjStepper stepper, const char name[], Vec v);
+
+/*@ AdjStepperAddGradientArray - the same for n reals of this rank at a (partial sums over this rank's part, which
+    the parameter blocks' gradient hook adds over ranks): the storage must live as long as the stepper. Not
+    collective. @*/
+PetscErrorCode AdjStepperAddGradientArray(AdjStepper stepper, const char name[], PetscScalar a[], PetscInt n);
+
 /*@ AdjStepperAddField - describe one field of the output (ADJ_FIELDS_OUTPUT) or of the restart state
     (ADJ_FIELDS_RESTART: grid fields, or one particle table whose values are the state vector); called by a
     type's setfromoptions, in the order the fields are written. The description is copied. @*/

@@ -63,6 +63,11 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
       "differentiated); -checkpoint_type online finds n in the gradient's own sweep, revolve and all run the "
       "forward model first. 0: off",
       "", drv->steady_tol, &drv->steady_tol, NULL));
+  drv->ntest_stops = 8;
+  PetscCall(PetscOptionsIntArray("-gradient_test_stop_after",
+                                 "For tests: a gradient run stops, as on SIGUSR1, after these many steps executed "
+                                 "(forward, recomputed and reverse, counted over its resumed parts too)",
+                                 "", drv->test_stops, &drv->ntest_stops, NULL));
   PetscOptionsEnd();
   PetscCheck(!PetscIsInfOrNanReal(drv->steady_tol) && drv->steady_tol >= 0, drv->comm, PETSC_ERR_USER_INPUT,
              "-steady_tol %g: must be a finite number >= 0 [1/s] (0: run all steps of the time axis)",
@@ -120,6 +125,29 @@ PetscErrorCode AdjDriverSetTestInterruptAtReverse(AdjDriver drv, AdjStepIndex k)
 {
   PetscFunctionBeginUser;
   drv->raise_at_reverse = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjDriverSetGradientResumable - an interruptible gradient that stops writes its resume file (the restart path of
+    the driver's output), and a gradient with -restart continues from one (gradient runs; not the gradients inside
+    an optimization, which resumes by iterations). The stepper must declare its gradient accumulators
+    (AdjStepperCanSaveGradient). Collective. @*/
+PetscErrorCode AdjDriverSetGradientResumable(AdjDriver drv, PetscBool flag)
+{
+  PetscBool can = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  if (flag) PetscCall(AdjStepperCanSaveGradient(drv->stepper, &can));
+  drv->resumable = (PetscBool)(flag && can);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AdjDriverIsGradientResumable - whether gradients stop with a resume file (AdjDriverSetGradientResumable and a
+    stepper that can save its gradient). Not collective. @*/
+PetscErrorCode AdjDriverIsGradientResumable(AdjDriver drv, PetscBool *flag)
+{
+  PetscFunctionBeginUser;
+  *flag = drv->resumable;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -517,42 +545,95 @@ static PetscErrorCode AdjDriverGradientSteps(AdjDriver drv, Vec p, PetscBool onl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ADVANCE a.from -> a.to of the gradient. In the forward sweep of an online schedule (`sweeping`: one step per
- * ADVANCE, n the maximum) each step is tested: when it is the last (steady state or n reached) the schedule is
- * stopped there, n becomes the final step, and x keeps x_{n-1}, from which the schedule reverses step n next. */
-static PetscErrorCode AdjDriverGradientAdvance(AdjDriver drv, const AdjRevolveAction *a, PetscReal dt, AdjStepIndex *n,
-                                               PetscBool *sweeping, AdjProgress *pr, PetscBool *stop)
+/* ADVANCE from sw->advanced to sw->a.to of the gradient (sw->advanced is a.from, or where a stop within the action
+ * left it). In the forward sweep of an online schedule (`sweeping`: one step per ADVANCE, n the maximum) each step is
+ * tested: when it is the last (steady state or n reached) the schedule is stopped there, n becomes the final step,
+ * and x keeps x_{n-1}, from which the schedule reverses step n next. */
+static PetscErrorCode AdjDriverGradientAdvance(AdjDriver drv, AdjGradientSweep *sw, AdjProgress *pr, PetscBool *stop)
 {
   PetscFunctionBeginUser;
-  if (*sweeping) PetscCall(AdjProgressUpdate(pr, drv->comm, "forward (online, at most)", a->to, *n, a->to * dt));
-  for (AdjStepIndex k = a->from + 1; k <= a->to && !*stop; k++) {
+  if (sw->sweeping)
+    PetscCall(AdjProgressUpdate(pr, drv->comm, "forward (online, at most)", sw->a.to, sw->n, sw->a.to * sw->dt));
+  for (AdjStepIndex k = sw->advanced + 1; k <= sw->a.to && !*stop; k++) {
     PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
     PetscCall(AdjStepperCheckState(drv->stepper, k, drv->y));
-    if (*sweeping) {
-      PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, &drv->steady_stopped));
-      if (drv->steady_stopped || k == *n) {
+    if (sw->sweeping) {
+      PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, sw->dt, &drv->steady_stopped));
+      if (drv->steady_stopped || k == sw->n) {
         PetscCall(AdjCheckpointStop(drv->ckpt));
-        *n        = k;
-        *sweeping = PETSC_FALSE;
+        sw->n        = k;
+        sw->sweeping = PETSC_FALSE;
+        sw->advanced = sw->a.to;
         break;
       }
     }
     PetscCall(VecSwap(drv->x, drv->y));
+    sw->advanced = k;
+    PetscCall(AdjDriverTestStopStep(drv));
     PetscCall(AdjDriverGradientStopRequested(drv, k, stop));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A new gradient: its step count, parameters, zero gradient, initial state and schedule. */
+static PetscErrorCode AdjDriverGradientBegin(AdjDriver drv, Vec p, PetscBool online, AdjGradientSweep *sw)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjDriverGradientSteps(drv, p, online, &sw->n, &sw->dt));
+  PetscCall(AdjStepperSetParameters(drv->stepper, p));
+  PetscCall(AdjStepperZeroGradient(drv->stepper));
+  PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
+  PetscCall(AdjCheckpointSetUp(drv->ckpt, sw->n, drv->x));
+  sw->nsetup      = sw->n;
+  sw->sweeping    = online;
+  sw->J           = 0;
+  sw->a.type      = ADJ_REVOLVE_TERMINATE;
+  drv->steps_done = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One action of the schedule (sw->a); *stop when a signal asked the run to stop. */
+static PetscErrorCode AdjDriverGradientAction(AdjDriver drv, AdjGradientSweep *sw, AdjProgress *pr, PetscBool *stop)
+{
+  const AdjRevolveAction *a = &sw->a;
+
+  PetscFunctionBeginUser;
+  switch (a->type) {
+  case ADJ_REVOLVE_TAKESHOT:
+    PetscCall(AdjCheckpointStore(drv->ckpt, a, drv->x));
+    break;
+  case ADJ_REVOLVE_RESTORE:
+    PetscCall(AdjCheckpointLoad(drv->ckpt, a, drv->x));
+    break;
+  case ADJ_REVOLVE_ADVANCE:
+    PetscCall(AdjDriverGradientAdvance(drv, sw, pr, stop));
+    break;
+  case ADJ_REVOLVE_REVERSE:
+    PetscCall(AdjDriverReverseStep(drv, a->to, sw->n, &sw->J));
+    PetscCall(AdjProgressUpdate(pr, drv->comm, "adjoint", sw->n - a->to + 1, sw->n, (a->to - 1) * sw->dt));
+    if (a->to == drv->raise_at_reverse) {
+      drv->raise_at_reverse = -1;
+      PetscCall(AdjInterruptRaise());
+    }
+    PetscCall(AdjDriverTestStopStep(drv));
+    PetscCall(AdjDriverGradientStopRequested(drv, a->to, stop));
+    break;
+  default:
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The gradient by revolve (or the online schedule). An interruptible driver (AdjDriverSetInterruptible) stops
- * between two steps on SIGUSR1/SIGTERM and returns without a gradient (AdjDriverGetInterruptedStep() >= 0): a
- * gradient run keeps no partial state yet, so it must be run again from the start. */
+ * between two steps on SIGUSR1/SIGTERM and returns without a gradient (AdjDriverGetInterruptedStep() >= 0); a
+ * resumable one (AdjDriverSetGradientResumable, gradient runs) first writes what it needs to continue, and the
+ * next run given that file with -restart continues to the same gradient bit for bit (resume.c). */
 PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
 {
-  AdjStepIndex     n;
-  PetscReal        dt, R;
-  AdjRevolveAction a;
+  AdjGradientSweep sw;
+  PetscReal        R;
   AdjProgress      pr;
-  PetscBool        stop = PETSC_FALSE, online, sweeping;
+  PetscBool        stop = PETSC_FALSE, online, resume;
 
   PetscFunctionBeginUser;
   drv->interrupted_at = -1;
@@ -560,46 +641,30 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
   PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscLogEventBegin(ADJ_Gradient, 0, 0, 0, 0));
   PetscCall(AdjCheckpointIsOnline(drv->ckpt, &online));
-  PetscCall(AdjDriverGradientSteps(drv, p, online, &n, &dt));
-  PetscCall(AdjStepperSetParameters(drv->stepper, p));
-  PetscCall(AdjStepperZeroGradient(drv->stepper));
-  PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
-  PetscCall(AdjCheckpointSetUp(drv->ckpt, n, drv->x));
+  resume = (PetscBool)(drv->resumable && drv->restart[0]);
+  if (resume) {
+    PetscCall(AdjDriverGradientResume(drv, p, &sw));
+    PetscCall(AdjDriverSetRestart(drv, NULL)); /* the checks that follow start new gradients */
+  } else
+    PetscCall(AdjDriverGradientBegin(drv, p, online, &sw));
   PetscCall(AdjProgressStart(&pr, drv->quiet, drv->progress_interval));
-  sweeping = online;
-  *J       = 0;
-  while (PETSC_TRUE) {
-    PetscCall(AdjCheckpointNext(drv->ckpt, &a));
-    if (a.type == ADJ_REVOLVE_TERMINATE) break;
-    switch (a.type) {
-    case ADJ_REVOLVE_TAKESHOT:
-      PetscCall(AdjCheckpointStore(drv->ckpt, &a, drv->x));
-      break;
-    case ADJ_REVOLVE_RESTORE:
-      PetscCall(AdjCheckpointLoad(drv->ckpt, &a, drv->x));
-      break;
-    case ADJ_REVOLVE_ADVANCE:
-      PetscCall(AdjDriverGradientAdvance(drv, &a, dt, &n, &sweeping, &pr, &stop));
-      break;
-    case ADJ_REVOLVE_REVERSE:
-      PetscCall(AdjDriverReverseStep(drv, a.to, n, J));
-      PetscCall(AdjProgressUpdate(&pr, drv->comm, "adjoint", n - a.to + 1, n, (a.to - 1) * dt));
-      if (a.to == drv->raise_at_reverse) {
-        drv->raise_at_reverse = -1;
-        PetscCall(AdjInterruptRaise());
-      }
-      PetscCall(AdjDriverGradientStopRequested(drv, a.to, &stop));
-      break;
-    default:
-      break;
-    }
-    if (stop) {
-      *J = PETSC_MAX_REAL; /* no gradient: the caller sees AdjDriverGetInterruptedStep() >= 0 */
-      PetscCall(PetscLogEventEnd(ADJ_Gradient, 0, 0, 0, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  /* an ADVANCE that a stop interrupted goes on from where it was */
+  if (resume && sw.a.type == ADJ_REVOLVE_ADVANCE && sw.advanced < sw.a.to)
+    PetscCall(AdjDriverGradientAdvance(drv, &sw, &pr, &stop));
+  while (!stop) {
+    PetscCall(AdjCheckpointNext(drv->ckpt, &sw.a));
+    if (sw.a.type == ADJ_REVOLVE_TERMINATE) break;
+    sw.advanced = sw.a.from;
+    PetscCall(AdjDriverGradientAction(drv, &sw, &pr, &stop));
   }
-  drv->final_step = n;
+  if (stop) {
+    if (drv->resumable && drv->out) PetscCall(AdjDriverGradientSave(drv, p, &sw));
+    *J = PETSC_MAX_REAL; /* no gradient: the caller sees AdjDriverGetInterruptedStep() >= 0 */
+    PetscCall(PetscLogEventEnd(ADJ_Gradient, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *J              = sw.J;
+  drv->final_step = sw.n;
   PetscCall(AdjStepperInitialStateAdjoint(drv->stepper, drv->lam));
   PetscCall(AdjStepperRegularization(drv->stepper, &R));
   *J += R;

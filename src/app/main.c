@@ -92,11 +92,23 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
   PetscCall(AdjDriverSetInterruptible(drv, PETSC_FALSE)); /* the checks below run to the end */
   PetscCall(AdjDriverGetInterruptedStep(drv, &stopped));
   if (stopped >= 0) {
-    PetscCall(PetscPrintf(comm,
-                          "adjsim: gradient run stopped by a signal at step %" PetscInt64_FMT
-                          "; a gradient run keeps no partial state yet, so run it again: it starts from step 0 "
-                          "(the job scripts requeue it on exit status %d)\n",
-                          (PetscInt64)stopped, ADJ_EXIT_INTERRUPTED));
+    PetscBool   resumable;
+    const char *rpath;
+    PetscCall(AdjDriverIsGradientResumable(drv, &resumable));
+    PetscCall(AdjOutputGetRestartPath(out, &rpath));
+    if (resumable)
+      PetscCall(PetscPrintf(comm,
+                            "adjsim: gradient run stopped by a signal at step %" PetscInt64_FMT
+                            "; its state (checkpoints, adjoint, partial gradient) is in %s: continue with -restart %s "
+                            "on the same number of ranks with the same options (the job scripts requeue it on exit "
+                            "status %d)\n",
+                            (PetscInt64)stopped, rpath, rpath, ADJ_EXIT_INTERRUPTED));
+    else
+      PetscCall(PetscPrintf(comm,
+                            "adjsim: gradient run stopped by a signal at step %" PetscInt64_FMT
+                            "; this solver's gradient keeps no partial state yet, so run it again: it starts from "
+                            "step 0 (the job scripts requeue it on exit status %d)\n",
+                            (PetscInt64)stopped, ADJ_EXIT_INTERRUPTED));
     *exit_status = ADJ_EXIT_INTERRUPTED;
     PetscCall(VecDestroy(&g));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -245,8 +257,12 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
              "with a fixed -<physics>_steps (e.g. the final step a -mode gradient run with -steady_tol reports)",
              (double)steady_tol);
   PetscCall(AdjDriverGetRestart(drv, &restart));
-  PetscCheck(!restart[0] || ro->mode == MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
-             "-restart continues forward runs and optimizations; it cannot be used with -mode %s", AdjModes[ro->mode]);
+  if (ro->mode == MODE_GRADIENT) PetscCall(AdjDriverSetGradientResumable(drv, PETSC_TRUE));
+  PetscCall(AdjDriverIsGradientResumable(drv, &has));
+  PetscCheck(!restart[0] || ro->mode == MODE_OPTIMIZE || has, comm, PETSC_ERR_USER_INPUT,
+             "-restart %s: -problem %s cannot continue a stopped gradient run yet (its solver does not declare its "
+             "gradient accumulators); run the gradient again from the start",
+             restart, type);
   PetscCall(AdjStepperHasObjective(st, &has));
   PetscCheck(has, comm, PETSC_ERR_USER_INPUT,
              "-mode %s needs an objective, but -problem %s has no objective term: for transport give observations "

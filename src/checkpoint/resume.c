@@ -111,3 +111,11 @@ PetscErrorCode AdjCheckpointSetSlotState(AdjCheckpoint ckpt, PetscInt slot, AdjS
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode AdjCheckpointGetSlotCounts(AdjCheckpoint ckpt, PetscInt *nram, PetscInt *ndisk)
+{
+  PetscFunctionBeginUser;
+  *nram  = ckpt->nram;
+  *ndisk = ckpt->ndisk;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -622,3 +622,45 @@ PetscErrorCode AdjInputHasDataset(MPI_Comm comm, const char path[], const char d
   *has = (PetscBool)found;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@ AdjInputReadRankArray - this rank's part (n values) of a dataset written by AdjOutputWriteRankArray, into a[];
+    a file written by a run on another number of ranks, or whose part for this rank has another length, is
+    refused naming the file and the option that gave it. Collective. @*/
+PetscErrorCode AdjInputReadRankArray(MPI_Comm comm, const char path[], const char option[], const char dataset[],
+                                     PetscInt n, PetscScalar a[])
+{
+  hid_t       file, d;
+  hsize_t     start, count = (hsize_t)n, dims[8];
+  PetscInt    nd, ncounts  = 0;
+  PetscMPIInt rank, size;
+  int64_t    *counts, offset = 0;
+  int         ok;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(AdjInputOpen(comm, path, PETSC_FALSE, &file));
+  PetscCall(AdjInputOpenDataset(comm, file, path, dataset, &d));
+  PetscCall(AdjH5DatasetDims(d, &nd, dims));
+  PetscCall(PetscMalloc1(size + 1, &counts));
+  PetscCall(AdjH5ReadAttr(d, "counts", H5T_NATIVE_INT64, size + 1, counts, &ncounts));
+  PetscCheck(nd == 1 && ncounts >= 1, comm, PETSC_ERR_USER_INPUT,
+             "Cannot use %s (given by %s): %s is not a per-rank array written by adjsim", path, option, dataset);
+  PetscCheck(ncounts == size, comm, PETSC_ERR_USER_INPUT,
+             "Cannot use %s (given by %s): %s was written by a run on %" PetscInt_FMT
+             " ranks; continue it on that many ranks (this run has %d)",
+             path, option, dataset, ncounts, (int)size);
+  for (PetscMPIInt r = 0; r < rank; r++) offset += counts[r];
+  ok = counts[rank] == (int64_t)n;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm));
+  PetscCheck(ok, comm, PETSC_ERR_USER_INPUT,
+             "Cannot use %s (given by %s): the parts of %s do not have the lengths this run needs (another problem, "
+             "other options or another decomposition than the stopped run's?)",
+             path, option, dataset);
+  start = (hsize_t)offset;
+  PetscCall(AdjInputReadData(path, dataset, AdjH5ReadSelection(d, ADJ_H5_REAL_MEM, 1, &start, &count, a)));
+  PetscCall(PetscFree(counts));
+  AdjCallH5(H5Dclose(d));
+  AdjCallH5(H5Fclose(file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -437,3 +437,41 @@ PetscErrorCode AdjOutputAppendHistory(AdjOutput out, const char name[], const ch
                                (hsize_t)ncols, (PetscBool)!out->rank, values + r * ncols));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@ AdjOutputWriteRankArray - this rank's n values as its part of the dataset group/name: the parts of all ranks
+    one after the other in rank order, with the attribute "counts" (each rank's n). For data only a run on the
+    same number of ranks can read back (AdjInputReadRankArray): the resume data of a stopped gradient run, whose
+    states and gradient partial sums are laid out per rank. Collective. @*/
+PetscErrorCode AdjOutputWriteRankArray(AdjOutput out, const char group[], const char name[], PetscInt n,
+                                       const PetscScalar a[])
+{
+  char     path[2 * ADJ_IO_NAME_MAX];
+  int64_t  mine = n, offset = 0, total, *counts;
+  hid_t    grp, space, dset;
+  hsize_t  start, count = (hsize_t)n, dims;
+  PetscInt size = out->size;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteRankArray"));
+  PetscCall(AdjIOCheckName(out->comm, group, name));
+  PetscCallMPI(MPI_Exscan(&mine, &offset, 1, MPI_INT64_T, MPI_SUM, out->comm));
+  if (!out->rank) offset = 0;
+  PetscCallMPI(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, out->comm));
+  PetscCall(PetscMalloc1(size, &counts));
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, out->comm));
+  PetscCall(AdjH5GroupOpen(out->file, group, PETSC_TRUE, &grp));
+  AdjCallH5(H5Gclose(grp));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", group, name));
+  dims  = (hsize_t)total;
+  space = H5Screate_simple(1, &dims, NULL);
+  AdjCallH5(space);
+  dset = H5Dcreate2(out->file, path, ADJ_H5_REAL_FILE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  AdjCallH5(dset);
+  AdjCallH5(H5Sclose(space));
+  start = (hsize_t)offset;
+  PetscCall(AdjH5WriteSelection(dset, ADJ_H5_REAL_MEM, 1, &start, &count, PETSC_TRUE, a));
+  PetscCall(AdjH5WriteAttrInt64(dset, "counts", size, counts));
+  AdjCallH5(H5Dclose(dset));
+  PetscCall(PetscFree(counts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -162,7 +162,8 @@ PetscErrorCode AdjStepperZeroGradient(AdjStepper st)
 {
   PetscFunctionBeginUser;
   PetscCall(AdjStepperReady(st));
-  PetscCall(st->ops.zerogradient(st->ctx));
+  PetscCall(AdjStepperZeroGradientAccumulators(st));
+  if (st->ops.zerogradient) PetscCall(st->ops.zerogradient(st->ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

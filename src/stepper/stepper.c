@@ -157,16 +157,11 @@ PetscErrorCode AdjStepperSetFromOptions(AdjStepper st)
 static PetscErrorCode AdjStepperCheckOps(AdjStepper st)
 {
   const AdjStepperOps *o           = &st->ops;
-  const char *const    need_name[] = {"createstate", "initialstate", "step",       "checkstate",
-                                      "objective",   "zerogradient", "fieldvalues"};
+  const char *const    need_name[] = {"createstate", "initialstate", "step", "checkstate", "objective", "fieldvalues"};
   const PetscBool      described   = (PetscBool)(st->nfields[ADJ_FIELDS_OUTPUT] + st->nfields[ADJ_FIELDS_RESTART] > 0);
-  const PetscBool      need[]      = {o->createstate || st->state_template,
-                                      o->initialstate || st->initial,
-                                      !!o->step,
-                                      !!o->checkstate,
-                                      !!o->objective,
-                                      !!o->zerogradient,
-                                      !described || o->fieldvalues};
+  const PetscBool      need[]      = {
+                o->createstate || st->state_template, o->initialstate || st->initial, !!o->step, !!o->checkstate, !!o->objective,
+                !described || o->fieldvalues};
   const PetscBool adjoint[] = {!!o->stepadjoint, !!o->objectiveadjoint, !!o->initialstateadjoint, !!o->hasobjective};
   const PetscInt  nneed     = (PetscInt)(sizeof(need) / sizeof(need[0])),
                  nadj       = (PetscInt)(sizeof(adjoint) / sizeof(adjoint[0]));
@@ -192,6 +187,11 @@ PetscErrorCode AdjStepperSetUp(AdjStepper st)
   if (!st->setfromoptionscalled) PetscCall(AdjStepperSetFromOptions(st));
   PetscCall(AdjStepperCheckOps(st));
   if (st->ops.setup) PetscCall(st->ops.setup(st));
+  /* the gradient accumulators are declared by setfromoptions or setup */
+  PetscCheck(!st->hasadjoint || st->ops.zerogradient || st->ngradients > 0, st->comm, PETSC_ERR_PLIB,
+             "Stepper type %s has adjoint operations but neither declares its gradient accumulators "
+             "(AdjStepperAddGradientVec/Array) nor has a zerogradient operation",
+             st->type);
   PetscCall(AdjParamsSetUp(st->params));
   st->setupcalled = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -235,6 +235,7 @@ PetscErrorCode AdjStepperDestroy(AdjStepper *stepper)
   if ((*stepper)->ops.destroy) PetscCall((*stepper)->ops.destroy(*stepper));
   PetscCall(VecDestroy(&(*stepper)->state_template));
   PetscCall(VecDestroy(&(*stepper)->initial));
+  for (PetscInt i = 0; i < (*stepper)->ngradients; i++) PetscCall(VecDestroy(&(*stepper)->gradients[i].v));
   PetscCall(AdjParamsDestroy(&(*stepper)->params));
   PetscCall(PetscFree(*stepper));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,8 +3,9 @@
 
 #include <adjsim/stepperimpl.h>
 
-#define ADJ_STEPPER_MAX_TYPES  32
-#define ADJ_STEPPER_MAX_FIELDS 16
+#define ADJ_STEPPER_MAX_TYPES     32
+#define ADJ_STEPPER_MAX_FIELDS    16
+#define ADJ_STEPPER_MAX_GRADIENTS 32
 
 /* Public API of PETSc, but declared only in its private petscimpl.h before version 3.19. */
 PETSC_EXTERN PetscErrorCode PetscObjectStateGet(PetscObject, PetscObjectState *);
@@ -14,6 +15,14 @@ typedef struct {
   PetscErrorCode (*create)(AdjStepper);
 } AdjStepperEntry;
 
+/* A declared gradient accumulator (src/stepper/gradients.c): a vector (referenced) or n reals of this rank. */
+typedef struct {
+  char         name[64];
+  Vec          v;
+  PetscScalar *a;
+  PetscInt     n;
+} AdjStepperGradient;
+
 /* A described field (src/stepper/fields.c): the description, with its own copies of the strings. */
 typedef struct {
   AdjFieldDesc desc;
@@ -21,19 +30,21 @@ typedef struct {
 } AdjStepperField;
 
 struct _p_AdjStepper {
-  MPI_Comm        comm;
-  char            type[64];
-  char            prefix[64];
-  void           *ctx; /* the implementation's own data, handed to its operations */
-  AdjStepperOps   ops;
-  AdjParams       params;
-  AdjStepIndex    nsteps;
-  PetscReal       dt;
-  DM              da; /* output grid, borrowed from the implementation */
-  PetscReal       lower[3], upper[3];
-  PetscBool       setfromoptionscalled, setupcalled, hasadjoint;
-  AdjStepperField fields[2][ADJ_STEPPER_MAX_FIELDS]; /* by AdjFieldSet: output, restart */
-  PetscInt        nfields[2];
+  MPI_Comm           comm;
+  char               type[64];
+  char               prefix[64];
+  void              *ctx; /* the implementation's own data, handed to its operations */
+  AdjStepperOps      ops;
+  AdjParams          params;
+  AdjStepIndex       nsteps;
+  PetscReal          dt;
+  DM                 da; /* output grid, borrowed from the implementation */
+  PetscReal          lower[3], upper[3];
+  PetscBool          setfromoptionscalled, setupcalled, hasadjoint;
+  AdjStepperField    fields[2][ADJ_STEPPER_MAX_FIELDS]; /* by AdjFieldSet: output, restart */
+  PetscInt           nfields[2];
+  AdjStepperGradient gradients[ADJ_STEPPER_MAX_GRADIENTS]; /* declared accumulators (AdjStepperAddGradient*) */
+  PetscInt           ngradients;
   /* Optional defaults of createstate and initialstate (AdjStepperSetStateTemplate, AdjStepperSetInitialStateVec):
    * states are duplicates of state_template named state_name; the initial state is a copy of initial. */
   Vec  state_template, initial;
@@ -57,3 +68,6 @@ static inline PetscErrorCode AdjStepperReady(AdjStepper st)
 
 extern PetscLogEvent ADJSTEPPER_Step, ADJSTEPPER_StepAdjoint, ADJSTEPPER_Objective, ADJSTEPPER_ObjectiveAdjoint,
     ADJSTEPPER_Output;
+
+/* zero every declared gradient accumulator (gradients.c) */
+PETSC_INTERN PetscErrorCode AdjStepperZeroGradientAccumulators(AdjStepper st);

@@ -65,18 +65,6 @@ static PetscErrorCode TransportObjectiveFinalStep(void *ctx, const char **term)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TransportZeroGradient(void *ctx)
-{
-  Transport tr = (Transport)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecSet(tr->gc0, 0.0));
-  PetscCall(VecSet(tr->gkappa, 0.0));
-  PetscCall(VecSet(tr->gsource, 0.0));
-  tr->gkappa_uniform = 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Stops a run whose state holds NaN or Inf, naming the step, time and the first bad cell. */
 static PetscErrorCode TransportCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
@@ -278,6 +266,11 @@ static PetscErrorCode TransportRegisterParameters(Transport tr, AdjStepper st)
   if (kmax > 0) PetscCall(AdjParamsSetScale(params, "kappa", kmax));
   PetscCall(AdjParamsSetBounds(params, "kappa", 0.0, PETSC_INFINITY));
   PetscCall(TransportAddField(tr, params, 2, "source", "1/s", "s", tr->source, tr->gsource));
+  /* what the adjoint adds to: zeroed before each gradient, saved when a gradient run stops */
+  PetscCall(AdjStepperAddGradientVec(st, "initial", tr->gc0));
+  PetscCall(AdjStepperAddGradientVec(st, "kappa", tr->gkappa));
+  PetscCall(AdjStepperAddGradientArray(st, "kappa_uniform", &tr->gkappa_uniform, 1));
+  PetscCall(AdjStepperAddGradientVec(st, "source", tr->gsource));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -336,7 +329,6 @@ static const AdjStepperOps TransportOps = {
     .objectiveadjoint    = TransportMisfitAdjoint,
     .hasobjective        = TransportHasObjective,
     .objectivefinalstep  = TransportObjectiveFinalStep,
-    .zerogradient        = TransportZeroGradient,
     .checkstate          = TransportCheckState,
     .fieldvalues         = TransportFieldValues,
     .writeparameters     = TransportWriteVelocity,

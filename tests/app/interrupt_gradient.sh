@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A gradient run stopped by SIGUSR1 (in its forward sweep, then in its reverse sweep) must stop between two
-# steps with a message saying where and that it must be run again, exit with status 85 (the job scripts
+# steps with a message saying where and how to continue (-restart with its resume file, or run again for a solver
+# that cannot save its gradient), exit with status 85 (the job scripts
 # requeue it), leave its run file as .partial and remove its checkpoint file. (It once died of signal 10
 # with no message.)
 # usage: interrupt_gradient.sh <mpiexec> <np> <adjsim> <tag> <adjsim options...>
@@ -17,7 +18,7 @@ rm -rf "$tag" && mkdir "$tag" && cd "$tag" || fail "cannot create the directory 
 # $1: label; $2: a shell test that holds once the run is where the signal should reach it (forward sweep:
 # the checkpoint file exists; reverse sweep: a progress line "adjoint step 2/n" was printed)
 stop_at() {
-  rm -f g.h5* g-checkpoints.h5 g.log
+  rm -f g.h5* g-checkpoints.h5 g-restart.h5 g.log
   $mpiexec -n "$np" --oversubscribe --bind-to none "$adjsim" "${case[@]}" -mode gradient -output g.h5 \
     -checkpoint_ram 2 -checkpoint_disk 2 -progress_interval 0 -quiet false >g.log 2>&1 &
   local pid=$! rc
@@ -28,7 +29,9 @@ stop_at() {
   rc=$?
   grep -v "^adjoint step\|^forward step" g.log | tail -n 5
   [ "$rc" -eq 85 ] || fail "$1: exit status $rc, expected 85"
-  grep -q "gradient run stopped by a signal at step [0-9]*; .* run it again" g.log || fail "$1: no message"
+  grep -Eq "gradient run stopped by a signal at step [0-9]*; .*(run it again|continue with -restart g-restart.h5)" g.log ||
+    fail "$1: no message"
+  if grep -q "continue with -restart" g.log; then [ -f g-restart.h5 ] || fail "$1: no resume file g-restart.h5"; fi
   [ -e g.h5 ] && fail "$1: an interrupted gradient run left a complete-looking g.h5"
   [ -e g-checkpoints.h5 ] && fail "$1: the checkpoint file was left behind"
   [ -e g.h5.partial ] || fail "$1: no g.h5.partial"
