@@ -3,7 +3,7 @@
 # solve and against the ordinary unsteady revolve gradient of the same run (same dt, the same n steps the steady
 # march took, the objective at the last step), on one rank. Figures: wall time, forward steps and step-adjoint
 # applications (-log_view events StepperStep and StepperStepAdj), peak memory. Not a test.
-# usage: bench/steady_adjoint.sh [cases]   (cylinder cavity transport by default; a few minutes on 2 cores;
+# usage: bench/steady_adjoint.sh [cases]   (cylinder transport by default; a few minutes on 2 cores;
 #        report in bench/results/steady_adjoint-*.txt)
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
@@ -38,15 +38,10 @@ print(int(a['steady_adjoint_iterations'][0]) if 'steady_adjoint_iterations' in a
 }
 
 cyl=$root/tests/adjoint/steady_cylinder.yaml
-cav=$root/inputs/fluid_gradient_check.yaml
 tr=$root/tests/app/small.yaml
-cases=${*:-cylinder cavity transport}
+cases=${*:-cylinder transport}
 # Brinkman cylinder, Re 20, drag, 16 cells per diameter (64 x 32)
 [[ " $cases " == *" cylinder "* ]] && bench_case cylinder fluid 1e-8 20 1024 -options_file "$cyl" -fluid_grid 64,32
-# lid-driven cavity, Re 100, 32 x 32, kinetic energy at the final step
-[[ " $cases " == *" cavity "* ]] && bench_case cavity fluid 1e-8 40 2048 -options_file "$cav" -fluid_grid 32,32 \
-  -fluid_objective_window 40,40 \
-  -adjoint_params nu,bc_velocity
 # advection-diffusion with a source (Dirichlet and Neumann walls), final-time target = its own steady state at
 # another source
 [[ " $cases " == *" transport "* ]] && run transport-target 1 -options_file "$tr" -transport_kappa 0.05 -transport_source gaussian \
