@@ -49,6 +49,14 @@ PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv);
     last run stopped. Collective. @*/
 PetscErrorCode AdjDriverRecordFinalStep(AdjDriver drv, const char group[]);
 
+/*@ AdjDriverGetSteadyAdjoint - whether -adjoint_steady is on. Not collective. @*/
+PetscErrorCode AdjDriverGetSteadyAdjoint(AdjDriver drv, PetscBool *on);
+/*@ AdjDriverCheckSteadyGradient - with -adjoint_steady, refuses (PETSC_ERR_USER_INPUT, naming the option) what a
+    steady gradient cannot do: no -steady_tol, a solver without a steady state or with an objective term tied to
+    particular steps, an active parameter block that only sets the initial state. No-op without -adjoint_steady.
+    Collective. @*/
+PetscErrorCode AdjDriverCheckSteadyGradient(AdjDriver drv);
+
 /*@ AdjDriverForward - runs the model at design p, J = objective. With an output set, writes fields
     at output steps, restart files at the restart interval and the final state; honours -restart.
     Collective. @*/

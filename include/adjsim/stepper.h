@@ -92,6 +92,23 @@ PetscErrorCode AdjStepperHasObjective(AdjStepper stepper, PetscBool *has);
     step (*known), and if so the description of such a term (*term, NULL if none). Runs that stop early
     (-steady_tol) need *known and no such term. Not collective. @*/
 PetscErrorCode AdjStepperGetFinalStepObjective(AdjStepper stepper, PetscBool *known, const char **term);
+/* What a steady state x* = Phi_k(x*) means for a solver (-adjoint_steady, src/adjoint/steady.c, docs/steady.md),
+   given by its optional operation setsteady, which also switches its objective to the steady form:
+     J_steady(p) = J_k(Phi_k(x*, p), p) + R(p),
+   the objective of a run that sits at x* for ever, as one step's term (a final-time term as it is; a term averaged
+   over a window of steps is then taken at one step of the window with the weight of the whole average). */
+typedef struct {
+  AdjStepIndex k;         /* the step whose objective term is the steady objective */
+  const char  *objective; /* NULL, or an objective term with no steady meaning (tied to particular steps): refused */
+  const char  *nosteady;  /* NULL, or why the step has no steady state (forcing that depends on time, no damping):
+                             refused */
+  const char *initial[4]; /* names of the parameter blocks that only set the initial state (NULL-terminated): a
+                             unique steady state does not depend on them, so steady gradients refuse them */
+} AdjSteadyInfo;
+/*@ AdjStepperSetSteady - *known: whether the solver says what a steady state means for it (operation setsteady);
+    if so it switches its objective to the steady form (idempotent; for the rest of its life) and fills info as
+    above. Not collective. @*/
+PetscErrorCode AdjStepperSetSteady(AdjStepper stepper, PetscBool *known, AdjSteadyInfo *info);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
 /*@ AdjStepperCanSaveGradient - whether a gradient in progress can be saved and continued: the type declares all

@@ -30,7 +30,7 @@
  * zerogradient, and fieldvalues for a solver that describes fields (it should: without them it writes no run file and
  * cannot restart).  The adjoint set (stepadjoint, objectiveadjoint, initialstateadjoint, hasobjective) is all or
  * nothing.  Optional: setup, view, regularization, monitor, restartstate, writeparameters, writegradient,
- * readparameters (the last three for what lies beyond the parameter blocks). */
+ * readparameters (the last three for what lies beyond the parameter blocks), setsteady (-adjoint_steady). */
 #pragma once
 
 #include <adjsim/stepper.h>
@@ -68,6 +68,9 @@ typedef struct {
   PetscErrorCode (*objectivefinalstep)(void *ctx, const char **term); /* optional: a description of an objective
      term tied to the time axis's last step N (a final-time target...), or NULL if none; a run whose length is
      decided while running (-steady_tol) needs this op and no such term */
+  PetscErrorCode (*setsteady)(void *ctx, AdjSteadyInfo *info);        /* optional: what a steady state means for this
+            solver (include/adjsim/stepper.h): the step of its steady objective, and what has no steady meaning; switches the
+            objective to its steady form (idempotent); without it -adjoint_steady is refused */
 } AdjStepperOps;
 
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations

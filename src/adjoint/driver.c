@@ -61,7 +61,7 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
       "max(||x_k||_inf, 1e-300)) < tol [1/s], infinity norms over the whole state vector; the time axis's steps "
       "become the maximum. The gradient is that of J for the final n reached (the stopping decision is not "
       "differentiated); -checkpoint_type online finds n in the gradient's own sweep, revolve and all run the "
-      "forward model first. 0: off",
+      "forward model first; with -adjoint_steady the steady state's tolerance. 0: off",
       "", drv->steady_tol, &drv->steady_tol, NULL));
   drv->ntest_stops = 8;
   PetscCall(PetscOptionsIntArray("-gradient_test_stop_after",
@@ -77,6 +77,7 @@ PetscErrorCode AdjDriverSetFromOptions(AdjDriver drv)
   PetscCheck(drv->fd_h > 0, drv->comm, PETSC_ERR_USER_INPUT, "-adjoint_fd_h must be > 0, got %g", (double)drv->fd_h);
   PetscCheck(drv->progress_interval >= 0, drv->comm, PETSC_ERR_USER_INPUT, "-progress_interval must be >= 0");
   PetscCall(AdjCheckpointSetFromOptions(drv->ckpt));
+  PetscCall(AdjDriverSteadySetFromOptions(drv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -138,7 +139,7 @@ PetscErrorCode AdjDriverSetGradientResumable(AdjDriver drv, PetscBool flag)
 
   PetscFunctionBeginUser;
   if (flag) PetscCall(AdjStepperCanSaveGradient(drv->stepper, &can));
-  drv->resumable = (PetscBool)(flag && can);
+  drv->resumable = (PetscBool)(flag && can && !drv->steady.on); /* a steady gradient holds no sweep to save */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -208,7 +209,7 @@ static PetscErrorCode AdjDriverGetSteps(AdjDriver drv, AdjStepIndex *n, PetscRea
  *   ||x_k - x_{k-1}||_inf < tol dt max(||x_k||_inf, 1e-300),
  * the relative rate of change [1/s] below tol, multiplied out so that no division can overflow. The norms are
  * global reductions, so every rank takes the same decision. Off without -steady_tol and with fixed steps. */
-static PetscErrorCode AdjDriverSteadyReached(AdjDriver drv, Vec xnew, Vec xold, PetscReal dt, PetscBool *stop)
+PetscErrorCode AdjDriverSteadyReached(AdjDriver drv, Vec xnew, Vec xold, PetscReal dt, PetscBool *stop)
 {
   PetscReal dnorm, xnorm;
 
@@ -237,6 +238,7 @@ PetscErrorCode AdjDriverRecordFinalStep(AdjDriver drv, const char group[])
   PetscCall(AdjOutputSetAttributeInts(drv->out, group, "final_step", 1, &n));
   PetscCall(AdjOutputSetAttributeReal(drv->out, group, "final_time", (PetscReal)n * dt));
   PetscCall(AdjOutputSetAttribute(drv->out, group, "stop_reason", drv->steady_stopped ? "steady_tol" : "max_steps"));
+  PetscCall(AdjDriverSteadyRecord(drv, group));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,6 +259,7 @@ PetscErrorCode AdjDriverDestroy(AdjDriver *drv)
   PetscCall(VecDestroy(&(*drv)->lamprev));
   PetscCall(VecDestroy(&(*drv)->dx));
   PetscCall(AdjCheckpointDestroy(&(*drv)->ckpt));
+  PetscCall(AdjDriverSteadyDestroy(*drv));
   PetscCall(PetscFree(*drv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -292,7 +295,7 @@ PetscErrorCode AdjProgressUpdate(AdjProgress *pr, MPI_Comm comm, const char labe
 }
 
 /* Output for step k of a forward run: fields at output steps, a restart file at the restart interval. */
-static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
+PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
 {
   PetscBool yes;
 
@@ -313,7 +316,7 @@ static PetscErrorCode AdjDriverOutputStep(AdjDriver drv, AdjStepIndex k, AdjStep
  * looks at every component (the fluid's pressure too), so every state the forward loop keeps is finite and
  * the "last good state" written when a step goes bad is finite (issue 16: a non-finite initial state was
  * once saved as the last good one). Once per run. Collective. */
-static PetscErrorCode AdjDriverCheckInitialFinite(AdjDriver drv, AdjStepIndex k0, Vec x)
+PetscErrorCode AdjDriverCheckInitialFinite(AdjDriver drv, AdjStepIndex k0, Vec x)
 {
   const PetscScalar *a;
   PetscInt           n, rstart;
@@ -341,7 +344,7 @@ static PetscErrorCode AdjDriverCheckInitialFinite(AdjDriver drv, AdjStepIndex k0
  * x_k is finite (AdjStepperCheckState passed at step k), so this file, written now, is the newest state a
  * user on a cluster can continue from; it replaces (atomically) the restart file of an earlier restart
  * step, which held an older good state. */
-static PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
+PetscErrorCode AdjDriverSaveLastGood(AdjDriver drv, AdjStepIndex k, AdjStepIndex n, PetscReal dt)
 {
   PetscBool   yes;
   const char *path;
@@ -406,6 +409,8 @@ PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv)
   AdjStepperType type;
 
   PetscFunctionBeginUser;
+  if (drv->steady.on) PetscCall(AdjDriverSteadyCheck(drv)); /* the steady mode's own conditions (steady.c) */
+  if (drv->steady.on) PetscFunctionReturn(PETSC_SUCCESS);
   if (drv->steady_tol <= 0 || drv->fixed_steps > 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperHasObjective(drv->stepper, &has));
   if (!has) PetscFunctionReturn(PETSC_SUCCESS);
@@ -424,7 +429,7 @@ PetscErrorCode AdjDriverCheckSteadySupported(AdjDriver drv)
 }
 
 /* With -steady_tol, one line saying where the run stopped and why. */
-static PetscErrorCode AdjDriverReportStop(AdjDriver drv, PetscReal dt)
+PetscErrorCode AdjDriverReportStop(AdjDriver drv, PetscReal dt)
 {
   PetscFunctionBeginUser;
   if (drv->steady_tol <= 0 || drv->fixed_steps > 0 || drv->quiet) PetscFunctionReturn(PETSC_SUCCESS);
@@ -443,6 +448,8 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
   const PetscBool out = (PetscBool)(write_output && drv->out);
 
   PetscFunctionBeginUser;
+  if (drv->steady.on) PetscCall(AdjDriverSteadyForward(drv, p, write_output, J)); /* -adjoint_steady (steady.c) */
+  if (drv->steady.on) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjDriverCheckSteadySupported(drv));
   PetscCall(PetscLogEventBegin(ADJ_Forward, 0, 0, 0, 0));
   PetscCall(AdjDriverGetSteps(drv, &n, &dt));
@@ -636,6 +643,8 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g)
   PetscBool        stop = PETSC_FALSE, online, resume;
 
   PetscFunctionBeginUser;
+  if (drv->steady.on) PetscCall(AdjDriverSteadyGradient(drv, p, J, g)); /* -adjoint_steady (steady.c) */
+  if (drv->steady.on) PetscFunctionReturn(PETSC_SUCCESS);
   drv->interrupted_at = -1;
   drv->final_step     = -1;
   PetscCall(AdjDriverCheckSteadySupported(drv));

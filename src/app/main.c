@@ -241,6 +241,7 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
   AdjParams      params;
   AdjStepperType type;
   PetscReal      steady_tol;
+  PetscBool      steady_adjoint;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetType(st, &type));
@@ -251,10 +252,14 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
   PetscCheck(nactive > 0, comm, PETSC_ERR_USER_INPUT,
              "-mode %s needs parameters to differentiate, but -adjoint_params selects none", AdjModes[ro->mode]);
   PetscCall(AdjDriverGetSteadyTol(drv, &steady_tol));
-  PetscCheck(steady_tol == 0 || ro->mode != MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
+  PetscCall(AdjDriverGetSteadyAdjoint(drv, &steady_adjoint)); /* J at the steady state: smooth in the design */
+  PetscCall(AdjDriverCheckSteadyGradient(drv));
+  PetscCheck(steady_tol == 0 || steady_adjoint || ro->mode != MODE_OPTIMIZE, comm, PETSC_ERR_USER_INPUT,
              "-steady_tol %g cannot be used with -mode optimize: the run length would change with the design, so J "
              "jumps between iterates and the line search compares runs of different lengths; run the optimization "
-             "with a fixed -<physics>_steps (e.g. the final step a -mode gradient run with -steady_tol reports)",
+             "with a fixed -<physics>_steps (e.g. the final step a -mode gradient run with -steady_tol reports), or "
+             "optimize the "
+             "steady state with -adjoint_steady",
              (double)steady_tol);
   PetscCall(AdjDriverGetRestart(drv, &restart));
   if (ro->mode == MODE_GRADIENT) PetscCall(AdjDriverSetGradientResumable(drv, PETSC_TRUE));

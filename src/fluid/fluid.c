@@ -185,6 +185,26 @@ static PetscErrorCode FluidObjectiveFinalStep(void *ctx, const char **term)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The steady objective (-adjoint_steady): the step is time-invariant, and the energy, enstrophy and force terms
+   are averaged over the window's steps (or taken at the final step alone), so at a steady state the average is the
+   term of any one step: the window collapses to its last step, klast, with weight 1 (idempotent). Observations are
+   snapshots of a transient at particular steps, with no steady meaning. u0, v0 only set the initial state. */
+static PetscErrorCode FluidSetSteady(void *ctx, AdjSteadyInfo *info)
+{
+  Fluid fl = (Fluid)ctx;
+
+  PetscFunctionBeginUser;
+  fl->obj.kfirst  = fl->obj.klast;
+  fl->obj.nwindow = 1;
+  info->k         = fl->obj.klast;
+  info->objective = fl->obj.nobs > 0 ? "the misfit to observed velocities at particular steps (-fluid_obs_file)" : NULL;
+  info->nosteady  = NULL;
+  info->initial[0] = "u0";
+  info->initial[1] = "v0";
+  info->initial[2] = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FluidZeroGradient(void *ctx)
 {
   Fluid fl = (Fluid)ctx;
@@ -488,6 +508,7 @@ static const AdjStepperOps FluidOps = {
     .objectiveadjoint    = FluidObjectiveAdjoint,
     .hasobjective        = FluidHasObjective,
     .objectivefinalstep  = FluidObjectiveFinalStep,
+    .setsteady           = FluidSetSteady,
     .zerogradient        = FluidZeroGradient,
     .checkstate          = FluidCheckState,
     .fieldvalues         = FluidFieldValues,

@@ -233,6 +233,17 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -adjoint_steady: MPM has no damping (docs/mpm.md, "Not yet done"), so an elastic body oscillates about its static
+   equilibrium and is only slowly damped by the transfers: no steady state is reached by marching. */
+static PetscErrorCode MPMSetSteady(void *ctx, AdjSteadyInfo *info)
+{
+  PetscFunctionBeginUser;
+  (void)ctx;
+  info->nosteady = "MPM has no damping: an elastic body oscillates about its static equilibrium instead of settling "
+                   "into it (docs/mpm.md)";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .destroy             = MPMDestroy,
                                      .initialstateadjoint = MPMInitialStateAdjoint,
@@ -242,6 +253,7 @@ static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .objectiveadjoint    = MPMObjectiveAdjoint,
                                      .regularization      = MPMRegularization,
                                      .hasobjective        = MPMHasObjective,
+                                     .setsteady           = MPMSetSteady,
                                      .zerogradient        = MPMZeroGradient,
                                      .checkstate          = MPMCheckState,
                                      .fieldvalues         = MPMFieldValues,

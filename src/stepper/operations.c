@@ -158,6 +158,16 @@ PetscErrorCode AdjStepperGetFinalStepObjective(AdjStepper st, PetscBool *known, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjStepperSetSteady(AdjStepper st, PetscBool *known, AdjSteadyInfo *info)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperReady(st));
+  *known = (PetscBool) !!st->ops.setsteady;
+  *info  = (AdjSteadyInfo){.k = st->nsteps};
+  if (st->ops.setsteady) PetscCall(st->ops.setsteady(st->ctx, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjStepperZeroGradient(AdjStepper st)
 {
   PetscFunctionBeginUser;

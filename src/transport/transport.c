@@ -65,6 +65,22 @@ static PetscErrorCode TransportObjectiveFinalStep(void *ctx, const char **term)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The steady objective (-adjoint_steady): the final-time target at the last step, as it is. Observations are
+   snapshots of a transient at particular steps; a velocity interpolated in time between a fluid run's output steps
+   makes the step depend on k. The initial field only sets the initial state. */
+static PetscErrorCode TransportSetSteady(void *ctx, AdjSteadyInfo *info)
+{
+  Transport tr = (Transport)ctx;
+
+  PetscFunctionBeginUser;
+  info->k          = tr->nsteps;
+  info->objective  = tr->obj.nobs > 0 ? "the misfit to observations at particular steps (-transport_obs_file)" : NULL;
+  info->nosteady   = tr->unsteady.n ? "the velocity changes with time (-transport_velocity_unsteady)" : NULL;
+  info->initial[0] = "initial";
+  info->initial[1] = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Stops a run whose state holds NaN or Inf, naming the step, time and the first bad cell. */
 static PetscErrorCode TransportCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
@@ -329,6 +345,7 @@ static const AdjStepperOps TransportOps = {
     .objectiveadjoint    = TransportMisfitAdjoint,
     .hasobjective        = TransportHasObjective,
     .objectivefinalstep  = TransportObjectiveFinalStep,
+    .setsteady           = TransportSetSteady,
     .checkstate          = TransportCheckState,
     .fieldvalues         = TransportFieldValues,
     .writeparameters     = TransportWriteVelocity,
