@@ -23,6 +23,7 @@
 #pragma once
 
 #include <adjsim/fields.h>
+#include <adjsim/geometry.h>
 #include <adjsim/params.h>
 #include <petscviewer.h>
 
@@ -92,6 +93,13 @@ PetscErrorCode AdjStepperHasObjective(AdjStepper stepper, PetscBool *has);
     step (*known), and if so the description of such a term (*term, NULL if none). Runs that stop early
     (-steady_tol) need *known and no such term. Not collective. @*/
 PetscErrorCode AdjStepperGetFinalStepObjective(AdjStepper stepper, PetscBool *known, const char **term);
+/*@ AdjStepperSelectObjective - the objective becomes the solver's output functional `name` alone (flow
+    constraints: "lift", "drag", "lift_to_drag"); *known is false (and nothing changes) when the solver has none
+    of that name or no such operation; name NULL restores the configured objective. Collective. @*/
+PetscErrorCode AdjStepperSelectObjective(AdjStepper stepper, const char name[], PetscBool *known);
+/*@ AdjStepperGetShape - the solver's body shape at the current parameters (NULL if it has none or does not
+    say) and the parameter block holding the shape entries p[3..np). Not collective. @*/
+PetscErrorCode AdjStepperGetShape(AdjStepper stepper, const AdjShape **shape, const char **block);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
 PetscErrorCode AdjStepperCheckState(AdjStepper stepper, AdjStepIndex k, Vec x); /* NaN/Inf and blow-up guard */

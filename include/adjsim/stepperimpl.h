@@ -35,6 +35,7 @@
 
 #include <adjsim/stepper.h>
 #include <adjsim/fields.h>
+#include <adjsim/geometry.h>
 
 typedef struct {
   PetscErrorCode (*setfromoptions)(AdjStepper);    /* read the solver's options (prefixed) and build */
@@ -68,6 +69,13 @@ typedef struct {
   PetscErrorCode (*objectivefinalstep)(void *ctx, const char **term); /* optional: a description of an objective
      term tied to the time axis's last step N (a final-time target...), or NULL if none; a run whose length is
      decided while running (-steady_tol) needs this op and no such term */
+  /* Design constraints (src/optim/constraints.c), both optional: */
+  PetscErrorCode (*selectobjective)(void *ctx, const char *name, PetscBool *known); /* the objective becomes the
+     output functional `name` alone ("lift", "drag", "lift_to_drag": C_L, C_D, C_L/C_D over the objective's time
+     window), *known false if the solver has no such functional; name NULL restores the configured objective */
+  PetscErrorCode (*getshape)(void *ctx, const AdjShape **shape, const char **block); /* the body's shape (NULL if
+     none) at the current parameters, and the name of the parameter block holding its entries p[3..np) (the
+     entries past the position x0, y0 and the angle alpha) */
 } AdjStepperOps;
 
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations
