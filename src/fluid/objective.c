@@ -370,8 +370,8 @@ PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambd
     exists). Not collective. @*/
 PetscErrorCode FluidObjectiveSelect(void *ctx, const char name[], PetscBool *known)
 {
-  Fluid           fl = (Fluid)ctx;
-  FluidObjective *o  = &fl->obj;
+  Fluid           fl   = (Fluid)ctx;
+  FluidObjective *o    = &fl->obj;
   PetscReal      *w[5] = {&o->w_energy, &o->w_enstrophy, &o->w_drag, &o->w_lift, &o->w_ld};
   PetscInt        term = -1;
 

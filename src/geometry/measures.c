@@ -3,8 +3,8 @@
  * formulas of shapes.c (shapeimpl.h), so its derivatives in every shape parameter are exact to round-off. */
 #include "shapeimpl.h"
 
-const char *const AdjShapeMeasures[] = {"thickness", "max_thickness",   "area", "le_radius",
-                                        "te_angle",  "AdjShapeMeasure", "ADJ_SHAPE_MEASURE_", NULL};
+const char *const AdjShapeMeasures[] = {"thickness",       "max_thickness",      "area", "le_radius", "te_angle",
+                                        "AdjShapeMeasure", "ADJ_SHAPE_MEASURE_", NULL};
 
 #define ADJ_GAUSS_N 24 /* Gauss-Legendre points per interval: exact for polynomials of degree 47 */
 
@@ -61,8 +61,9 @@ static AdjDual AdjAreaDensity(const AdjShape *s, AdjDual sigma)
     AdjNaca4Point(s, sigma, 1.0, &xu, &yu);
     AdjNaca4Point(s, sigma, -1.0, &xl, &yl);
     dx = AdjDualSub(xu, xl), dy = AdjDualSub(yu, yl);
-    a  = AdjDualDiv(AdjDualAdd(AdjDualMul(dx, dx), AdjDualMul(dy, dy)), dy);
-  } else a = AdjThicknessAt(s, sigma);
+    a = AdjDualDiv(AdjDualAdd(AdjDualMul(dx, dx), AdjDualMul(dy, dy)), dy);
+  } else
+    a = AdjThicknessAt(s, sigma);
   return AdjDualMul(a, AdjDualScale(sigma, 2));
 }
 
@@ -95,8 +96,8 @@ static AdjDual AdjArea(const AdjShape *s)
  * (to 1e-12 in sigma; the value is flat there, so its error is of the order of 1e-24). */
 static PetscReal AdjMaxThicknessStation(const AdjShape *s)
 {
-  const PetscInt  n = 400;
-  const PetscReal g = 0.5 * (PetscSqrtReal(5.0) - 1);
+  const PetscInt  n    = 400;
+  const PetscReal g    = 0.5 * (PetscSqrtReal(5.0) - 1);
   PetscReal       best = -PETSC_MAX_REAL, sb = 0.5, a, b, c, d, fc, fd;
 
   for (PetscInt k = 1; k < n; k++) {
@@ -148,8 +149,8 @@ static AdjDual AdjTrailingEdgeAngle(const AdjShape *s)
   AdjDual a;
 
   if (s->type == ADJ_SHAPE_NACA4) {
-    const PetscReal k   = 0.2969 / 2 - 0.1260 - 2 * 0.3516 + 3 * 0.2843 - 4 * 0.1036;
-    const AdjDual   m   = AdjDualVar(s->p[P_SIZE + 1], P_SIZE + 1), p = AdjDualVar(s->p[P_SIZE + 2], P_SIZE + 2);
+    const PetscReal k = 0.2969 / 2 - 0.1260 - 2 * 0.3516 + 3 * 0.2843 - 4 * 0.1036;
+    const AdjDual   m = AdjDualVar(s->p[P_SIZE + 1], P_SIZE + 1), p = AdjDualVar(s->p[P_SIZE + 2], P_SIZE + 2);
     const AdjDual   dyt = AdjDualScale(AdjDualVar(s->p[P_SIZE + 3], P_SIZE + 3), 5 * k);
     const AdjDual   tn  = AdjDualDiv(AdjDualScale(m, -2), AdjDualShift(AdjDualScale(p, -1), 1));
     const AdjDual   cs  = AdjDualDiv(AdjDualConst(1), AdjDualSqrt(AdjDualShift(AdjDualMul(tn, tn), 1)));
@@ -164,7 +165,8 @@ static AdjDual AdjTrailingEdgeAngle(const AdjShape *s)
 PetscErrorCode AdjShapeMeasureCheck(MPI_Comm comm, const AdjShape *s, AdjShapeMeasure m, PetscReal station,
                                     const char option[])
 {
-  const PetscBool airfoil = (PetscBool)(s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT);
+  const PetscBool airfoil =
+      (PetscBool)(s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT);
 
   PetscFunctionBeginUser;
   PetscCheck(airfoil, comm, PETSC_ERR_USER_INPUT,

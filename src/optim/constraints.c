@@ -76,7 +76,8 @@ static PetscErrorCode AdjConstraintsAdd(AdjConstraints cs, const char kind[], Pe
   c->bound_set  = bset;
   if (!c->flow && c->measure == ADJ_SHAPE_MEASURE_THICKNESS)
     PetscCall(PetscSNPrintf(c->name, sizeof(c->name), "%s@%g", kind, (double)station));
-  else PetscCall(PetscStrncpy(c->name, kind, sizeof(c->name)));
+  else
+    PetscCall(PetscStrncpy(c->name, kind, sizeof(c->name)));
   PetscCall(PetscSNPrintf(c->option, sizeof(c->option), "-optimize_constraint_%s", kind));
   cs->n++;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -114,13 +115,14 @@ static PetscErrorCode AdjConstraintsKindFromOptions(AdjConstraints cs, const cha
              "-optimize_constraints lists thickness but %s is not given: the chord stations x/c, e.g. %s 0.3", opta,
              opta);
   PetscCheck(!vset || nv == 1 || nv == na, cs->comm, PETSC_ERR_USER_INPUT,
-             "%s has %" PetscInt_FMT " values for %" PetscInt_FMT " stations: give one for all or one per station", optv,
-             nv, na);
+             "%s has %" PetscInt_FMT " values for %" PetscInt_FMT " stations: give one for all or one per station",
+             optv, nv, na);
   if (vset) PetscCall(AdjCheckRealOptionArray(cs->comm, optv, nv, values, ADJ_REAL_FINITE, NULL));
   for (PetscInt s = 0; s < na; s++) {
     PetscCheck(!thick || (at[s] > 0 && at[s] < 1), cs->comm, PETSC_ERR_USER_INPUT,
                "%s %g: a chord station x/c must lie strictly between 0 and 1", opta, (double)at[s]);
-    PetscCall(AdjConstraintsAdd(cs, kind, k, (AdjConstraintSense)sense, at[s], vset, vset ? values[nv == 1 ? 0 : s] : 0));
+    PetscCall(
+        AdjConstraintsAdd(cs, kind, k, (AdjConstraintSense)sense, at[s], vset, vset ? values[nv == 1 ? 0 : s] : 0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -134,12 +136,13 @@ PetscErrorCode AdjConstraintsSetFromOptions(AdjConstraints cs)
   PetscFunctionBeginUser;
   cs->n = 0;
   PetscOptionsBegin(cs->comm, NULL, "Optimization: design constraints", "AdjConstraints");
-  PetscCall(PetscOptionsStringArray("-optimize_constraints",
-                                    "Design constraints, solved with TAO's augmented Lagrangian method (almm): flow "
-                                    "lift, drag, lift_to_drag (each one more forward and adjoint solve per evaluation); "
-                                    "geometric thickness, max_thickness, area, le_radius, te_angle (analytic); each "
-                                    "with -optimize_constraint_NAME eq|ge|le and -optimize_constraint_NAME_value",
-                                    "AdjConstraintsSetFromOptions", names, &n, &set));
+  PetscCall(
+      PetscOptionsStringArray("-optimize_constraints",
+                              "Design constraints, solved with TAO's augmented Lagrangian method (almm): flow "
+                              "lift, drag, lift_to_drag (each one more forward and adjoint solve per evaluation); "
+                              "geometric thickness, max_thickness, area, le_radius, te_angle (analytic); each "
+                              "with -optimize_constraint_NAME eq|ge|le and -optimize_constraint_NAME_value",
+                              "AdjConstraintsSetFromOptions", names, &n, &set));
   PetscOptionsEnd();
   if (!set) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt i = 0; i < n; i++) {
@@ -314,7 +317,8 @@ static PetscErrorCode AdjConstraintsEvaluateOne(AdjConstraints cs, PetscInt i, V
   AdjStepIndex stopped = -1;
 
   PetscFunctionBeginUser;
-  if (cs->c[i].flow) PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, v, g, &stopped));
+  if (cs->c[i].flow)
+    PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, v, g, &stopped));
   else {
     PetscCall(AdjStepperSetParameters(cs->st, p));
     PetscCall(AdjConstraintGeometric(cs, &cs->c[i], v, g));

@@ -61,31 +61,31 @@ typedef struct {
 } AdjOptConstraints;
 
 struct _p_AdjOptimizer {
-  MPI_Comm   comm;
-  AdjDriver  drv;
-  AdjStepper stepper;
-  Tao        tao;
-  AdjOutput  out;
-  PetscBool  quiet, interruptible, resumed;
-  PetscBool  legacy; /* resumed from a restart file without a usable log: at its last iterate, memory lost */
-  PetscInt   evaluations, offset, interrupted_at;
-  AdjHistory history; /* the iterations recorded (monitor) */
-  AdjHistory stored;  /* a replaying run: the history of the restart file, which the replay must reproduce */
-  AdjEvalLog log;
-  PetscInt   nreplay;   /* evaluations answered from the log (a resumed run), 0 otherwise */
-  PetscBool  announced; /* the end of the replay was reported */
-  PetscBool  stopping;  /* a stop was decided: later requests are answered without running the model */
-  PetscInt   drained;   /* requests answered so */
-  char       restart[PETSC_MAX_PATH_LEN];
-  Vec        ordered;             /* the design in block order (/optimization/design) */
-  VecScatter toblocks;            /* design -> ordered (AdjParamsCreateBlockOrder) */
-  Vec        row;                 /* ordered, whole on every rank */
-  VecScatter toall;               /* ordered -> row */
-  Vec        accepted;            /* the last iterate TAO reported: /parameters of the restart file */
-  Vec        lower, upper;        /* the bounds of the design */
-  PetscInt   test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
-  PetscInt   restart_every;       /* write the restart file after every this many iterations (0: on a signal only) */
-  PetscBool  test_reverse;        /* ... in its reverse sweep rather than its forward sweep */
+  MPI_Comm          comm;
+  AdjDriver         drv;
+  AdjStepper        stepper;
+  Tao               tao;
+  AdjOutput         out;
+  PetscBool         quiet, interruptible, resumed;
+  PetscBool         legacy; /* resumed from a restart file without a usable log: at its last iterate, memory lost */
+  PetscInt          evaluations, offset, interrupted_at;
+  AdjHistory        history; /* the iterations recorded (monitor) */
+  AdjHistory        stored;  /* a replaying run: the history of the restart file, which the replay must reproduce */
+  AdjEvalLog        log;
+  PetscInt          nreplay;   /* evaluations answered from the log (a resumed run), 0 otherwise */
+  PetscBool         announced; /* the end of the replay was reported */
+  PetscBool         stopping;  /* a stop was decided: later requests are answered without running the model */
+  PetscInt          drained;   /* requests answered so */
+  char              restart[PETSC_MAX_PATH_LEN];
+  Vec               ordered;             /* the design in block order (/optimization/design) */
+  VecScatter        toblocks;            /* design -> ordered (AdjParamsCreateBlockOrder) */
+  Vec               row;                 /* ordered, whole on every rank */
+  VecScatter        toall;               /* ordered -> row */
+  Vec               accepted;            /* the last iterate TAO reported: /parameters of the restart file */
+  Vec               lower, upper;        /* the bounds of the design */
+  PetscInt          test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
+  PetscInt          restart_every; /* write the restart file after every this many iterations (0: on a signal only) */
+  PetscBool         test_reverse;  /* ... in its reverse sweep rather than its forward sweep */
   AdjOptConstraints cons;
 };
 
@@ -467,7 +467,8 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
     const PetscReal m = (PetscReal)opt->log.m;
     PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_constraint_count", "1", 1, &m));
     if (opt->log.count) {
-      PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_constraints", "1", opt->log.count * opt->log.m, opt->log.c));
+      PetscCall(
+          AdjOutputWriteOptimizationArray(r, "evaluation_constraints", "1", opt->log.count * opt->log.m, opt->log.c));
       PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_constraint_gradients", "1",
                                                 opt->log.count * opt->log.m * opt->log.n, opt->log.J));
     }
@@ -496,7 +497,8 @@ static PetscErrorCode AdjOptimizerGetMultipliers(AdjOptimizer opt, Tao tao, Pets
     PetscCall(TaoALMMGetDualIS(tao, &is[0], &is[1]));
     PetscCall(VecGetSubVector(Y, is[0], &part[0]));
     PetscCall(VecGetSubVector(Y, is[1], &part[1]));
-  } else part[opt->cons.neq ? 0 : 1] = Y;
+  } else
+    part[opt->cons.neq ? 0 : 1] = Y;
   for (PetscInt s = 0; s < 2; s++) {
     const PetscScalar *a;
     if (!part[s]) continue;
@@ -526,8 +528,8 @@ static PetscErrorCode AdjOptimizerGetMultipliers(AdjOptimizer opt, Tao tao, Pets
  * entry is at x (TAOALMM evaluates its iterate last); NaN if it is not. Collective. */
 static PetscErrorCode AdjOptimizerKKTResidual(AdjOptimizer opt, Vec x, const PetscReal y[], PetscReal *kkt)
 {
-  const AdjEvalLog *l = &opt->log;
-  const PetscInt    k = opt->evaluations - 1; /* the last evaluation, replayed or not */
+  const AdjEvalLog *l      = &opt->log;
+  const PetscInt    k      = opt->evaluations - 1; /* the last evaluation, replayed or not */
   PetscReal         infeas = 0, dual = 0, compl = 0, gl;
   Vec               gL;
   PetscBool         same;
@@ -545,7 +547,8 @@ static PetscErrorCode AdjOptimizerKKTResidual(AdjOptimizer opt, Vec x, const Pet
     PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, NULL, NULL));
     PetscCall(AdjOptimizerTaoForm(opt, i, &c, &sign));
     PetscCall(VecAXPY(gL, sign * y[i], opt->cons.grad[i]));
-    if (sense == ADJ_CONSTRAINT_EQ) infeas += c * c;
+    if (sense == ADJ_CONSTRAINT_EQ)
+      infeas += c * c;
     else {
       infeas += PetscSqr(PetscMin(c, 0));
       dual += PetscSqr(PetscMax(y[i], 0));
@@ -555,14 +558,14 @@ static PetscErrorCode AdjOptimizerKKTResidual(AdjOptimizer opt, Vec x, const Pet
   PetscCall(VecBoundGradientProjection(gL, x, opt->lower, opt->upper, gL));
   PetscCall(VecNorm(gL, NORM_2, &gl));
   PetscCall(VecDestroy(&gL));
-  *kkt = PetscMax(PetscMax(gl, PetscSqrtReal(infeas)), PetscMax(PetscSqrtReal(dual), PetscSqrtReal(compl)));
+  *kkt = PetscMax(PetscMax(gl, PetscSqrtReal(infeas)), PetscMax(PetscSqrtReal(dual), PetscSqrtReal(compl )));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Violation of constraint i at the cached values: |v - b| (eq), max(b - v, 0) (ge), max(v - b, 0) (le). */
 static PetscErrorCode AdjOptimizerViolation(AdjOptimizer opt, PetscInt i, PetscReal *viol)
 {
-  PetscReal c = 0, sign = 1;
+  PetscReal          c = 0, sign = 1;
   AdjConstraintSense sense;
 
   PetscFunctionBeginUser;
@@ -578,7 +581,7 @@ static PetscErrorCode AdjOptimizerViolation(AdjOptimizer opt, PetscInt i, PetscR
 static PetscErrorCode AdjOptimizerRecordConstraints(AdjOptimizer opt, Tao tao, Vec x, PetscInt it, PetscReal f,
                                                     PetscReal gnorm, PetscBool print)
 {
-  const PetscInt m = opt->cons.m, ncol = 5 + 3 * m;
+  const PetscInt m = opt->cons.m, ncol                                    = 5 + 3 * m;
   PetscReal      row[5 + 3 * ADJ_MAX_CONSTRAINTS], y[ADJ_MAX_CONSTRAINTS] = {0}, vmax = 0, kkt;
   char           columns[4096] = "iteration,objective,lagrangian_gradient_norm,kkt_residual,max_violation";
 
@@ -601,7 +604,8 @@ static PetscErrorCode AdjOptimizerRecordConstraints(AdjOptimizer opt, Tao tao, V
   row[0] = it, row[1] = f, row[2] = gnorm, row[3] = kkt, row[4] = vmax;
   if (opt->out) PetscCall(AdjOutputAppendHistory(opt->out, "constraints", columns, ncol, 1, row));
   if (print && !opt->quiet) {
-    PetscCall(PetscPrintf(opt->comm, "optimize:     KKT residual %.3e  max violation %.3e ", (double)kkt, (double)vmax));
+    PetscCall(
+        PetscPrintf(opt->comm, "optimize:     KKT residual %.3e  max violation %.3e ", (double)kkt, (double)vmax));
     for (PetscInt i = 0; i < m; i++) {
       const char *name;
       PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, &name, NULL, NULL, NULL));
@@ -747,8 +751,10 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
   PetscCall(AdjDriverIsQuiet(opt->drv, &opt->quiet));
   PetscCall(AdjConstraintsSetFromOptions(opt->cons.set));
   PetscCall(AdjConstraintsGetSize(opt->cons.set, &opt->cons.m, &opt->cons.neq, &opt->cons.nin));
-  if (opt->cons.m) PetscCall(AdjOptimizerSetFromOptionsConstrained(opt));
-  else PetscCall(TaoSetFromOptions(opt->tao));
+  if (opt->cons.m)
+    PetscCall(AdjOptimizerSetFromOptionsConstrained(opt));
+  else
+    PetscCall(TaoSetFromOptions(opt->tao));
   PetscCall(TaoGetType(opt->tao, &type));
   for (size_t i = 0; i < sizeof(AdjOptimizerMethods) / sizeof(AdjOptimizerMethods[0]) && !ok; i++)
     PetscCall(PetscStrcmp(type, AdjOptimizerMethods[i], &ok));
@@ -759,7 +765,8 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
              type);
   PetscCheck(ok, opt->comm, PETSC_ERR_USER_INPUT,
              "-tao_type %s is not supported: adjsim gives TAO the objective and its gradient only (no Hessian or "
-             "residuals; constraints with -optimize_constraints and -tao_type almm), and resumes interrupted optimizations exactly with the methods tested so: "
+             "residuals; constraints with -optimize_constraints and -tao_type almm), and resumes interrupted "
+             "optimizations exactly with the methods tested so: "
              "blmvm (default), lmvm, bqnls, bqnkls, bqnktr, bqnktl, bncg, cg, nm (docs/cluster.md)",
              type);
   PetscOptionsBegin(opt->comm, NULL, "Optimization: interruption points for tests", "AdjOptimizer");
@@ -848,7 +855,8 @@ static PetscErrorCode AdjOptimizerReadLogConstraints(AdjOptimizer opt, const cha
     PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_constraint_count", &k, &m));
     k = k == 1 ? (PetscInt)m[0] : -1;
     PetscCall(PetscFree(m));
-  } else k = 0;
+  } else
+    k = 0;
   PetscCheck(k == opt->cons.m, opt->comm, PETSC_ERR_USER_INPUT,
              "-restart %s comes from an optimization with %" PetscInt_FMT " constraints, this run has %" PetscInt_FMT
              ": resume with the options of the interrupted run (-optimize_constraints ...)",
