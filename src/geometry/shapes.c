@@ -7,7 +7,6 @@
 const char *const AdjShapeTypes[] = {"circle", "ellipse",      "naca4",      "cst", "plane",
                                      "dat",    "AdjShapeType", "ADJ_SHAPE_", NULL};
 
-
 /* Body-frame coordinates (X, Y) of the world point (x, y): translate to the reference point, turn
  * by +alpha (the body is turned by -alpha), so that the body's own axis is X. */
 static void AdjShapeBodyFrame(const AdjShape *s, PetscReal x, PetscReal y, AdjDual *X, AdjDual *Y)
