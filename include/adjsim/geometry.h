@@ -107,3 +107,39 @@ void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, con
 /*@ AdjShapeThickness - smallest width of the body across its axis [m] (for resolution warnings),
     and its reference length (diameter, 2a, chord) [m]. Not collective. @*/
 void AdjShapeSizes(const AdjShape *s, PetscReal *thickness, PetscReal *reflength);
+
+/* Geometric measures of airfoils (naca4, cst, dat), the quantities of geometric design constraints, in units
+ * of the chord (so that a change of chord leaves them alone), computed in the dual numbers of the shape
+ * formulas so that their derivatives in the shape parameters are exact (src/geometry/measures.c):
+ *   thickness       at the chord station x/c: cst and dat yu - yl (vertical, body frame); naca4 the NACA
+ *                   thickness 2 y_t laid off normal to the camber line (the distance between the upper and
+ *                   lower points of the station)                                             [1: t/c]
+ *   max_thickness   the largest thickness over 0 < x/c < 1 (the station found by golden-section search; the
+ *                   derivative is the thickness derivative there: at a smooth interior maximum the station's
+ *                   own change does not contribute)                                           [1]
+ *   area            cross-section area / c^2: cst, dat the integral of yu - yl over x/c; naca4 the integral
+ *                   of 2 y_t sqrt(1 + yc'^2) (the exact area between the offset curves), by Gauss-Legendre
+ *                   quadrature in sigma = sqrt(x/c) (exact for cst; naca4 split at the camber position) [1]
+ *   le_radius       leading-edge radius / c: naca4 (5 * 0.2969 t)^2 / 2 = 1.1019 t^2 (the thickness
+ *                   distribution's); cst the mean of the two surfaces' A_0^2 / 2                [1]
+ *   te_angle        trailing-edge wedge angle [degrees]: naca4 2 atan(-y_t'(1) cos theta_TE); cst
+ *                   atan(Au_n) - atan(Al_n)
+ * Trailing-edge thickness is zero for every family (closed trailing edges): not offered. */
+typedef enum {
+  ADJ_SHAPE_MEASURE_THICKNESS,
+  ADJ_SHAPE_MEASURE_MAX_THICKNESS,
+  ADJ_SHAPE_MEASURE_AREA,
+  ADJ_SHAPE_MEASURE_LE_RADIUS,
+  ADJ_SHAPE_MEASURE_TE_ANGLE
+} AdjShapeMeasure;
+extern const char *const AdjShapeMeasures[];
+
+/*@ AdjShapeMeasureCheck - refuses (PETSC_ERR_USER_INPUT on comm, naming `option`) a measure the shape's family
+    does not define, or a thickness station outside (0, 1). Collective. @*/
+PetscErrorCode AdjShapeMeasureCheck(MPI_Comm comm, const AdjShape *s, AdjShapeMeasure m, PetscReal station,
+                                    const char option[]);
+
+/*@ AdjShapeMeasureEvaluate - the measure m of the shape (station: the chord fraction of a thickness) and, if
+    grad is not NULL, grad[i] = d value / d p_i for i < np. Not collective. @*/
+void AdjShapeMeasureEvaluate(const AdjShape *s, AdjShapeMeasure m, PetscReal station, PetscReal *value,
+                             PetscReal grad[]);

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <adjsim/fields.h>
+#include <adjsim/geometry.h>
 #include <adjsim/params.h>
 #include <petscviewer.h>
 
@@ -109,6 +110,13 @@ typedef struct {
     if so it switches its objective to the steady form (idempotent; for the rest of its life) and fills info as
     above. Not collective. @*/
 PetscErrorCode AdjStepperSetSteady(AdjStepper stepper, PetscBool *known, AdjSteadyInfo *info);
+/*@ AdjStepperSelectObjective - the objective becomes the solver's output functional `name` alone (flow
+    constraints: "lift", "drag", "lift_to_drag"); *known is false (and nothing changes) when the solver has none
+    of that name or no such operation; name NULL restores the configured objective. Collective. @*/
+PetscErrorCode AdjStepperSelectObjective(AdjStepper stepper, const char name[], PetscBool *known);
+/*@ AdjStepperGetShape - the solver's body shape at the current parameters (NULL if it has none or does not
+    say) and the parameter block holding the shape entries p[3..np). Not collective. @*/
+PetscErrorCode AdjStepperGetShape(AdjStepper stepper, const AdjShape **shape, const char **block);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);
 /*@ AdjStepperCanSaveGradient - whether a gradient in progress can be saved and continued: the type declares all

@@ -35,6 +35,7 @@
 
 #include <adjsim/stepper.h>
 #include <adjsim/fields.h>
+#include <adjsim/geometry.h>
 
 typedef struct {
   PetscErrorCode (*setfromoptions)(AdjStepper);    /* read the solver's options (prefixed) and build */
@@ -71,6 +72,13 @@ typedef struct {
   PetscErrorCode (*setsteady)(void *ctx, AdjSteadyInfo *info);        /* optional: what a steady state means for this
             solver (include/adjsim/stepper.h): the step of its steady objective, and what has no steady meaning; switches the
             objective to its steady form (idempotent); without it -adjoint_steady is refused */
+  /* Design constraints (src/optim/constraints.c), both optional: */
+  PetscErrorCode (*selectobjective)(void *ctx, const char *name, PetscBool *known);  /* the objective becomes the
+      output functional `name` alone ("lift", "drag", "lift_to_drag": C_L, C_D, C_L/C_D over the objective's time
+      window), *known false if the solver has no such functional; name NULL restores the configured objective */
+  PetscErrorCode (*getshape)(void *ctx, const AdjShape **shape, const char **block); /* the body's shape (NULL if
+     none) at the current parameters, and the name of the parameter block holding its entries p[3..np) (the
+     entries past the position x0, y0 and the angle alpha) */
 } AdjStepperOps;
 
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations

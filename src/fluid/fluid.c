@@ -497,6 +497,17 @@ static PetscErrorCode FluidSetFromOptions(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The immersed body for geometric design constraints: its shape entries past x0, y0, alpha are "body_shape". */
+static PetscErrorCode FluidGetShape(void *ctx, const AdjShape **shape, const char **block)
+{
+  Fluid fl = (Fluid)ctx;
+
+  PetscFunctionBeginUser;
+  *shape = fl->body.on ? &fl->body.shape : NULL;
+  *block = FluidBodyBlocks[2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static const AdjStepperOps FluidOps = {
     .setfromoptions      = FluidSetFromOptions,
     .destroy             = FluidDestroy,
@@ -515,6 +526,8 @@ static const AdjStepperOps FluidOps = {
     .restartstate        = FluidRestartState,
     .monitor             = FluidBodyMonitor,
     .writegradient       = FluidWriteMaskSensitivity,
+    .selectobjective     = FluidObjectiveSelect,
+    .getshape            = FluidGetShape,
 };
 
 PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)

@@ -60,6 +60,8 @@ typedef struct {
   PetscInt      nobs;
   AdjStepIndex *obs_step;
   Vec          *obs_u, *obs_v; /* cell-centred observed velocities on pda */
+  PetscBool     selected;       /* a force functional alone (FluidObjectiveSelect): no field terms, no misfit */
+  PetscReal     configured[5];  /* the weights w_energy, w_enstrophy, w_drag, w_lift, w_ld it replaced */
 } FluidObjective;
 
 /* Immersed body (body.c): Brinkman penalization with a smooth mask on the faces. */
@@ -173,6 +175,7 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl);
 PetscErrorCode FluidObjectiveDestroy(Fluid fl);
 PetscErrorCode FluidObjectiveEvaluate(void *ctx, AdjStepIndex k, Vec x, PetscReal *J);
 PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda);
+PetscErrorCode FluidObjectiveSelect(void *ctx, const char name[], PetscBool *known);
 PetscErrorCode FluidKineticEnergy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *E);
 PetscErrorCode FluidKineticEnergyAdjoint(const FluidGrid *g, PetscReal w, const FluidCell *const *x, FluidCell **xb);
 PetscErrorCode FluidEnstrophy(const FluidGrid *g, const FluidCell *const *x, PetscScalar *Z);

@@ -262,6 +262,7 @@ static PetscBool FluidHasForceTerms(Fluid fl, AdjStepIndex k)
 
 static PetscInt FluidObservationIndex(const FluidObjective *o, AdjStepIndex k)
 {
+  if (o->selected) return -1;
   for (PetscInt s = 0; s < o->nobs; s++)
     if (o->obs_step[s] == k) return s;
   return -1;
@@ -360,5 +361,40 @@ PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambd
     PetscCall(FluidBodySetForceWeights(fl, k, w)); /* the forces are the step's: adjoint in its adjoint */
   }
   PetscCall(PetscLogEventEnd(FLUID_ObjectiveAdj, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ FluidObjectiveSelect - the objective becomes one force functional alone, over the objective's window:
+    "lift" C_L, "drag" C_D, "lift_to_drag" C_L/C_D (the flow constraints of an optimization, each with its own
+    adjoint solve); NULL restores the configured weights. *known: whether the name is one of these (and a body
+    exists). Not collective. @*/
+PetscErrorCode FluidObjectiveSelect(void *ctx, const char name[], PetscBool *known)
+{
+  Fluid           fl   = (Fluid)ctx;
+  FluidObjective *o    = &fl->obj;
+  PetscReal      *w[5] = {&o->w_energy, &o->w_enstrophy, &o->w_drag, &o->w_lift, &o->w_ld};
+  PetscInt        term = -1;
+
+  PetscFunctionBeginUser;
+  *known = PETSC_FALSE;
+  if (!name) {
+    if (o->selected)
+      for (PetscInt t = 0; t < 5; t++) *w[t] = o->configured[t];
+    o->selected = PETSC_FALSE;
+    *known      = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt t = 2; t < 5; t++) {
+    static const char *const names[5] = {NULL, NULL, "drag", "lift", "lift_to_drag"};
+    PetscBool                same;
+    PetscCall(PetscStrcmp(name, names[t], &same));
+    if (same) term = t;
+  }
+  if (term < 0 || !fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!o->selected)
+    for (PetscInt t = 0; t < 5; t++) o->configured[t] = *w[t];
+  for (PetscInt t = 0; t < 5; t++) *w[t] = t == term ? 1.0 : 0.0;
+  o->selected = PETSC_TRUE;
+  *known      = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

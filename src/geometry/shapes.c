@@ -2,15 +2,10 @@
  * include/adjsim/geometry.h for the shapes, their parameters and the accuracy of each distance). */
 #include <adjsim/geometry.h>
 #include "dual.h"
+#include "shapeimpl.h"
 
 const char *const AdjShapeTypes[] = {"circle", "ellipse",      "naca4",      "cst", "plane",
                                      "dat",    "AdjShapeType", "ADJ_SHAPE_", NULL};
-
-enum { P_X0, P_Y0, P_ALPHA, P_SIZE }; /* parameters common to every shape, then the sizes */
-
-/* The slot of the dual numbers that carries d/dpsi along an airfoil surface (never a shape
- * parameter: AdjShapeSetUp keeps np below it). */
-#define ADJ_PSI_SLOT (ADJ_DUAL_N - 1)
 
 /* Body-frame coordinates (X, Y) of the world point (x, y): translate to the reference point, turn
  * by +alpha (the body is turned by -alpha), so that the body's own axis is X. */
@@ -187,7 +182,7 @@ void AdjShapeDistanceNormal(const AdjShape *s, PetscReal x, PetscReal y, PetscRe
  * sigma = sqrt(t) is a dual number so that the surface can be differentiated along itself (the
  * projection of a point on the surface, AdjAirfoilBranchClosest); sigma = sin(psi/2) makes the
  * point a smooth function of psi through the leading edge. */
-static void AdjNaca4Point(const AdjShape *s, AdjDual sigma, PetscReal side, AdjDual *X, AdjDual *Y)
+void AdjNaca4Point(const AdjShape *s, AdjDual sigma, PetscReal side, AdjDual *X, AdjDual *Y)
 {
   const AdjDual m = AdjDualVar(s->p[P_SIZE + 1], P_SIZE + 1), p = AdjDualVar(s->p[P_SIZE + 2], P_SIZE + 2);
   const AdjDual th = AdjDualVar(s->p[P_SIZE + 3], P_SIZE + 3), t = AdjDualMul(sigma, sigma);
@@ -270,7 +265,7 @@ static AdjDual AdjDatSurface(const AdjShape *s, AdjDual sigma, PetscInt side)
 }
 
 /* y/c of the upper (side 0) or lower (side 1) surface at the station t = sigma^2 of a CST or file airfoil. */
-static AdjDual AdjAirfoilSurfaceY(const AdjShape *s, AdjDual sigma, PetscInt side)
+AdjDual AdjAirfoilSurfaceY(const AdjShape *s, AdjDual sigma, PetscInt side)
 {
   if (s->type == ADJ_SHAPE_DAT) return AdjDatSurface(s, sigma, side);
   return AdjCstSurface(s, sigma, P_SIZE + 1 + side * s->ncst);

@@ -26,8 +26,10 @@
  * A restart file without the log (written before it existed) resumes as then: TAO starts again at its
  * last iterate with an empty quasi-Newton memory, and the iterates differ from an uninterrupted run's. */
 #include <adjsim/optim.h>
+#include <adjsim/constraints.h>
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -40,33 +42,51 @@ typedef struct {
 typedef struct {
   PetscInt   n, count, capacity;
   PetscReal *f, *x, *g;
+  PetscInt   m;     /* constraints: m values and m gradient rows of n reals per evaluation */
+  PetscReal *c, *J; /* c[count][m], J[count][m][n] (block order) */
 } AdjEvalLog;
 
+/* Design constraints (constraints.h), solved with TAOALMM: the values and gradients of the last evaluation,
+ * at the design `at`, which TAO's constraint and Jacobian requests (always at the design of the objective
+ * request just made) are answered from. */
+typedef struct {
+  AdjConstraints set;
+  PetscInt       m, neq, nin;
+  PetscReal     *value; /* v_i(p), raw (not TAO form) */
+  Vec           *grad;  /* dv_i/dp, design layout */
+  Vec            at;
+  PetscBool      valid;
+  Vec            ce, ci; /* TAO form: v - b (eq), v - b (ge) or b - v (le) */
+  Mat            Ae, Ai;
+} AdjOptConstraints;
+
 struct _p_AdjOptimizer {
-  MPI_Comm   comm;
-  AdjDriver  drv;
-  AdjStepper stepper;
-  Tao        tao;
-  AdjOutput  out;
-  PetscBool  quiet, interruptible, resumed;
-  PetscBool  legacy; /* resumed from a restart file without a usable log: at its last iterate, memory lost */
-  PetscInt   evaluations, offset, interrupted_at;
-  AdjHistory history; /* the iterations recorded (monitor) */
-  AdjHistory stored;  /* a replaying run: the history of the restart file, which the replay must reproduce */
-  AdjEvalLog log;
-  PetscInt   nreplay;   /* evaluations answered from the log (a resumed run), 0 otherwise */
-  PetscBool  announced; /* the end of the replay was reported */
-  PetscBool  stopping;  /* a stop was decided: later requests are answered without running the model */
-  PetscInt   drained;   /* requests answered so */
-  char       restart[PETSC_MAX_PATH_LEN];
-  Vec        ordered;             /* the design in block order (/optimization/design) */
-  VecScatter toblocks;            /* design -> ordered (AdjParamsCreateBlockOrder) */
-  Vec        row;                 /* ordered, whole on every rank */
-  VecScatter toall;               /* ordered -> row */
-  Vec        accepted;            /* the last iterate TAO reported: /parameters of the restart file */
-  PetscInt   test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
-  PetscInt   restart_every;       /* write the restart file after every this many iterations (0: on a signal only) */
-  PetscBool  test_reverse;        /* ... in its reverse sweep rather than its forward sweep */
+  MPI_Comm          comm;
+  AdjDriver         drv;
+  AdjStepper        stepper;
+  Tao               tao;
+  AdjOutput         out;
+  PetscBool         quiet, interruptible, resumed;
+  PetscBool         legacy; /* resumed from a restart file without a usable log: at its last iterate, memory lost */
+  PetscInt          evaluations, offset, interrupted_at;
+  AdjHistory        history; /* the iterations recorded (monitor) */
+  AdjHistory        stored;  /* a replaying run: the history of the restart file, which the replay must reproduce */
+  AdjEvalLog        log;
+  PetscInt          nreplay;   /* evaluations answered from the log (a resumed run), 0 otherwise */
+  PetscBool         announced; /* the end of the replay was reported */
+  PetscBool         stopping;  /* a stop was decided: later requests are answered without running the model */
+  PetscInt          drained;   /* requests answered so */
+  char              restart[PETSC_MAX_PATH_LEN];
+  Vec               ordered;             /* the design in block order (/optimization/design) */
+  VecScatter        toblocks;            /* design -> ordered (AdjParamsCreateBlockOrder) */
+  Vec               row;                 /* ordered, whole on every rank */
+  VecScatter        toall;               /* ordered -> row */
+  Vec               accepted;            /* the last iterate TAO reported: /parameters of the restart file */
+  Vec               lower, upper;        /* the bounds of the design */
+  PetscInt          test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
+  PetscInt          restart_every; /* write the restart file after every this many iterations (0: on a signal only) */
+  PetscBool         test_reverse;  /* ... in its reverse sweep rather than its forward sweep */
+  AdjOptConstraints cons;
 };
 
 static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J, PetscReal gnorm)
@@ -132,9 +152,18 @@ static PetscErrorCode AdjEvalLogAppend(AdjOptimizer opt, Vec x, PetscReal f, Vec
     PetscCall(PetscRealloc(cap * sizeof(PetscReal), &l->f));
     PetscCall(PetscRealloc(cap * l->n * sizeof(PetscReal), &l->x));
     PetscCall(PetscRealloc(cap * l->n * sizeof(PetscReal), &l->g));
+    if (l->m) PetscCall(PetscRealloc(cap * l->m * sizeof(PetscReal), &l->c));
+    if (l->m) PetscCall(PetscRealloc(cap * l->m * l->n * sizeof(PetscReal), &l->J));
     l->capacity = cap;
   }
   l->f[l->count] = f;
+  for (PetscInt i = 0; i < l->m; i++) { /* the constraints of this evaluation (AdjOptimizerEvaluateConstraints) */
+    l->c[l->count * l->m + i] = opt->cons.value[i];
+    PetscCall(AdjOptimizerGatherRow(opt, opt->cons.grad[i]));
+    PetscCall(VecGetArrayRead(opt->row, &a));
+    PetscCall(PetscArraycpy(l->J + (l->count * l->m + i) * l->n, a, l->n));
+    PetscCall(VecRestoreArrayRead(opt->row, &a));
+  }
   PetscCall(AdjOptimizerGatherRow(opt, x));
   PetscCall(VecGetArrayRead(opt->row, &a));
   PetscCall(PetscArraycpy(l->x + l->count * l->n, a, l->n));
@@ -144,6 +173,15 @@ static PetscErrorCode AdjEvalLogAppend(AdjOptimizer opt, Vec x, PetscReal f, Vec
   PetscCall(PetscArraycpy(l->g + l->count * l->n, a, l->n));
   PetscCall(VecRestoreArrayRead(opt->row, &a));
   l->count++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The constraint values and gradients just computed (or replayed, or drained) hold at the design x. */
+static PetscErrorCode AdjOptimizerConstraintsCached(AdjOptimizer opt, Vec x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecCopy(x, opt->cons.at));
+  opt->cons.valid = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,6 +205,11 @@ static PetscErrorCode AdjOptimizerReplay(AdjOptimizer opt, PetscInt k, Vec x, Pe
              opt->restart, k + 1);
   *f = opt->log.f[k];
   PetscCall(AdjOptimizerScatterRow(opt, opt->log.g + k * opt->log.n, g));
+  for (PetscInt i = 0; i < opt->log.m; i++) {
+    opt->cons.value[i] = opt->log.c[k * opt->log.m + i];
+    PetscCall(AdjOptimizerScatterRow(opt, opt->log.J + (k * opt->log.m + i) * opt->log.n, opt->cons.grad[i]));
+  }
+  if (opt->log.m) PetscCall(AdjOptimizerConstraintsCached(opt, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -192,11 +235,19 @@ static PetscErrorCode AdjOptimizerAnnounceResume(AdjOptimizer opt)
 }
 
 /* The answer to a request after the stop: nothing is computed (see the file comment). */
-static PetscErrorCode AdjOptimizerDrain(AdjOptimizer opt, PetscReal *f, Vec g)
+static PetscErrorCode AdjOptimizerDrain(AdjOptimizer opt, Vec x, PetscReal *f, Vec g)
 {
   PetscFunctionBeginUser;
   *f = opt->log.count ? PETSC_INFINITY : 0.0;
   PetscCall(VecSet(g, 0.0));
+  for (PetscInt i = 0; i < opt->cons.m; i++) { /* a value on the bound, no gradient */
+    AdjConstraintSense sense;
+    PetscReal          bound;
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, &bound, NULL));
+    opt->cons.value[i] = bound;
+    PetscCall(VecSet(opt->cons.grad[i], 0.0));
+  }
+  if (opt->cons.m) PetscCall(AdjOptimizerConstraintsCached(opt, x));
   opt->drained++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -226,7 +277,7 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
 
   PetscFunctionBeginUser;
   if (opt->stopping) {
-    PetscCall(AdjOptimizerDrain(opt, f, g));
+    PetscCall(AdjOptimizerDrain(opt, x, f, g));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (opt->evaluations < opt->nreplay) {
@@ -238,6 +289,10 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
   if (opt->interruptible && opt->test_in == opt->evaluations + 1) PetscCall(AdjOptimizerTestInterruptIn(opt));
   PetscCall(AdjDriverGradient(opt->drv, x, f, g));
   PetscCall(AdjDriverGetInterruptedStep(opt->drv, &stopped));
+  if (stopped < 0 && opt->cons.m) { /* every constraint with it: TAOALMM asks for them at each design it evaluates */
+    PetscCall(AdjConstraintsEvaluate(opt->cons.set, x, opt->cons.value, opt->cons.grad, &stopped));
+    if (stopped < 0) PetscCall(AdjOptimizerConstraintsCached(opt, x));
+  }
   if (stopped >= 0) { /* no gradient: this evaluation is redone by the resumed run */
     if (!opt->quiet)
       PetscCall(PetscPrintf(opt->comm,
@@ -245,7 +300,7 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
                             "; it is discarded and done again on resume\n",
                             opt->evaluations + 1, (PetscInt64)stopped));
     opt->stopping = PETSC_TRUE;
-    PetscCall(AdjOptimizerDrain(opt, f, g));
+    PetscCall(AdjOptimizerDrain(opt, x, f, g));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(AdjEvalLogAppend(opt, x, *f, g));
@@ -254,6 +309,116 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
   if (opt->test_after == opt->evaluations) PetscCall(AdjInterruptRaise());
   PetscCall(AdjInterruptRequested(opt->comm, &stop));
   opt->stopping = stop;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* TAO's constraint requests follow the objective request at the same design (TAOALMM evaluates f, g, c_E, A_E,
+ * c_I, A_I together), so they are answered from what that request computed; a request at another design is
+ * evaluated in full, as an objective request (and logged as one, so that a replay sees the same sequence). */
+static PetscErrorCode AdjOptimizerEnsureConstraints(AdjOptimizer opt, Tao tao, Vec x)
+{
+  PetscBool same = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (opt->cons.valid) PetscCall(VecEqual(x, opt->cons.at, &same));
+  if (!same) {
+    PetscReal f;
+    Vec       g;
+    PetscCall(VecDuplicate(x, &g));
+    PetscCall(AdjOptimizerObjectiveGradient(tao, x, &f, g, opt));
+    PetscCall(VecDestroy(&g));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Constraint i in TAO's form: v - b for eq and ge, b - v for le (TAO's inequalities are c >= 0). */
+static PetscErrorCode AdjOptimizerTaoForm(AdjOptimizer opt, PetscInt i, PetscReal *c, PetscReal *sign)
+{
+  AdjConstraintSense sense;
+  PetscReal          bound;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, &bound, NULL));
+  *sign = sense == ADJ_CONSTRAINT_LE ? -1.0 : 1.0;
+  *c    = *sign * (opt->cons.value[i] - bound);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The equality (eq = true) or inequality constraints in TAO form into c, and their Jacobian rows into A (design
+ * columns; rows follow c's layout). Collective. */
+static PetscErrorCode AdjOptimizerFillConstraints(AdjOptimizer opt, PetscBool eq, Vec c, Mat A)
+{
+  PetscInt     row = 0, rs, re, *cols;
+  PetscMPIInt  rank;
+  PetscScalar *vals;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(opt->comm, &rank));
+  PetscCall(VecGetOwnershipRange(opt->cons.at, &rs, &re));
+  PetscCall(PetscMalloc2(re - rs, &cols, re - rs, &vals));
+  for (PetscInt j = rs; j < re; j++) cols[j - rs] = j;
+  for (PetscInt i = 0; i < opt->cons.m; i++) {
+    AdjConstraintSense sense;
+    PetscReal          ci = 0, sign = 1;
+    const PetscScalar *g;
+
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, NULL, NULL));
+    if ((sense == ADJ_CONSTRAINT_EQ) != eq) continue;
+    PetscCall(AdjOptimizerTaoForm(opt, i, &ci, &sign));
+    if (c && !rank) PetscCall(VecSetValue(c, row, ci, INSERT_VALUES));
+    if (A) {
+      PetscCall(VecGetArrayRead(opt->cons.grad[i], &g));
+      for (PetscInt j = 0; j < re - rs; j++) vals[j] = sign * g[j];
+      PetscCall(VecRestoreArrayRead(opt->cons.grad[i], &g));
+      PetscCall(MatSetValues(A, 1, &row, re - rs, cols, vals, INSERT_VALUES));
+    }
+    row++;
+  }
+  PetscCall(PetscFree2(cols, vals));
+  if (c) PetscCall(VecAssemblyBegin(c));
+  if (c) PetscCall(VecAssemblyEnd(c));
+  if (A) PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  if (A) PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjOptimizerEqualityConstraints(Tao tao, Vec x, Vec ce, void *ctx)
+{
+  AdjOptimizer opt = (AdjOptimizer)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerEnsureConstraints(opt, tao, x));
+  PetscCall(AdjOptimizerFillConstraints(opt, PETSC_TRUE, ce, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjOptimizerInequalityConstraints(Tao tao, Vec x, Vec ci, void *ctx)
+{
+  AdjOptimizer opt = (AdjOptimizer)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerEnsureConstraints(opt, tao, x));
+  PetscCall(AdjOptimizerFillConstraints(opt, PETSC_FALSE, ci, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjOptimizerEqualityJacobian(Tao tao, Vec x, Mat A, Mat B, void *ctx)
+{
+  AdjOptimizer opt = (AdjOptimizer)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerEnsureConstraints(opt, tao, x));
+  PetscCall(AdjOptimizerFillConstraints(opt, PETSC_TRUE, NULL, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AdjOptimizerInequalityJacobian(Tao tao, Vec x, Mat A, Mat B, void *ctx)
+{
+  AdjOptimizer opt = (AdjOptimizer)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerEnsureConstraints(opt, tao, x));
+  PetscCall(AdjOptimizerFillConstraints(opt, PETSC_FALSE, NULL, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -298,12 +463,156 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
     PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_design", "1", opt->log.count * opt->log.n, opt->log.x));
     PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_gradient", "1", opt->log.count * opt->log.n, opt->log.g));
   }
+  if (opt->log.m) { /* the constraints of each evaluation, for the replay of a constrained optimization */
+    const PetscReal m = (PetscReal)opt->log.m;
+    PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_constraint_count", "1", 1, &m));
+    if (opt->log.count) {
+      PetscCall(
+          AdjOutputWriteOptimizationArray(r, "evaluation_constraints", "1", opt->log.count * opt->log.m, opt->log.c));
+      PetscCall(AdjOutputWriteOptimizationArray(r, "evaluation_constraint_gradients", "1",
+                                                opt->log.count * opt->log.m * opt->log.n, opt->log.J));
+    }
+  }
   PetscCall(AdjOutputClose(r));
   PetscCall(AdjOutputDestroy(&r));
   PetscCallMPI(MPI_Comm_rank(opt->comm, &rank));
   if (!rank)
     PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s", tmp, path);
   PetscCallMPI(MPI_Barrier(opt->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Multipliers of TAOALMM in constraint order (TAO's convention: L = f + y^T c with c in TAO form, so y <= 0 on
+ * an active inequality), on every rank. */
+static PetscErrorCode AdjOptimizerGetMultipliers(AdjOptimizer opt, Tao tao, PetscReal y[])
+{
+  Vec        Y, part[2] = {NULL, NULL}, all;
+  IS         is[2];
+  VecScatter sc;
+  PetscInt   k[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(TaoALMMGetMultipliers(tao, &Y));
+  if (opt->cons.neq && opt->cons.nin) {
+    PetscCall(TaoALMMGetDualIS(tao, &is[0], &is[1]));
+    PetscCall(VecGetSubVector(Y, is[0], &part[0]));
+    PetscCall(VecGetSubVector(Y, is[1], &part[1]));
+  } else
+    part[opt->cons.neq ? 0 : 1] = Y;
+  for (PetscInt s = 0; s < 2; s++) {
+    const PetscScalar *a;
+    if (!part[s]) continue;
+    PetscCall(VecScatterCreateToAll(part[s], &sc, &all));
+    PetscCall(VecScatterBegin(sc, part[s], all, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, part[s], all, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(all, &a));
+    for (PetscInt i = 0; i < opt->cons.m; i++) {
+      AdjConstraintSense sense;
+      PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, NULL, NULL));
+      if ((sense == ADJ_CONSTRAINT_EQ) == (s == 0)) y[i] = a[k[s]++];
+    }
+    PetscCall(VecRestoreArrayRead(all, &a));
+    PetscCall(VecScatterDestroy(&sc));
+    PetscCall(VecDestroy(&all));
+  }
+  if (opt->cons.neq && opt->cons.nin) {
+    PetscCall(VecRestoreSubVector(Y, is[0], &part[0]));
+    PetscCall(VecRestoreSubVector(Y, is[1], &part[1]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KKT residual at the iterate x with multipliers y (TAO form, constraints.h):
+ *   max( ||P(grad f + sum_i y_i grad c_i)||_2 , ||c_E||_2 , ||min(c_I, 0)||_2 , ||max(y_I, 0)||_2 , ||y_I c_I||_2 )
+ * P the projection onto the bounds (as TAO's projected gradient); grad f from the evaluation log, whose last
+ * entry is at x (TAOALMM evaluates its iterate last); NaN if it is not. Collective. */
+static PetscErrorCode AdjOptimizerKKTResidual(AdjOptimizer opt, Vec x, const PetscReal y[], PetscReal *kkt)
+{
+  const AdjEvalLog *l      = &opt->log;
+  const PetscInt    k      = opt->evaluations - 1; /* the last evaluation, replayed or not */
+  PetscReal         infeas = 0, dual = 0, compl = 0, gl;
+  Vec               gL;
+  PetscBool         same;
+
+  PetscFunctionBeginUser;
+  *kkt = (PetscReal)NAN;
+  if (k < 0 || k >= l->count) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecEqual(x, opt->cons.at, &same));
+  if (!same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDuplicate(x, &gL));
+  PetscCall(AdjOptimizerScatterRow(opt, l->g + k * l->n, gL));
+  for (PetscInt i = 0; i < opt->cons.m; i++) {
+    AdjConstraintSense sense;
+    PetscReal          c = 0, sign = 1;
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, NULL, NULL));
+    PetscCall(AdjOptimizerTaoForm(opt, i, &c, &sign));
+    PetscCall(VecAXPY(gL, sign * y[i], opt->cons.grad[i]));
+    if (sense == ADJ_CONSTRAINT_EQ)
+      infeas += c * c;
+    else {
+      infeas += PetscSqr(PetscMin(c, 0));
+      dual += PetscSqr(PetscMax(y[i], 0));
+      compl += PetscSqr(y[i] * c);
+    }
+  }
+  PetscCall(VecBoundGradientProjection(gL, x, opt->lower, opt->upper, gL));
+  PetscCall(VecNorm(gL, NORM_2, &gl));
+  PetscCall(VecDestroy(&gL));
+  *kkt = PetscMax(PetscMax(gl, PetscSqrtReal(infeas)), PetscMax(PetscSqrtReal(dual), PetscSqrtReal(compl )));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Violation of constraint i at the cached values: |v - b| (eq), max(b - v, 0) (ge), max(v - b, 0) (le). */
+static PetscErrorCode AdjOptimizerViolation(AdjOptimizer opt, PetscInt i, PetscReal *viol)
+{
+  PetscReal          c = 0, sign = 1;
+  AdjConstraintSense sense;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, NULL, NULL));
+  PetscCall(AdjOptimizerTaoForm(opt, i, &c, &sign));
+  *viol = sense == ADJ_CONSTRAINT_EQ ? PetscAbsReal(c) : PetscMax(-c, 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One row of /history/constraints per iteration of a constrained optimization: iteration, objective, the
+ * Lagrangian's projected gradient norm (TAO's), the KKT residual, the largest violation, then per constraint its
+ * value, violation and multiplier; and the iteration line's constraint part. Collective. */
+static PetscErrorCode AdjOptimizerRecordConstraints(AdjOptimizer opt, Tao tao, Vec x, PetscInt it, PetscReal f,
+                                                    PetscReal gnorm, PetscBool print)
+{
+  const PetscInt m = opt->cons.m, ncol                                    = 5 + 3 * m;
+  PetscReal      row[5 + 3 * ADJ_MAX_CONSTRAINTS], y[ADJ_MAX_CONSTRAINTS] = {0}, vmax = 0, kkt;
+  char           columns[4096] = "iteration,objective,lagrangian_gradient_norm,kkt_residual,max_violation";
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerGetMultipliers(opt, tao, y));
+  PetscCall(AdjOptimizerKKTResidual(opt, x, y, &kkt));
+  for (PetscInt i = 0; i < m; i++) {
+    const char *name;
+    PetscReal   viol;
+    char        col[256];
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, &name, NULL, NULL, NULL));
+    PetscCall(AdjOptimizerViolation(opt, i, &viol));
+    vmax               = PetscMax(vmax, viol);
+    row[5 + 3 * i]     = opt->cons.value[i];
+    row[5 + 3 * i + 1] = viol;
+    row[5 + 3 * i + 2] = y[i];
+    PetscCall(PetscSNPrintf(col, sizeof(col), ",%s,%s_violation,%s_multiplier", name, name, name));
+    PetscCall(PetscStrlcat(columns, col, sizeof(columns)));
+  }
+  row[0] = it, row[1] = f, row[2] = gnorm, row[3] = kkt, row[4] = vmax;
+  if (opt->out) PetscCall(AdjOutputAppendHistory(opt->out, "constraints", columns, ncol, 1, row));
+  if (print && !opt->quiet) {
+    PetscCall(
+        PetscPrintf(opt->comm, "optimize:     KKT residual %.3e  max violation %.3e ", (double)kkt, (double)vmax));
+    for (PetscInt i = 0; i < m; i++) {
+      const char *name;
+      PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, &name, NULL, NULL, NULL));
+      PetscCall(PetscPrintf(opt->comm, " %s = %.6g (y %.3g)", name, (double)row[5 + 3 * i], (double)y[i]));
+    }
+    PetscCall(PetscPrintf(opt->comm, "\n"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -333,6 +642,10 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
   PetscBool          replayed;
 
   PetscFunctionBeginUser;
+  if (tao != opt->tao) { /* an iteration of TAOALMM's subsolver: only a decided stop matters here */
+    if (opt->stopping) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (opt->stopping && opt->drained) { /* an iteration made of answers that computed nothing */
     PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -357,6 +670,7 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
       PetscCall(PetscPrintf(
           opt->comm, "optimize: iteration %3" PetscInt_FMT "  J = %.10e  |g| = %.4e  gradients %" PetscInt_FMT "\n",
           total, (double)f, (double)gnorm, opt->evaluations));
+    if (opt->cons.m) PetscCall(AdjOptimizerRecordConstraints(opt, tao, x, total, f, gnorm, (PetscBool)!replayed));
   }
   PetscCall(VecCopy(x, opt->accepted));
   if (opt->stopping)
@@ -392,7 +706,36 @@ PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
   PetscCall(TaoSetType(o->tao, TAOBLMVM));
   PetscCall(TaoSetObjectiveAndGradient(o->tao, NULL, AdjOptimizerObjectiveGradient, o));
   PetscCall(TaoSetMonitor(o->tao, AdjOptimizerMonitor, o, NULL));
+  PetscCall(AdjConstraintsCreate(drv, &o->cons.set));
   *opt = o;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* With constraints: TAOALMM by default.  TAOALMM's SetFromOptions hands the parent's monitors to its subsolver
+ * and takes a PETSc reference on each monitor context, which only works for PETSc objects: the monitor is set
+ * again after it (and -tao_monitor, whose context is not one either, is refused), and the subsolver gets its own
+ * call of the monitor, which only stops it on a signal. */
+static PetscErrorCode AdjOptimizerSetFromOptionsConstrained(AdjOptimizer opt)
+{
+  PetscBool monitor;
+  Tao       sub;
+  TaoType   type;
+  PetscBool almm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-tao_monitor", &monitor));
+  PetscCheck(!monitor, opt->comm, PETSC_ERR_USER_INPUT,
+             "-tao_monitor cannot be used with -optimize_constraints (TAOALMM in PETSc 3.18 mishandles its context): "
+             "the optimize: lines and /history/constraints of the run file give the iterations");
+  PetscCall(TaoSetType(opt->tao, TAOALMM));
+  PetscCall(TaoCancelMonitors(opt->tao));
+  PetscCall(TaoSetFromOptions(opt->tao));
+  PetscCall(TaoSetMonitor(opt->tao, AdjOptimizerMonitor, opt, NULL));
+  PetscCall(TaoGetType(opt->tao, &type));
+  PetscCall(PetscStrcmp(type, TAOALMM, &almm));
+  if (!almm) PetscFunctionReturn(PETSC_SUCCESS); /* refused by the caller */
+  PetscCall(TaoALMMGetSubsolver(opt->tao, &sub));
+  PetscCall(TaoSetMonitor(sub, AdjOptimizerMonitor, opt, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -406,13 +749,24 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
 
   PetscFunctionBeginUser;
   PetscCall(AdjDriverIsQuiet(opt->drv, &opt->quiet));
-  PetscCall(TaoSetFromOptions(opt->tao));
+  PetscCall(AdjConstraintsSetFromOptions(opt->cons.set));
+  PetscCall(AdjConstraintsGetSize(opt->cons.set, &opt->cons.m, &opt->cons.neq, &opt->cons.nin));
+  if (opt->cons.m)
+    PetscCall(AdjOptimizerSetFromOptionsConstrained(opt));
+  else
+    PetscCall(TaoSetFromOptions(opt->tao));
   PetscCall(TaoGetType(opt->tao, &type));
   for (size_t i = 0; i < sizeof(AdjOptimizerMethods) / sizeof(AdjOptimizerMethods[0]) && !ok; i++)
     PetscCall(PetscStrcmp(type, AdjOptimizerMethods[i], &ok));
+  if (opt->cons.m) PetscCall(PetscStrcmp(type, TAOALMM, &ok));
+  PetscCheck(ok || !opt->cons.m, opt->comm, PETSC_ERR_USER_INPUT,
+             "-tao_type %s cannot solve the constraints of -optimize_constraints: use -tao_type almm (the default with "
+             "constraints; TAO's augmented Lagrangian method)",
+             type);
   PetscCheck(ok, opt->comm, PETSC_ERR_USER_INPUT,
-             "-tao_type %s is not supported: adjsim gives TAO the objective and its gradient only (no Hessian, "
-             "constraints or residuals), and resumes interrupted optimizations exactly with the methods tested so: "
+             "-tao_type %s is not supported: adjsim gives TAO the objective and its gradient only (no Hessian or "
+             "residuals; constraints with -optimize_constraints and -tao_type almm), and resumes interrupted "
+             "optimizations exactly with the methods tested so: "
              "blmvm (default), lmvm, bqnls, bqnkls, bqnktr, bqnktl, bncg, cg, nm (docs/cluster.md)",
              type);
   PetscOptionsBegin(opt->comm, NULL, "Optimization: interruption points for tests", "AdjOptimizer");
@@ -487,6 +841,37 @@ static PetscErrorCode AdjOptimizerReadHistory(AdjOptimizer opt, const char path[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The constraints of the logged evaluations: the restart file of a constrained optimization has them for as
+ * many constraints as this run, the file of an unconstrained one has none. Collective. */
+static PetscErrorCode AdjOptimizerReadLogConstraints(AdjOptimizer opt, const char path[])
+{
+  PetscBool  has;
+  PetscInt   k, nc, nJ;
+  PetscReal *m;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjInputHasDataset(opt->comm, path, "/optimization/evaluation_constraint_count", &has));
+  if (has) {
+    PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_constraint_count", &k, &m));
+    k = k == 1 ? (PetscInt)m[0] : -1;
+    PetscCall(PetscFree(m));
+  } else
+    k = 0;
+  PetscCheck(k == opt->cons.m, opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s comes from an optimization with %" PetscInt_FMT " constraints, this run has %" PetscInt_FMT
+             ": resume with the options of the interrupted run (-optimize_constraints ...)",
+             path, k, opt->cons.m);
+  opt->log.m = k;
+  if (!k || !opt->log.count) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_constraints", &nc, &opt->log.c));
+  PetscCall(AdjInputReadArray(opt->comm, path, "/optimization/evaluation_constraint_gradients", &nJ, &opt->log.J));
+  PetscCheck(nc == opt->log.count * k && nJ == nc * opt->log.n, opt->comm, PETSC_ERR_USER_INPUT,
+             "-restart %s: the evaluation log has %" PetscInt_FMT " constraint values and %" PetscInt_FMT
+             " gradient entries for %" PetscInt_FMT " evaluations of %" PetscInt_FMT " constraints",
+             path, nc, nJ, opt->log.count, k);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The evaluation log of a restart file into opt->log; false when the file has none or one this run cannot
  * replay (another rank count: warned). Collective. */
 static PetscErrorCode AdjOptimizerReadLog(AdjOptimizer opt, const char path[], PetscBool *usable)
@@ -554,6 +939,7 @@ static PetscErrorCode AdjOptimizerReadLog(AdjOptimizer opt, const char path[], P
              " evaluations of %" PetscInt_FMT " parameters",
              path, nf, nx, ng, opt->log.count, opt->log.n);
   opt->log.capacity = opt->log.count;
+  PetscCall(AdjOptimizerReadLogConstraints(opt, path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -622,13 +1008,91 @@ static PetscErrorCode AdjOptimizerWriteDesignLayout(AdjOptimizer opt, AdjParams 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The constraints' bounds (AdjConstraintsSetUp, at the initial design), their work space, and TAO's constraint
+ * routines: vectors of neq and nin entries and dense Jacobians with the design's column layout. Collective. */
+static PetscErrorCode AdjOptimizerSetUpConstraints(AdjOptimizer opt, Vec design)
+{
+  AdjOptConstraints *c = &opt->cons;
+  PetscInt           nlocal, N, mlocal;
+
+  PetscFunctionBeginUser;
+  if (c->at) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjConstraintsSetUp(c->set, design));
+  PetscCall(AdjStepperSetParameters(opt->stepper, design));
+  opt->log.m = c->m;
+  PetscCall(PetscMalloc1(c->m, &c->value));
+  PetscCall(VecDuplicateVecs(design, c->m, &c->grad));
+  PetscCall(VecDuplicate(design, &c->at));
+  PetscCall(VecGetLocalSize(design, &nlocal));
+  PetscCall(VecGetSize(design, &N));
+  if (c->neq) {
+    PetscCall(VecCreateMPI(opt->comm, PETSC_DECIDE, c->neq, &c->ce));
+    PetscCall(VecGetLocalSize(c->ce, &mlocal));
+    PetscCall(MatCreateDense(opt->comm, mlocal, nlocal, c->neq, N, NULL, &c->Ae));
+    PetscCall(TaoSetEqualityConstraintsRoutine(opt->tao, c->ce, AdjOptimizerEqualityConstraints, opt));
+    PetscCall(TaoSetJacobianEqualityRoutine(opt->tao, c->Ae, c->Ae, AdjOptimizerEqualityJacobian, opt));
+  }
+  if (c->nin) {
+    PetscCall(VecCreateMPI(opt->comm, PETSC_DECIDE, c->nin, &c->ci));
+    PetscCall(VecGetLocalSize(c->ci, &mlocal));
+    PetscCall(MatCreateDense(opt->comm, mlocal, nlocal, c->nin, N, NULL, &c->Ai));
+    PetscCall(TaoSetInequalityConstraintsRoutine(opt->tao, c->ci, AdjOptimizerInequalityConstraints, opt));
+    PetscCall(TaoSetJacobianInequalityRoutine(opt->tao, c->Ai, c->Ai, AdjOptimizerInequalityJacobian, opt));
+  }
+  if (!opt->quiet)
+    for (PetscInt i = 0; i < c->m; i++) {
+      const char        *name;
+      AdjConstraintSense sense;
+      PetscReal          bound;
+      PetscBool          flow;
+      PetscCall(AdjConstraintsGetInfo(c->set, i, &name, &sense, &bound, &flow));
+      PetscCall(PetscPrintf(opt->comm, "optimize: constraint %-16s %s %.10g  (%s)\n", name,
+                            sense == ADJ_CONSTRAINT_EQ ? "=" : (sense == ADJ_CONSTRAINT_GE ? ">=" : "<="),
+                            (double)bound, flow ? "flow: its own adjoint solve" : "geometric: analytic gradient"));
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The end of a constrained optimization: each constraint's value and violation at the final design (from the
+ * last evaluation there, or evaluated again), and the solves spent on flow constraints. Collective. */
+static PetscErrorCode AdjOptimizerReportConstraints(AdjOptimizer opt, Vec design)
+{
+  PetscBool    same = PETSC_FALSE;
+  AdjStepIndex stopped;
+  PetscInt     nf, na;
+
+  PetscFunctionBeginUser;
+  if (opt->cons.valid) PetscCall(VecEqual(design, opt->cons.at, &same));
+  if (!same) {
+    PetscCall(AdjConstraintsEvaluate(opt->cons.set, design, opt->cons.value, opt->cons.grad, &stopped));
+    PetscCall(AdjOptimizerConstraintsCached(opt, design));
+  }
+  if (opt->quiet) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < opt->cons.m; i++) {
+    const char        *name;
+    AdjConstraintSense sense;
+    PetscReal          bound, viol;
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, &name, &sense, &bound, NULL));
+    PetscCall(AdjOptimizerViolation(opt, i, &viol));
+    PetscCall(PetscPrintf(opt->comm, "optimize: final constraint %-16s = %.10g  (%s %.10g)  violation %.3e\n", name,
+                          (double)opt->cons.value[i],
+                          sense == ADJ_CONSTRAINT_EQ ? "=" : (sense == ADJ_CONSTRAINT_GE ? ">=" : "<="), (double)bound,
+                          (double)viol));
+  }
+  PetscCall(AdjConstraintsGetSolveCount(opt->cons.set, &nf, &na));
+  PetscCall(PetscPrintf(opt->comm,
+                        "optimize: %" PetscInt_FMT " evaluations of J, %" PetscInt_FMT " forward and %" PetscInt_FMT
+                        " adjoint solves more for flow constraints\n",
+                        opt->evaluations, nf, na));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjOptimizerSolve - minimizes J over the design within the parameter bounds, starting from
     `design`, which holds the optimum on return. A resumed run with an evaluation log starts from the
     logged initial design instead. Collective. @*/
 PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
 {
   AdjParams          params;
-  Vec                lower, upper;
   TaoConvergedReason reason;
   PetscInt           its, n;
 
@@ -654,10 +1118,11 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
   }
   opt->log.n = n;
   PetscCall(VecCopy(design, opt->accepted));
-  PetscCall(VecDuplicate(design, &lower));
-  PetscCall(VecDuplicate(design, &upper));
-  PetscCall(AdjParamsGetBounds(params, lower, upper));
-  PetscCall(TaoSetVariableBounds(opt->tao, lower, upper));
+  if (!opt->lower) PetscCall(VecDuplicate(design, &opt->lower));
+  if (!opt->upper) PetscCall(VecDuplicate(design, &opt->upper));
+  PetscCall(AdjParamsGetBounds(params, opt->lower, opt->upper));
+  PetscCall(TaoSetVariableBounds(opt->tao, opt->lower, opt->upper));
+  if (opt->cons.m) PetscCall(AdjOptimizerSetUpConstraints(opt, design));
   PetscCall(TaoSetSolution(opt->tao, design));
   if (opt->interruptible) PetscCall(AdjDriverSetInterruptible(opt->drv, PETSC_TRUE)); /* signals in a sweep */
   PetscCall(TaoSolve(opt->tao));
@@ -679,8 +1144,7 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
                           "optimize: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " gradient evaluations\n",
                           opt->interrupted_at >= 0 ? "STOPPED_BY_SIGNAL" : TaoConvergedReasons[reason],
                           opt->interrupted_at >= 0 ? opt->interrupted_at : opt->offset + its, opt->evaluations));
-  PetscCall(VecDestroy(&lower));
-  PetscCall(VecDestroy(&upper));
+  if (opt->cons.m && opt->interrupted_at < 0) PetscCall(AdjOptimizerReportConstraints(opt, design));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -694,6 +1158,18 @@ PetscErrorCode AdjOptimizerDestroy(AdjOptimizer *opt)
   PetscCall(VecDestroy(&(*opt)->ordered));
   PetscCall(VecDestroy(&(*opt)->row));
   PetscCall(VecDestroy(&(*opt)->accepted));
+  PetscCall(VecDestroy(&(*opt)->lower));
+  PetscCall(VecDestroy(&(*opt)->upper));
+  PetscCall(AdjConstraintsDestroy(&(*opt)->cons.set));
+  PetscCall(PetscFree((*opt)->cons.value));
+  if ((*opt)->cons.grad) PetscCall(VecDestroyVecs((*opt)->cons.m, &(*opt)->cons.grad));
+  PetscCall(VecDestroy(&(*opt)->cons.at));
+  PetscCall(VecDestroy(&(*opt)->cons.ce));
+  PetscCall(VecDestroy(&(*opt)->cons.ci));
+  PetscCall(MatDestroy(&(*opt)->cons.Ae));
+  PetscCall(MatDestroy(&(*opt)->cons.Ai));
+  PetscCall(PetscFree((*opt)->log.c));
+  PetscCall(PetscFree((*opt)->log.J));
   PetscCall(AdjHistoryFree(&(*opt)->history));
   PetscCall(AdjHistoryFree(&(*opt)->stored));
   PetscCall(PetscFree((*opt)->log.f));

@@ -168,6 +168,25 @@ PetscErrorCode AdjStepperSetSteady(AdjStepper st, PetscBool *known, AdjSteadyInf
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjStepperSelectObjective(AdjStepper st, const char name[], PetscBool *known)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperReady(st));
+  *known = PETSC_FALSE;
+  if (st->ops.selectobjective) PetscCall(st->ops.selectobjective(st->ctx, name, known));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjStepperGetShape(AdjStepper st, const AdjShape **shape, const char **block)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperReady(st));
+  *shape = NULL;
+  *block = NULL;
+  if (st->ops.getshape) PetscCall(st->ops.getshape(st->ctx, shape, block));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjStepperZeroGradient(AdjStepper st)
 {
   PetscFunctionBeginUser;

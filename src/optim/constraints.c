@@ -1,0 +1,382 @@
+/* AdjConstraints: design constraints, flow functionals and geometric measures (include/adjsim/constraints.h). */
+#include <adjsim/constraints.h>
+#include <adjsim/optcheck.h>
+
+const char *const AdjConstraintSenses[] = {"eq", "ge", "le", "AdjConstraintSense", "ADJ_CONSTRAINT_", NULL};
+
+/* The constraint names -optimize_constraints accepts: the flow functionals, then the geometric measures in the
+ * order of AdjShapeMeasures. */
+static const char *const AdjFlowFunctionals[] = {"lift", "drag", "lift_to_drag"};
+#define ADJ_NFLOW 3
+
+typedef struct {
+  char               name[64]; /* lift, thickness@0.3, ... */
+  char               option[96];
+  PetscBool          flow;
+  const char        *functional; /* flow: the solver's functional */
+  AdjShapeMeasure    measure;    /* geometric */
+  PetscReal          station;    /* thickness: x/c */
+  AdjConstraintSense sense;
+  PetscReal          bound;
+  PetscBool          bound_set; /* else: the value at the initial design */
+} AdjConstraint;
+
+struct _p_AdjConstraints {
+  MPI_Comm      comm;
+  AdjDriver     drv;
+  AdjStepper    st;
+  PetscInt      n;
+  AdjConstraint c[ADJ_MAX_CONSTRAINTS];
+  PetscBool     setup;
+  PetscInt      nforward, nadjoint;
+  Vec           greg; /* gradient of the regularization, taken out of flow gradients */
+};
+
+PetscErrorCode AdjConstraintsCreate(AdjDriver drv, AdjConstraints *cs)
+{
+  AdjConstraints c;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&c));
+  c->drv = drv;
+  PetscCall(AdjDriverGetStepper(drv, &c->st));
+  PetscCall(AdjStepperGetComm(c->st, &c->comm));
+  *cs = c;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Index of `name` among the flow functionals (0..2) and the measures (3..), -1 if none. */
+static PetscInt AdjConstraintKind(const char name[])
+{
+  PetscBool same;
+
+  for (PetscInt k = 0; k < ADJ_NFLOW; k++)
+    if (!PetscStrcmp(name, AdjFlowFunctionals[k], &same) && same) return k;
+  for (PetscInt k = 0; k <= ADJ_SHAPE_MEASURE_TE_ANGLE; k++)
+    if (!PetscStrcmp(name, AdjShapeMeasures[k], &same) && same) return ADJ_NFLOW + k;
+  return -1;
+}
+
+/* Adds one constraint (one station of a thickness) of the given kind. */
+static PetscErrorCode AdjConstraintsAdd(AdjConstraints cs, const char kind[], PetscInt k, AdjConstraintSense sense,
+                                        PetscReal station, PetscBool bset, PetscReal bound)
+{
+  AdjConstraint *c = &cs->c[cs->n];
+
+  PetscFunctionBeginUser;
+  PetscCheck(cs->n < ADJ_MAX_CONSTRAINTS, cs->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints: at most %d constraints (thickness stations count one each)", ADJ_MAX_CONSTRAINTS);
+  PetscCall(PetscMemzero(c, sizeof(*c)));
+  c->flow       = (PetscBool)(k < ADJ_NFLOW);
+  c->functional = c->flow ? AdjFlowFunctionals[k] : NULL;
+  c->measure    = (AdjShapeMeasure)(c->flow ? 0 : k - ADJ_NFLOW);
+  c->station    = station;
+  c->sense      = sense;
+  c->bound      = bound;
+  c->bound_set  = bset;
+  if (!c->flow && c->measure == ADJ_SHAPE_MEASURE_THICKNESS)
+    PetscCall(PetscSNPrintf(c->name, sizeof(c->name), "%s@%g", kind, (double)station));
+  else
+    PetscCall(PetscStrncpy(c->name, kind, sizeof(c->name)));
+  PetscCall(PetscSNPrintf(c->option, sizeof(c->option), "-optimize_constraint_%s", kind));
+  cs->n++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The options of one listed kind: sense, bounds, stations. */
+static PetscErrorCode AdjConstraintsKindFromOptions(AdjConstraints cs, const char kind[], PetscInt k)
+{
+  char      opt[128], optv[128], opta[128];
+  PetscInt  sense = -1, nv = ADJ_MAX_CONSTRAINTS, na = ADJ_MAX_CONSTRAINTS;
+  PetscReal values[ADJ_MAX_CONSTRAINTS], at[ADJ_MAX_CONSTRAINTS] = {0};
+  PetscBool set, vset, aset = PETSC_FALSE, thick = (PetscBool)(k == ADJ_NFLOW + ADJ_SHAPE_MEASURE_THICKNESS);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-optimize_constraint_%s", kind));
+  PetscCall(PetscSNPrintf(optv, sizeof(optv), "-optimize_constraint_%s_value", kind));
+  PetscCall(PetscSNPrintf(opta, sizeof(opta), "-optimize_constraint_%s_at", kind));
+  PetscOptionsBegin(cs->comm, NULL, "Optimization: design constraints", "AdjConstraints");
+  PetscCall(PetscOptionsEList(opt,
+                              "Sense of the constraint: eq (value = bound), ge (value >= bound), le (value <= bound)",
+                              "AdjConstraintsSetFromOptions", AdjConstraintSenses, 3, "ge", &sense, &set));
+  PetscCall(PetscOptionsRealArray(optv,
+                                  "Bound of the constraint (C_L, C_D, C_L/C_D; t/c, area/c^2, r_LE/c, TE angle [deg]); "
+                                  "a thickness takes one per station or one for all (default: the value at the "
+                                  "initial design)",
+                                  "AdjConstraintsSetFromOptions", values, &nv, &vset));
+  if (thick)
+    PetscCall(PetscOptionsRealArray(opta, "Chord stations x/c of the thickness constraint, in (0, 1)",
+                                    "AdjConstraintsSetFromOptions", at, &na, &aset));
+  PetscOptionsEnd();
+  PetscCheck(set, cs->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints lists %s but %s is not given: say eq, ge or le (e.g. %s ge)", kind, opt, opt);
+  if (!thick) na = 1;
+  PetscCheck(!thick || (aset && na > 0), cs->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints lists thickness but %s is not given: the chord stations x/c, e.g. %s 0.3", opta,
+             opta);
+  PetscCheck(!vset || nv == 1 || nv == na, cs->comm, PETSC_ERR_USER_INPUT,
+             "%s has %" PetscInt_FMT " values for %" PetscInt_FMT " stations: give one for all or one per station",
+             optv, nv, na);
+  if (vset) PetscCall(AdjCheckRealOptionArray(cs->comm, optv, nv, values, ADJ_REAL_FINITE, NULL));
+  for (PetscInt s = 0; s < na; s++) {
+    PetscCheck(!thick || (at[s] > 0 && at[s] < 1), cs->comm, PETSC_ERR_USER_INPUT,
+               "%s %g: a chord station x/c must lie strictly between 0 and 1", opta, (double)at[s]);
+    PetscCall(
+        AdjConstraintsAdd(cs, kind, k, (AdjConstraintSense)sense, at[s], vset, vset ? values[nv == 1 ? 0 : s] : 0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsSetFromOptions(AdjConstraints cs)
+{
+  char     *names[ADJ_MAX_CONSTRAINTS];
+  PetscInt  n = ADJ_MAX_CONSTRAINTS;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  cs->n = 0;
+  PetscOptionsBegin(cs->comm, NULL, "Optimization: design constraints", "AdjConstraints");
+  PetscCall(
+      PetscOptionsStringArray("-optimize_constraints",
+                              "Design constraints, solved with TAO's augmented Lagrangian method (almm): flow "
+                              "lift, drag, lift_to_drag (each one more forward and adjoint solve per evaluation); "
+                              "geometric thickness, max_thickness, area, le_radius, te_angle (analytic); each "
+                              "with -optimize_constraint_NAME eq|ge|le and -optimize_constraint_NAME_value",
+                              "AdjConstraintsSetFromOptions", names, &n, &set));
+  PetscOptionsEnd();
+  if (!set) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt k = AdjConstraintKind(names[i]);
+    PetscCheck(k >= 0, cs->comm, PETSC_ERR_USER_INPUT,
+               "-optimize_constraints: unknown constraint '%s'; known: lift, drag, lift_to_drag (flow), thickness, "
+               "max_thickness, area, le_radius, te_angle (geometric)",
+               names[i]);
+    for (PetscInt j = 0; j < i; j++) {
+      PetscBool same;
+      PetscCall(PetscStrcmp(names[i], names[j], &same));
+      PetscCheck(!same, cs->comm, PETSC_ERR_USER_INPUT,
+                 "-optimize_constraints lists %s twice (several thickness stations go in "
+                 "-optimize_constraint_thickness_at)",
+                 names[i]);
+    }
+    PetscCall(AdjConstraintsKindFromOptions(cs, names[i], k));
+  }
+  for (PetscInt i = 0; i < n; i++) PetscCall(PetscFree(names[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The shape (at the stepper's current parameters) and its block, refusing a solver without one. */
+static PetscErrorCode AdjConstraintsGetShape(AdjConstraints cs, const AdjConstraint *c, const AdjShape **shape,
+                                             const char **block)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetShape(cs->st, shape, block));
+  PetscCheck(*shape, cs->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints %s: a geometric constraint needs a solver with a body shape (e.g. -fluid_body "
+             "naca4 or cst)",
+             c->name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Geometric constraint at the stepper's current parameters: value and design gradient. */
+static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstraint *c, PetscReal *v, Vec g)
+{
+  const AdjShape *shape;
+  const char     *block;
+  PetscReal       grad[ADJ_SHAPE_MAX_PARAMS] = {0};
+  AdjParams       params;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjConstraintsGetShape(cs, c, &shape, &block));
+  AdjShapeMeasureEvaluate(shape, c->measure, c->station, v, grad);
+  PetscCall(AdjStepperGetParams(cs->st, &params));
+  PetscCall(VecSet(g, 0.0));
+  PetscCall(AdjParamsPackGradientArray(params, block, grad + 3, g)); /* the measures do not depend on x0, y0, alpha */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Flow constraint: the driver's gradient with the objective replaced by the functional; the parameters'
+ * regularization R(p), which the driver adds to every objective, is taken out again. */
+static PetscErrorCode AdjConstraintFlow(AdjConstraints cs, const AdjConstraint *c, Vec p, PetscReal *v, Vec g,
+                                        AdjStepIndex *stopped)
+{
+  PetscBool known;
+  PetscReal R;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperSelectObjective(cs->st, c->functional, &known));
+  PetscCheck(known, cs->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints %s: this solver has no output functional '%s' (the fluid has lift, drag and "
+             "lift_to_drag with an immersed body)",
+             c->name, c->functional);
+  PetscCall(AdjDriverGradient(cs->drv, p, v, g));
+  PetscCall(AdjStepperSelectObjective(cs->st, NULL, &known));
+  cs->nforward++, cs->nadjoint++;
+  PetscCall(AdjDriverGetInterruptedStep(cs->drv, stopped));
+  if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!cs->greg) PetscCall(VecDuplicate(g, &cs->greg));
+  PetscCall(AdjStepperZeroGradient(cs->st));
+  PetscCall(AdjStepperRegularization(cs->st, &R));
+  PetscCall(AdjStepperGetGradient(cs->st, cs->greg));
+  *v -= R;
+  PetscCall(VecAXPY(g, -1.0, cs->greg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsEvaluate(AdjConstraints cs, Vec p, PetscReal value[], Vec grad[], AdjStepIndex *stopped)
+{
+  PetscFunctionBeginUser;
+  *stopped = -1;
+  for (PetscInt i = 0; i < cs->n && *stopped < 0; i++)
+    if (cs->c[i].flow) PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, &value[i], grad[i], stopped));
+  if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperSetParameters(cs->st, p));
+  for (PetscInt i = 0; i < cs->n; i++)
+    if (!cs->c[i].flow) PetscCall(AdjConstraintGeometric(cs, &cs->c[i], &value[i], grad[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsSetUp(AdjConstraints cs, Vec p0)
+{
+  PetscReal    v[ADJ_MAX_CONSTRAINTS];
+  Vec          g[ADJ_MAX_CONSTRAINTS];
+  AdjStepIndex stopped;
+  PetscBool    need = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (cs->setup || !cs->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperSetParameters(cs->st, p0));
+  for (PetscInt i = 0; i < cs->n; i++) {
+    AdjConstraint *c = &cs->c[i];
+    if (c->flow) {
+      PetscBool known;
+      PetscBool restored;
+      PetscCall(AdjStepperSelectObjective(cs->st, c->functional, &known));
+      PetscCall(AdjStepperSelectObjective(cs->st, NULL, &restored));
+      PetscCheck(known, cs->comm, PETSC_ERR_USER_INPUT,
+                 "-optimize_constraints %s: this solver has no output functional '%s' (the fluid has lift, drag and "
+                 "lift_to_drag with an immersed body)",
+                 c->name, c->functional);
+    } else {
+      const AdjShape *shape;
+      const char     *block;
+      PetscCall(AdjConstraintsGetShape(cs, c, &shape, &block));
+      PetscCall(AdjShapeMeasureCheck(cs->comm, shape, c->measure, c->station, c->option));
+    }
+    need = (PetscBool)(need || !c->bound_set);
+  }
+  if (need) { /* bounds at the initial design: v(p0) (a forward and adjoint run per flow constraint) */
+    for (PetscInt i = 0; i < cs->n; i++) PetscCall(VecDuplicate(p0, &g[i]));
+    PetscCall(AdjConstraintsEvaluate(cs, p0, v, g, &stopped));
+    PetscCheck(stopped < 0, cs->comm, PETSC_ERR_USER_INPUT,
+               "Stopped by a signal while computing the constraint bounds at the initial design: nothing to resume");
+    for (PetscInt i = 0; i < cs->n; i++) {
+      if (!cs->c[i].bound_set) cs->c[i].bound = v[i];
+      PetscCall(VecDestroy(&g[i]));
+    }
+  }
+  cs->setup = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsGetSize(AdjConstraints cs, PetscInt *n, PetscInt *neq, PetscInt *nineq)
+{
+  PetscFunctionBeginUser;
+  if (n) *n = cs->n;
+  if (neq) *neq = 0;
+  if (nineq) *nineq = 0;
+  for (PetscInt i = 0; i < cs->n; i++) {
+    if (neq && cs->c[i].sense == ADJ_CONSTRAINT_EQ) (*neq)++;
+    if (nineq && cs->c[i].sense != ADJ_CONSTRAINT_EQ) (*nineq)++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsGetInfo(AdjConstraints cs, PetscInt i, const char **name, AdjConstraintSense *sense,
+                                     PetscReal *bound, PetscBool *flow)
+{
+  PetscFunctionBeginUser;
+  if (name) *name = cs->c[i].name;
+  if (sense) *sense = cs->c[i].sense;
+  if (bound) *bound = cs->c[i].bound;
+  if (flow) *flow = cs->c[i].flow;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsGetSolveCount(AdjConstraints cs, PetscInt *nforward, PetscInt *nadjoint)
+{
+  PetscFunctionBeginUser;
+  *nforward = cs->nforward;
+  *nadjoint = cs->nadjoint;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One constraint's value and gradient at p. */
+static PetscErrorCode AdjConstraintsEvaluateOne(AdjConstraints cs, PetscInt i, Vec p, PetscReal *v, Vec g)
+{
+  AdjStepIndex stopped = -1;
+
+  PetscFunctionBeginUser;
+  if (cs->c[i].flow)
+    PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, v, g, &stopped));
+  else {
+    PetscCall(AdjStepperSetParameters(cs->st, p));
+    PetscCall(AdjConstraintGeometric(cs, &cs->c[i], v, g));
+  }
+  PetscCheck(stopped < 0, cs->comm, PETSC_ERR_USER_INPUT, "Stopped by a signal");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, PetscReal h0, PetscInt levels,
+                                        PetscReal *min_rate)
+{
+  Vec         g, d, q, gq;
+  PetscReal   v0, v, gd, r, rprev = -1, h = h0;
+  PetscRandom rnd;
+  PetscInt    n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(p, &g));
+  PetscCall(VecDuplicate(p, &d));
+  PetscCall(VecDuplicate(p, &q));
+  PetscCall(VecDuplicate(p, &gq));
+  PetscCall(PetscRandomCreate(cs->comm, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(rnd, 12345));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(VecSetRandom(d, rnd));
+  PetscCall(VecGetSize(d, &n));
+  PetscCall(VecNorm(d, NORM_2, &r));
+  PetscCall(VecScale(d, PetscSqrtReal((PetscReal)n) / r)); /* unit RMS */
+  PetscCall(AdjConstraintsEvaluateOne(cs, i, p, &v0, g));
+  PetscCall(VecDot(g, d, &gd));
+  *min_rate = PETSC_MAX_REAL;
+  for (PetscInt l = 0; l < levels; l++, h *= 0.5) {
+    PetscCall(VecWAXPY(q, h, d, p));
+    PetscCall(AdjConstraintsEvaluateOne(cs, i, q, &v, gq));
+    r = PetscAbsReal(v - v0 - h * gd);
+    PetscCall(PetscPrintf(cs->comm, "taylor %s: h = %.3e  |dv| = %.6e  remainder = %.6e%s\n", cs->c[i].name, (double)h,
+                          (double)PetscAbsReal(v - v0), (double)r,
+                          r < 1e-13 * PetscMax(1, PetscAbsReal(v0)) ? "  (round-off)" : ""));
+    /* a remainder at round-off (a measure linear in the parameters) says nothing about the rate */
+    if (rprev > 1e-13 * PetscMax(1, PetscAbsReal(v0)) && r > 1e-13 * PetscMax(1, PetscAbsReal(v0)))
+      *min_rate = PetscMin(*min_rate, PetscLog2Real(rprev / r));
+    rprev = r;
+  }
+  PetscCall(AdjStepperSetParameters(cs->st, p));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&q));
+  PetscCall(VecDestroy(&gq));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsDestroy(AdjConstraints *cs)
+{
+  PetscFunctionBeginUser;
+  if (!*cs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDestroy(&(*cs)->greg));
+  PetscCall(PetscFree(*cs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
