@@ -205,19 +205,6 @@ static PetscErrorCode FluidSetSteady(void *ctx, AdjSteadyInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FluidZeroGradient(void *ctx)
-{
-  Fluid fl = (Fluid)ctx;
-
-  PetscFunctionBeginUser;
-  fl->gnu_local = 0;
-  for (PetscInt q = 0; q < 4; q++) fl->gbc_local[q / 2][q % 2] = 0;
-  PetscCall(VecSet(fl->gu0, 0.0));
-  PetscCall(VecSet(fl->gv0, 0.0));
-  if (fl->body.on) PetscCall(VecSet(fl->body.chibar, 0.0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Besides the block gradients: the mask sensitivity maps dJ/dchi on u- and v-faces of a body. */
 static PetscErrorCode FluidWriteMaskSensitivity(void *ctx, AdjParams params, AdjOutput out)
 {
@@ -493,6 +480,12 @@ static PetscErrorCode FluidSetFromOptions(AdjStepper st)
   }
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(FluidRegisterParameters(fl, params));
+  /* what the adjoint adds to: zeroed before each gradient, saved when a gradient run stops */
+  PetscCall(AdjStepperAddGradientArray(st, "nu", &fl->gnu_local, 1));
+  PetscCall(AdjStepperAddGradientArray(st, "bc_velocity", &fl->gbc_local[0][0], 4));
+  PetscCall(AdjStepperAddGradientVec(st, "u0", fl->gu0));
+  PetscCall(AdjStepperAddGradientVec(st, "v0", fl->gv0));
+  if (fl->body.on) PetscCall(AdjStepperAddGradientVec(st, "mask", fl->body.chibar));
   PetscCall(FluidDescribeFields(fl, st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -520,7 +513,6 @@ static const AdjStepperOps FluidOps = {
     .hasobjective        = FluidHasObjective,
     .objectivefinalstep  = FluidObjectiveFinalStep,
     .setsteady           = FluidSetSteady,
-    .zerogradient        = FluidZeroGradient,
     .checkstate          = FluidCheckState,
     .fieldvalues         = FluidFieldValues,
     .restartstate        = FluidRestartState,
