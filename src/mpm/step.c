@@ -35,7 +35,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Step, 0, 0, 0, 0));
-  PetscCall(MPMExchangeSetUp(mpm, k, xin));
+  PetscCall(MPMExchangeSetUp(mpm, k, k - 1, xin));
   PetscCall(MPMExchangeToOwners(mpm, xin));
   PetscCall(MPMScatterToGrid(mpm, mpm->dt));
   PetscCall(PetscLogEventBegin(MPM_Grid, 0, 0, 0, 0));
@@ -164,7 +164,7 @@ PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[M
 
   PetscFunctionBeginUser;
   mpm->fwd_step = -1; /* the step's intermediates are overwritten */
-  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeSetUp(mpm, k, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMScatterToGrid(mpm, 0.0));
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
@@ -191,7 +191,7 @@ PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass)
 
   PetscFunctionBeginUser;
   mpm->fwd_step = -1;
-  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeSetUp(mpm, k, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMScatterToGrid(mpm, 0.0));
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
@@ -216,7 +216,7 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
 
   PetscFunctionBeginUser;
   mpm->fwd_step = -1;
-  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeSetUp(mpm, k, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMAdjointWorkSetUp(mpm));
   PetscCall(VecZeroEntries(mpm->gnodesb));
