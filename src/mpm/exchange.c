@@ -32,6 +32,7 @@
  * step index), and the run stops.  The exchanges themselves are unchanged: the SF, hence every result, is a function
  * of the owners alone, whichever way the decision was taken. */
 #include "mpmimpl.h"
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet: has the material Vec changed? */
 
 /* Owner rank of a particle at x: the rank owning node base + 1 in every direction.  Returns -1 when
  * the stencil leaves the grid or x is not finite. */
@@ -126,6 +127,7 @@ static PetscErrorCode MPMExchangeBuildSF(MPM mpm, AdjStepIndex k, const PetscMPI
 
   PetscFunctionBeginUser;
   PetscCall(PetscSFDestroy(&mpm->sf));
+  mpm->out_state = -1; /* the owners' arrays are laid out anew */
   PetscCall(PetscArraycpy(mpm->owner, dest, mpm->nhome));
   PetscCall(PetscCalloc4(mpm->size, &recvcount, mpm->size, &recvdispl, mpm->size, &offset, mpm->size, &next));
   PetscCallMPI(MPI_Alltoall(sendcount, 1, MPIU_INT, recvcount, 1, MPIU_INT, mpm->comm));
@@ -297,6 +299,7 @@ PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, PetscBool moved)
 {
   PetscFunctionBeginUser;
   if (mpm->sf && mpm->sf_state == s - 1) MPMOwnersRecordPair(mpm, s, moved);
+  if (mpm->out_state == s) mpm->out_checked = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -306,7 +309,8 @@ PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, PetscBool moved)
 PetscErrorCode MPMExchangeForget(MPM mpm)
 {
   PetscFunctionBeginUser;
-  mpm->sf_state = -1;
+  mpm->sf_state  = -1;
+  mpm->out_state = -1;
   if (mpm->owners_known) PetscCall(PetscArrayzero(mpm->owners_known, mpm->owners_known_n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -318,11 +322,12 @@ PetscErrorCode MPMExchangeView(MPM mpm)
   const PetscInt64 *c = mpm->exchange_count;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscInfo(
-      NULL,
-      "mpm exchange on rank %d: %" PetscInt64_FMT " set-ups, %" PetscInt64_FMT
-      " decided without communication, %" PetscInt64_FMT " by a reduction, %" PetscInt64_FMT " SF rebuilds\n",
-      (int)mpm->rank, c[MPM_EXCHANGE_SETUPS], c[MPM_EXCHANGE_LOCAL], c[MPM_EXCHANGE_REDUCED], c[MPM_EXCHANGE_REBUILT]));
+  PetscCall(PetscInfo(NULL,
+                      "mpm exchange on rank %d: %" PetscInt64_FMT " set-ups, %" PetscInt64_FMT
+                      " decided without communication, %" PetscInt64_FMT " by a reduction, %" PetscInt64_FMT
+                      " SF rebuilds; %" PetscInt64_FMT " steps without home -> owner transfer\n",
+                      (int)mpm->rank, c[MPM_EXCHANGE_SETUPS], c[MPM_EXCHANGE_LOCAL], c[MPM_EXCHANGE_REDUCED],
+                      c[MPM_EXCHANGE_REBUILT], c[MPM_EXCHANGE_KEPT]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -344,7 +349,44 @@ PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x)
   PetscCall(VecRestoreArrayRead(mpm->mat, &mat));
   PetscCall(VecRestoreArrayRead(x, &home));
   if (mpm->nz) PetscCall(MPMRecordsSplit(mpm, mpm->rec, mpm->pin, mpm->zin));
+  mpm->mat_sent = mpm->mat;
+  PetscCall(PetscObjectStateGet((PetscObject)mpm->mat, &mpm->mat_sent_state));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeToOwnersStep - MPMExchangeToOwners for the state x of step index s at the start of a step, after
+    MPMExchangeSetUp(s): when the owners' arrays pout (zout) already hold that state, as the step s computed it and
+    sent it home unchanged (MPMExchangeSentHome, checked by MPMCheckState, with the same SF and materials since), they
+    are copied to pin (zin) and nothing travels: home -> owner would move those very bytes back, so the results are
+    the same bit for bit.  The step index identifies the state as for the owner records (top of this file).
+    Collective. @*/
+PetscErrorCode MPMExchangeToOwnersStep(MPM mpm, AdjStepIndex s, Vec x)
+{
+  PetscObjectState mat_state;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectStateGet((PetscObject)mpm->mat, &mat_state));
+  if (mpm->exchange_reduce_always || mpm->out_state != s || !mpm->out_checked || mpm->sf_state != s ||
+      mpm->mat_sent != mpm->mat || mpm->mat_sent_state != mat_state) {
+    PetscCall(MPMExchangeToOwners(mpm, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(PetscArraycpy(mpm->pin, mpm->pout, mpm->nowned));
+  if (mpm->nz) PetscCall(PetscArraycpy(mpm->zin, mpm->zout, mpm->nowned * mpm->nz));
+  mpm->exchange_count[MPM_EXCHANGE_KEPT]++;
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeSentHome - the owners' pout (zout), just sent home by MPMExchangeToHome, are the state of step k
+    (MPMStep). Not collective. @*/
+PetscErrorCode MPMExchangeSentHome(MPM mpm, AdjStepIndex k)
+{
+  PetscFunctionBeginUser;
+  mpm->out_state   = k;
+  mpm->out_checked = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -357,6 +399,7 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  mpm->out_state = -1; /* MPMStep says which state pout holds (MPMExchangeSentHome) */
   if (mpm->nz) PetscCall(MPMRecordsJoin(mpm, mpm->pout, mpm->zout, mpm->rec));
   PetscCall(VecGetArrayWrite(x, &home));
   PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));

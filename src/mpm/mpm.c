@@ -273,6 +273,7 @@ PetscErrorCode AdjStepperCreate_MPM(AdjStepper st)
   mpm->mat_type   = MPI_DATATYPE_NULL;
   mpm->fwd_step   = -1;
   mpm->sf_state   = -1;
+  mpm->out_state  = -1;
   PetscCallMPI(MPI_Comm_rank(mpm->comm, &mpm->rank));
   PetscCallMPI(MPI_Comm_size(mpm->comm, &mpm->size));
   PetscCall(AdjStepperSetImplementation(st, mpm, &MPMOps));

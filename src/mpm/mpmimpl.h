@@ -134,6 +134,7 @@ typedef enum {
   MPM_EXCHANGE_LOCAL,   /* decided from what the ranks already knew: no communication */
   MPM_EXCHANGE_REDUCED, /* decided by one global reduction */
   MPM_EXCHANGE_REBUILT, /* the home -> owner SF was rebuilt (some particle changed owner, or no SF yet) */
+  MPM_EXCHANGE_KEPT,    /* steps whose owners kept their particles from the step before: no home -> owner transfer */
   MPM_EXCHANGE_NCOUNTS
 } MPMExchangeCount;
 enum { MPM_OWNERS_UNKNOWN = 0, MPM_OWNERS_SAME = 1, MPM_OWNERS_CHANGED = 2 };
@@ -178,10 +179,17 @@ struct _n_MPM {
    * other ranks (exchange.c, "Deciding without communication"): sf_state is the step index of the last state the
    * exchange was set up for (-1: none known); owners_known[s] (s = 1..nsteps) says whether the owners of state s
    * equal those of state s - 1 (MPM_OWNERS_SAME), differ (MPM_OWNERS_CHANGED) or are not known. */
-  AdjStepIndex      sf_state;
-  char             *owners_known;
-  AdjStepIndex      owners_known_n;
-  PetscBool         exchange_reduce_always; /* -mpm_exchange_reduce_always: one global reduction at every set-up */
+  AdjStepIndex sf_state;
+  char        *owners_known;
+  AdjStepIndex owners_known_n;
+  PetscBool    exchange_reduce_always; /* -mpm_exchange_reduce_always: one global reduction at every set-up */
+  /* Particles that stay with their owners (MPMExchangeToOwnersStep): pout, zout hold the state of step out_state
+   * (-1: none), as MPMStep computed and sent it home; out_checked: MPMCheckState passed that state; mat_sent and
+   * its PETSc object state mat_sent_state: the material Vec that pmat was last filled from. */
+  AdjStepIndex      out_state;
+  PetscBool         out_checked;
+  Vec               mat_sent;
+  PetscObjectState  mat_sent_state;
   PetscInt64        exchange_count[MPM_EXCHANGE_NCOUNTS];
   MPI_Datatype      state_type, mat_type;
   PetscInt          nowned, capacity;
@@ -289,6 +297,8 @@ PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, PetscBool moved)
 PetscErrorCode MPMExchangeForget(MPM mpm);
 PetscErrorCode MPMExchangeView(MPM mpm);
 PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x);
+PetscErrorCode MPMExchangeToOwnersStep(MPM mpm, AdjStepIndex s, Vec x);
+PetscErrorCode MPMExchangeSentHome(MPM mpm, AdjStepIndex k);
 PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x);
 PetscErrorCode MPMExchangeDestroy(MPM mpm);
 PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb);

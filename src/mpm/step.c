@@ -14,6 +14,7 @@ static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_P2G, 0, 0, 0, 0));
+  mpm->out_state = -1; /* zout is overwritten */
   PetscCall(VecZeroEntries(mpm->lnodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodes, &nodes));
   PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zout, nodes));
@@ -36,7 +37,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Step, 0, 0, 0, 0));
   PetscCall(MPMExchangeSetUp(mpm, k, k - 1, xin));
-  PetscCall(MPMExchangeToOwners(mpm, xin));
+  PetscCall(MPMExchangeToOwnersStep(mpm, k - 1, xin));
   PetscCall(MPMScatterToGrid(mpm, mpm->dt));
   PetscCall(PetscLogEventBegin(MPM_Grid, 0, 0, 0, 0));
   /* the grid update is nonlinear with friction walls: its adjoint needs its input */
@@ -53,6 +54,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodes, &nodes));
   PetscCall(PetscLogEventEnd(MPM_G2P, 0, 0, 0, 0));
   PetscCall(MPMExchangeToHome(mpm, xout));
+  PetscCall(MPMExchangeSentHome(mpm, k));
   mpm->fwd_step = k;
   PetscCall(PetscLogEventEnd(MPM_Step, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
