@@ -192,6 +192,9 @@ static char *MPMOwnersRecord(MPM mpm, AdjStepIndex s)
   return mpm->owners_known && s >= 1 && s < mpm->owners_known_n ? &mpm->owners_known[s] : NULL;
 }
 
+/* The longest run of records read to decide one set-up. */
+#define MPM_OWNERS_MAX_SCAN 1024
+
 /* What the records say of the owners of state t against those of the SF's state: MPM_OWNERS_SAME (every step
  * between them SAME), MPM_OWNERS_CHANGED (one step between them, CHANGED) or MPM_OWNERS_UNKNOWN.  Not collective;
  * the same answer on every rank. */
@@ -201,6 +204,9 @@ static int MPMOwnersAgainstSF(MPM mpm, AdjStepIndex t)
 
   if (!mpm->sf || s < 0 || mpm->exchange_reduce_always) return MPM_OWNERS_UNKNOWN;
   if (s == t) return MPM_OWNERS_SAME;
+  if (PetscAbs(s - t) > MPM_OWNERS_MAX_SCAN)
+    return MPM_OWNERS_UNKNOWN; /* e.g. a revolve restore far back: one
+                                reduction costs less than a long scan */
   for (AdjStepIndex j = PetscMin(s, t) + 1; j <= PetscMax(s, t); j++) {
     const char *r = MPMOwnersRecord(mpm, j);
 
@@ -292,14 +298,19 @@ PetscErrorCode MPMExchangeOwnersMoved(MPM mpm, AdjStepIndex s, const PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMExchangeRecordOwners - records the owner test of state s reduced over all ranks (moved: some particle of s
-    has another owner than in state s - 1), when the SF belongs to state s - 1 (as for MPMExchangeOwnersMoved).
-    Not collective (its input is). @*/
-PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, PetscBool moved)
+/*@ MPMExchangeRecordOwners - records the owner test of state s (the Vec x, which MPMCheckState passed) reduced
+    over all ranks (moved: some particle of s has another owner than in state s - 1), when the SF belongs to state
+    s - 1 (as for MPMExchangeOwnersMoved).  When x is the very Vec that step s sent its particles to, unchanged since
+    (PETSc object state), the owners' pout is marked as the checked state s (MPMExchangeToOwnersStep); a state
+    changed between the step and the check (e.g. by a coupling) is not. Not collective (its inputs are). @*/
+PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, Vec x, PetscBool moved)
 {
+  PetscObjectState state;
+
   PetscFunctionBeginUser;
   if (mpm->sf && mpm->sf_state == s - 1) MPMOwnersRecordPair(mpm, s, moved);
-  if (mpm->out_state == s) mpm->out_checked = PETSC_TRUE;
+  PetscCall(PetscObjectStateGet((PetscObject)x, &state));
+  if (mpm->out_state == s && mpm->out_vec == x && mpm->out_vec_state == state) mpm->out_checked = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -311,6 +322,7 @@ PetscErrorCode MPMExchangeForget(MPM mpm)
   PetscFunctionBeginUser;
   mpm->sf_state  = -1;
   mpm->out_state = -1;
+  mpm->out_vec   = NULL;
   if (mpm->owners_known) PetscCall(PetscArrayzero(mpm->owners_known, mpm->owners_known_n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -405,6 +417,8 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
   PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
   PetscCall(VecRestoreArrayWrite(x, &home));
+  mpm->out_vec = x; /* MPMExchangeRecordOwners: is the checked state this one, unchanged since? */
+  PetscCall(PetscObjectStateGet((PetscObject)x, &mpm->out_vec_state));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

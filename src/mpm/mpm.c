@@ -123,7 +123,7 @@ static PetscErrorCode MPMCheckState(void *ctx, AdjStepIndex k, Vec x)
   both[0] = mine, both[1] = moved ? 0 : 1;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPIU_INT64, MPI_MIN, mpm->comm));
   first = both[0];
-  if (first == PETSC_MAX_INT) PetscCall(MPMExchangeRecordOwners(mpm, k, (PetscBool)(both[1] == 0)));
+  if (first == PETSC_MAX_INT) PetscCall(MPMExchangeRecordOwners(mpm, k, x, (PetscBool)(both[1] == 0)));
   if (first == PETSC_MAX_INT) PetscFunctionReturn(PETSC_SUCCESS);
   holder = first == mine ? mpm->rank : mpm->size;
   PetscCallMPI(MPI_Allreduce(&holder, &root, 1, MPI_INT, MPI_MIN, mpm->comm));

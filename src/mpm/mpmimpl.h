@@ -184,10 +184,13 @@ struct _n_MPM {
   AdjStepIndex owners_known_n;
   PetscBool    exchange_reduce_always; /* -mpm_exchange_reduce_always: one global reduction at every set-up */
   /* Particles that stay with their owners (MPMExchangeToOwnersStep): pout, zout hold the state of step out_state
-   * (-1: none), as MPMStep computed and sent it home; out_checked: MPMCheckState passed that state; mat_sent and
+   * (-1: none), as MPMStep computed and sent it home (to out_vec, of PETSc object state out_vec_state then);
+   * out_checked: MPMCheckState passed that state in that Vec, unchanged; mat_sent and
    * its PETSc object state mat_sent_state: the material Vec that pmat was last filled from. */
   AdjStepIndex      out_state;
   PetscBool         out_checked;
+  Vec               out_vec; /* the Vec pout was last sent to (compared, never used: not a reference) */
+  PetscObjectState  out_vec_state;
   Vec               mat_sent;
   PetscObjectState  mat_sent_state;
   PetscInt64        exchange_count[MPM_EXCHANGE_NCOUNTS];
@@ -293,7 +296,7 @@ PetscErrorCode MPMInitialInternalStateAdjoint(MPM mpm, Vec lambda0);
 /* Distribution (exchange.c): scatter home -> owner by position, and back. */
 PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, AdjStepIndex s, Vec x);
 PetscErrorCode MPMExchangeOwnersMoved(MPM mpm, AdjStepIndex s, const PetscScalar *home, PetscBool *moved);
-PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, PetscBool moved);
+PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, Vec x, PetscBool moved);
 PetscErrorCode MPMExchangeForget(MPM mpm);
 PetscErrorCode MPMExchangeView(MPM mpm);
 PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x);
