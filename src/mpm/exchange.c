@@ -11,8 +11,28 @@
  * exactly as particles came (the owner assignment is piecewise constant in the positions, so it has no derivative).
  * A particle travels as its whole record of the state Vec (MPMParticle + nz internal-state reals): with nz > 0 the
  * owners receive and send the records through the staging array rec, split into (pin, zin) and joined from
- * (pout, zout); with nz = 0 a record is an MPMParticle and pin, pout are the SF's buffers themselves. */
+ * (pout, zout); with nz = 0 a record is an MPMParticle and pin, pout are the SF's buffers themselves.
+ *
+ * Deciding without communication.  The SF needs a rebuild exactly when the owners of the state x differ, on some
+ * rank, from those of the state it was built for.  Learning that takes a global reduction, which on a small problem
+ * costs more than the step itself (and more still on a shared machine, where every synchronization waits for the
+ * last rank to be scheduled), while most steps move no particle across ranks.  The answer is usually known already:
+ *  - forward: MPMCheckState (mpm.c) checks x_k right after step k and folds into its own reduction whether some
+ *    particle of x_k has another owner than in x_{k-1}, the SF's state (MPMExchangeOwnersMoved,
+ *    MPMExchangeRecordOwners): owners_known[k];
+ *  - reverse: the states are those of the forward sweep, bit for bit (restored, or recomputed with the same
+ *    parameters), so its records still hold: from the SF of state s to state t no rebuild is needed when every
+ *    record between them says SAME, and a rebuild without asking when the one step between them says CHANGED.
+ * A set-up without a usable record decides by one reduction (the owner test and the lost-particle test together)
+ * and records its answer.  The records describe the states of one set of parameters and one initial state:
+ * MPMExchangeForget drops them when the parameters change or a restart state is read or written.  Every input of
+ * the decision (step indices, records written after reductions, the options) is the same on every rank, so all
+ * ranks take the same branch.  The home rank still computes the owners of its particles at every set-up (a local
+ * loop): a record that contradicts them means a caller broke the contract (a state that is not the one of its
+ * step index), and the run stops.  The exchanges themselves are unchanged: the SF, hence every result, is a function
+ * of the owners alone, whichever way the decision was taken. */
 #include "mpmimpl.h"
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet: has the material Vec changed? */
 
 /* Owner rank of a particle at x: the rank owning node base + 1 in every direction.  Returns -1 when
  * the stencil leaves the grid or x is not finite. */
@@ -107,6 +127,7 @@ static PetscErrorCode MPMExchangeBuildSF(MPM mpm, AdjStepIndex k, const PetscMPI
 
   PetscFunctionBeginUser;
   PetscCall(PetscSFDestroy(&mpm->sf));
+  mpm->out_state = -1; /* the owners' arrays are laid out anew */
   PetscCall(PetscArraycpy(mpm->owner, dest, mpm->nhome));
   PetscCall(PetscCalloc4(mpm->size, &recvcount, mpm->size, &recvdispl, mpm->size, &offset, mpm->size, &next));
   PetscCallMPI(MPI_Alltoall(sendcount, 1, MPIU_INT, recvcount, 1, MPIU_INT, mpm->comm));
@@ -134,39 +155,191 @@ static PetscErrorCode MPMExchangeBuildSF(MPM mpm, AdjStepIndex k, const PetscMPI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMExchangeSetUp - the home -> owner SF for the positions in x (home layout) before step k: the
-    one of the last step unless some particle (on any rank) changed owner since.  A particle whose
-    stencil leaves the grid stops the run, naming it. Collective. @*/
-PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x)
+/* The owners dest[] of this rank's home particles in x (home layout), how many go to each rank, the first lost
+ * particle (global index; -1: none) and whether some owner differs from those of the SF (PETSC_TRUE without an SF).
+ * Not collective. */
+static PetscErrorCode MPMExchangeOwners(MPM mpm, const PetscScalar *home, PetscMPIInt dest[], PetscInt sendcount[],
+                                        PetscInt64 *lost, PetscBool *moved)
+{
+  PetscFunctionBeginUser;
+  *lost  = -1;
+  *moved = (PetscBool)!mpm->sf;
+  for (PetscInt i = 0; i < mpm->nhome; i++) {
+    dest[i] = MPMOwnerOf(mpm, MPMRecordRead(home, mpm->nrec, i)->x);
+    if (dest[i] < 0) {
+      if (*lost < 0) *lost = mpm->hstart + i;
+      dest[i] = mpm->rank;
+    }
+    sendcount[dest[i]]++;
+    *moved = (PetscBool)(*moved || dest[i] != mpm->owner[i]); /* mpm->owner is read only once an SF exists */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The owner records, allocated on first use for the steps 1..nsteps (none with -mpm_exchange_reduce_always). */
+static PetscErrorCode MPMOwnersRecordsSetUp(MPM mpm)
+{
+  PetscFunctionBeginUser;
+  if (mpm->owners_known || mpm->exchange_reduce_always || mpm->nsteps < 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscCalloc1(mpm->nsteps + 1, &mpm->owners_known));
+  mpm->owners_known_n = mpm->nsteps + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The record of state s in owners_known (NULL: none kept for s). */
+static char *MPMOwnersRecord(MPM mpm, AdjStepIndex s)
+{
+  return mpm->owners_known && s >= 1 && s < mpm->owners_known_n ? &mpm->owners_known[s] : NULL;
+}
+
+/* The longest run of records read to decide one set-up. */
+#define MPM_OWNERS_MAX_SCAN 1024
+
+/* What the records say of the owners of state t against those of the SF's state: MPM_OWNERS_SAME (every step
+ * between them SAME), MPM_OWNERS_CHANGED (one step between them, CHANGED) or MPM_OWNERS_UNKNOWN.  Not collective;
+ * the same answer on every rank. */
+static int MPMOwnersAgainstSF(MPM mpm, AdjStepIndex t)
+{
+  const AdjStepIndex s = mpm->sf_state;
+
+  if (!mpm->sf || s < 0 || mpm->exchange_reduce_always) return MPM_OWNERS_UNKNOWN;
+  if (s == t) return MPM_OWNERS_SAME;
+  if (PetscAbs(s - t) > MPM_OWNERS_MAX_SCAN)
+    return MPM_OWNERS_UNKNOWN; /* e.g. a revolve restore far back: one
+                                reduction costs less than a long scan */
+  for (AdjStepIndex j = PetscMin(s, t) + 1; j <= PetscMax(s, t); j++) {
+    const char *r = MPMOwnersRecord(mpm, j);
+
+    if (!r || *r == MPM_OWNERS_UNKNOWN) return MPM_OWNERS_UNKNOWN;
+    if (*r == MPM_OWNERS_CHANGED) return PetscAbs(s - t) == 1 ? MPM_OWNERS_CHANGED : MPM_OWNERS_UNKNOWN;
+  }
+  return MPM_OWNERS_SAME;
+}
+
+/* Records, after a reduction that compared the owners of state t with those of the SF's state, the answer
+ * (moved: some particle changed owner) when the two states are consecutive steps. */
+static void MPMOwnersRecordPair(MPM mpm, AdjStepIndex t, PetscBool moved)
+{
+  const AdjStepIndex s = mpm->sf_state;
+  char              *r = NULL;
+
+  if (!mpm->sf || s < 0) return;
+  if (t == s + 1) r = MPMOwnersRecord(mpm, t);
+  if (t == s - 1) r = MPMOwnersRecord(mpm, s);
+  if (r) *r = (char)(moved ? MPM_OWNERS_CHANGED : MPM_OWNERS_SAME);
+}
+
+/*@ MPMExchangeSetUp - the home -> owner SF for the positions in x (home layout), the state of step index s, before
+    step k (used in messages): the SF of the last set-up unless some particle (on any rank) changed owner since.
+    Decided from the owner records when they tell (no communication), else by one reduction (see the top of this
+    file).  A particle whose stencil leaves the grid stops the run, naming it. Collective. @*/
+PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, AdjStepIndex s, Vec x)
 {
   const PetscScalar *home;
   PetscMPIInt       *dest;
   PetscInt          *sendcount;
-  PetscInt64         lost  = -1;
-  PetscBool          moved = (PetscBool)!mpm->sf;
+  PetscInt64         lost;
+  PetscBool          moved;
+  int                known;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(MPMOwnersRecordsSetUp(mpm));
+  known = MPMOwnersAgainstSF(mpm, s);
+  mpm->exchange_count[MPM_EXCHANGE_SETUPS]++;
   PetscCall(VecGetArrayRead(x, &home));
   if (!mpm->owner) PetscCall(PetscMalloc1(mpm->nhome, &mpm->owner));
   PetscCall(PetscMalloc1(mpm->nhome, &dest));
   PetscCall(PetscCalloc1(mpm->size, &sendcount));
-  for (PetscInt i = 0; i < mpm->nhome; i++) {
-    dest[i] = MPMOwnerOf(mpm, MPMRecordRead(home, mpm->nrec, i)->x);
-    if (dest[i] < 0) {
-      if (lost < 0) lost = mpm->hstart + i;
-      dest[i] = mpm->rank;
-    }
-    sendcount[dest[i]]++;
-    moved = moved || dest[i] != mpm->owner[i]; /* mpm->owner is read only once an SF exists */
+  PetscCall(MPMExchangeOwners(mpm, home, dest, sendcount, &lost, &moved));
+  if (known != MPM_OWNERS_UNKNOWN) {
+    /* the records were written from this very state (same step index, same parameters): they cannot disagree with
+       its owners, nor can it hold a lost particle, unless a caller broke the contract; no rank may then go on alone */
+    PetscCheckAbort(lost < 0 && (known == MPM_OWNERS_CHANGED || !moved), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                    "MPM exchange before step %" PetscInt64_FMT " on rank %d: the state of step %" PetscInt64_FMT
+                    " is not the one whose particle owners were recorded (%s); a caller changed it without a new step",
+                    (PetscInt64)k, (int)mpm->rank, (PetscInt64)s,
+                    lost >= 0 ? "a particle is outside the grid" : "a particle changed owner");
+    mpm->exchange_count[MPM_EXCHANGE_LOCAL]++;
+    moved = (PetscBool)(known == MPM_OWNERS_CHANGED);
+  } else {
+    /* one reduction for both questions: the first lost particle (MIN of its index) and whether any moved (MIN of
+       0 for moved, 1 for not) */
+    PetscInt64 both[2] = {lost >= 0 ? lost : PETSC_MAX_INT, moved ? 0 : 1};
+
+    mpm->exchange_count[MPM_EXCHANGE_REDUCED]++;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPIU_INT64, MPI_MIN, mpm->comm));
+    if (both[0] != PETSC_MAX_INT) PetscCall(MPMReportLost(mpm, k, lost, home));
+    moved = (PetscBool)(both[1] == 0);
+    MPMOwnersRecordPair(mpm, s, moved);
   }
-  PetscCall(MPMReportLost(mpm, k, lost, home));
   PetscCall(VecRestoreArrayRead(x, &home));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPIU_BOOL, MPI_LOR, mpm->comm));
-  if (moved) PetscCall(MPMExchangeBuildSF(mpm, k, dest, sendcount));
+  if (moved) {
+    PetscCall(MPMExchangeBuildSF(mpm, k, dest, sendcount));
+    mpm->exchange_count[MPM_EXCHANGE_REBUILT]++;
+  }
+  mpm->sf_state = s;
   PetscCall(PetscFree(dest));
   PetscCall(PetscFree(sendcount));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeOwnersMoved - whether some home particle of this rank in the state home (home layout, step index s)
+    has another owner than in the SF, when the SF belongs to state s - 1 (else PETSC_FALSE): the local part of the
+    owner record of state s, which MPMCheckState folds into its reduction. Not collective. @*/
+PetscErrorCode MPMExchangeOwnersMoved(MPM mpm, AdjStepIndex s, const PetscScalar *home, PetscBool *moved)
+{
+  PetscFunctionBeginUser;
+  *moved = PETSC_FALSE;
+  if (!mpm->sf || mpm->sf_state != s - 1 || !MPMOwnersRecord(mpm, s)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < mpm->nhome && !*moved; i++)
+    *moved = (PetscBool)(MPMOwnerOf(mpm, MPMRecordRead(home, mpm->nrec, i)->x) != mpm->owner[i]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeRecordOwners - records the owner test of state s (the Vec x, which MPMCheckState passed) reduced
+    over all ranks (moved: some particle of s has another owner than in state s - 1), when the SF belongs to state
+    s - 1 (as for MPMExchangeOwnersMoved).  When x is the very Vec that step s sent its particles to, unchanged since
+    (PETSc object state), the owners' pout is marked as the checked state s (MPMExchangeToOwnersStep); a state
+    changed between the step and the check (e.g. by a coupling) is not. Not collective (its inputs are). @*/
+PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, Vec x, PetscBool moved)
+{
+  PetscObjectState state;
+
+  PetscFunctionBeginUser;
+  if (mpm->sf && mpm->sf_state == s - 1) MPMOwnersRecordPair(mpm, s, moved);
+  PetscCall(PetscObjectStateGet((PetscObject)x, &state));
+  if (mpm->out_state == s && mpm->out_vec == x && mpm->out_vec_state == state) mpm->out_checked = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeForget - drops the owner records and what is known of the SF's state (the SF itself is kept): the
+    states of the steps are about to change (new parameters, a restart state). Not collective, but called alike
+    on every rank. @*/
+PetscErrorCode MPMExchangeForget(MPM mpm)
+{
+  PetscFunctionBeginUser;
+  mpm->sf_state  = -1;
+  mpm->out_state = -1;
+  mpm->out_vec   = NULL;
+  if (mpm->owners_known) PetscCall(PetscArrayzero(mpm->owners_known, mpm->owners_known_n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeView - the exchange's set-up counts (how each rebuild decision was taken) as PetscInfo. Not
+    collective. @*/
+PetscErrorCode MPMExchangeView(MPM mpm)
+{
+  const PetscInt64 *c = mpm->exchange_count;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInfo(NULL,
+                      "mpm exchange on rank %d: %" PetscInt64_FMT " set-ups, %" PetscInt64_FMT
+                      " decided without communication, %" PetscInt64_FMT " by a reduction, %" PetscInt64_FMT
+                      " SF rebuilds; %" PetscInt64_FMT " steps without home -> owner transfer\n",
+                      (int)mpm->rank, c[MPM_EXCHANGE_SETUPS], c[MPM_EXCHANGE_LOCAL], c[MPM_EXCHANGE_REDUCED],
+                      c[MPM_EXCHANGE_REBUILT], c[MPM_EXCHANGE_KEPT]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -188,7 +361,44 @@ PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x)
   PetscCall(VecRestoreArrayRead(mpm->mat, &mat));
   PetscCall(VecRestoreArrayRead(x, &home));
   if (mpm->nz) PetscCall(MPMRecordsSplit(mpm, mpm->rec, mpm->pin, mpm->zin));
+  mpm->mat_sent = mpm->mat;
+  PetscCall(PetscObjectStateGet((PetscObject)mpm->mat, &mpm->mat_sent_state));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeToOwnersStep - MPMExchangeToOwners for the state x of step index s at the start of a step, after
+    MPMExchangeSetUp(s): when the owners' arrays pout (zout) already hold that state, as the step s computed it and
+    sent it home unchanged (MPMExchangeSentHome, checked by MPMCheckState, with the same SF and materials since), they
+    are copied to pin (zin) and nothing travels: home -> owner would move those very bytes back, so the results are
+    the same bit for bit.  The step index identifies the state as for the owner records (top of this file).
+    Collective. @*/
+PetscErrorCode MPMExchangeToOwnersStep(MPM mpm, AdjStepIndex s, Vec x)
+{
+  PetscObjectState mat_state;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectStateGet((PetscObject)mpm->mat, &mat_state));
+  if (mpm->exchange_reduce_always || mpm->out_state != s || !mpm->out_checked || mpm->sf_state != s ||
+      mpm->mat_sent != mpm->mat || mpm->mat_sent_state != mat_state) {
+    PetscCall(MPMExchangeToOwners(mpm, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  PetscCall(PetscArraycpy(mpm->pin, mpm->pout, mpm->nowned));
+  if (mpm->nz) PetscCall(PetscArraycpy(mpm->zin, mpm->zout, mpm->nowned * mpm->nz));
+  mpm->exchange_count[MPM_EXCHANGE_KEPT]++;
+  PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMExchangeSentHome - the owners' pout (zout), just sent home by MPMExchangeToHome, are the state of step k
+    (MPMStep). Not collective. @*/
+PetscErrorCode MPMExchangeSentHome(MPM mpm, AdjStepIndex k)
+{
+  PetscFunctionBeginUser;
+  mpm->out_state   = k;
+  mpm->out_checked = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,11 +411,14 @@ PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Exchange, 0, 0, 0, 0));
+  mpm->out_state = -1; /* MPMStep says which state pout holds (MPMExchangeSentHome) */
   if (mpm->nz) PetscCall(MPMRecordsJoin(mpm, mpm->pout, mpm->zout, mpm->rec));
   PetscCall(VecGetArrayWrite(x, &home));
   PetscCall(PetscSFBcastBegin(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(mpm->sf, mpm->state_type, recs, home, MPI_REPLACE));
   PetscCall(VecRestoreArrayWrite(x, &home));
+  mpm->out_vec = x; /* MPMExchangeRecordOwners: is the checked state this one, unchanged since? */
+  PetscCall(PetscObjectStateGet((PetscObject)x, &mpm->out_vec_state));
   PetscCall(PetscLogEventEnd(MPM_Exchange, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,8 +486,12 @@ PetscErrorCode MPMExchangeMaterialToOwnersAdjoint(MPM mpm, Vec matb)
 PetscErrorCode MPMExchangeDestroy(MPM mpm)
 {
   PetscFunctionBeginUser;
+  PetscCall(MPMExchangeView(mpm));
   PetscCall(PetscSFDestroy(&mpm->sf));
   PetscCall(PetscFree(mpm->owner));
+  PetscCall(PetscFree(mpm->owners_known));
+  mpm->owners_known_n = 0;
+  mpm->sf_state       = -1;
   PetscCall(PetscFree3(mpm->pin, mpm->pout, mpm->pmat));
   PetscCall(PetscFree3(mpm->pinb, mpm->poutb, mpm->pmatb));
   PetscCall(PetscFree3(mpm->zin, mpm->zout, mpm->rec));

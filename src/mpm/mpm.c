@@ -99,9 +99,10 @@ static PetscErrorCode MPMCheckState(void *ctx, AdjStepIndex k, Vec x)
 {
   MPM                mpm = (MPM)ctx;
   const PetscScalar *a;
-  PetscInt64         mine    = PETSC_MAX_INT, first;
+  PetscInt64         mine    = PETSC_MAX_INT, first, both[2];
   PetscReal          info[5] = {0, 0, 0, 0, 0}; /* kind, x, y, J, speed */
   PetscMPIInt        holder, root;
+  PetscBool          moved;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(x, &a));
@@ -115,8 +116,14 @@ static PetscErrorCode MPMCheckState(void *ctx, AdjStepIndex k, Vec x)
     info[4] = PetscSqrtReal(PetscSqr(p->v[0]) + PetscSqr(p->v[1]));
     break;
   }
+  /* the same reduction tells the exchange whether some particle changed rank in this step (exchange.c): the next
+     step then needs no reduction of its own to decide */
+  PetscCall(MPMExchangeOwnersMoved(mpm, k, a, &moved));
   PetscCall(VecRestoreArrayRead(x, &a));
-  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPIU_INT64, MPI_MIN, mpm->comm));
+  both[0] = mine, both[1] = moved ? 0 : 1;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPIU_INT64, MPI_MIN, mpm->comm));
+  first = both[0];
+  if (first == PETSC_MAX_INT) PetscCall(MPMExchangeRecordOwners(mpm, k, x, (PetscBool)(both[1] == 0)));
   if (first == PETSC_MAX_INT) PetscFunctionReturn(PETSC_SUCCESS);
   holder = first == mine ? mpm->rank : mpm->size;
   PetscCallMPI(MPI_Allreduce(&holder, &root, 1, MPI_INT, MPI_MIN, mpm->comm));
@@ -208,6 +215,11 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
                              "Also write the grid mass [kg/m] and velocity [m/s] (grid_mass, grid_vx, grid_vy) at "
                              "output steps (the run file's grid cells are centred on the nodes)",
                              "", mpm->output_grid, &mpm->output_grid, NULL));
+  PetscCall(
+      PetscOptionsBool("-mpm_exchange_reduce_always",
+                       "Decide at every step by a global reduction whether the particle exchange must be rebuilt, "
+                       "instead of from what the ranks already know (the same results; for tests and timing)",
+                       "", mpm->exchange_reduce_always, &mpm->exchange_reduce_always, NULL));
   PetscOptionsEnd();
   PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)mpm->nrec, MPIU_SCALAR, &mpm->state_type));
   PetscCallMPI(MPI_Type_commit(&mpm->state_type));
@@ -272,6 +284,8 @@ PetscErrorCode AdjStepperCreate_MPM(AdjStepper st)
   mpm->state_type = MPI_DATATYPE_NULL;
   mpm->mat_type   = MPI_DATATYPE_NULL;
   mpm->fwd_step   = -1;
+  mpm->sf_state   = -1;
+  mpm->out_state  = -1;
   PetscCallMPI(MPI_Comm_rank(mpm->comm, &mpm->rank));
   PetscCallMPI(MPI_Comm_size(mpm->comm, &mpm->size));
   PetscCall(AdjStepperSetImplementation(st, mpm, &MPMOps));

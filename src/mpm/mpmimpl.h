@@ -128,6 +128,17 @@ typedef struct {
 typedef enum { MPM_FIELD_E, MPM_FIELD_NU, MPM_NFIELDS } MPMFieldKind;
 extern const char *const MPMFieldNames[MPM_NFIELDS];
 
+/* The exchange set-ups (MPMExchangeSetUp) counted by how their rebuild decision was taken (MPMExchangeView). */
+typedef enum {
+  MPM_EXCHANGE_SETUPS,  /* set-ups */
+  MPM_EXCHANGE_LOCAL,   /* decided from what the ranks already knew: no communication */
+  MPM_EXCHANGE_REDUCED, /* decided by one global reduction */
+  MPM_EXCHANGE_REBUILT, /* the home -> owner SF was rebuilt (some particle changed owner, or no SF yet) */
+  MPM_EXCHANGE_KEPT,    /* steps whose owners kept their particles from the step before: no home -> owner transfer */
+  MPM_EXCHANGE_NCOUNTS
+} MPMExchangeCount;
+enum { MPM_OWNERS_UNKNOWN = 0, MPM_OWNERS_SAME = 1, MPM_OWNERS_CHANGED = 2 };
+
 typedef struct _n_MPM *MPM;
 struct _n_MPM {
   MPI_Comm    comm;
@@ -162,8 +173,27 @@ struct _n_MPM {
    * pin, pout and their internal states zin, zout (nz reals each; NULL when nz = 0), which travel as one
    * record of the state Vec (state_type: nrec reals) through the staging array rec (NULL when nz = 0: the
    * records are the particles, exchanged in place) */
-  PetscSF           sf;
-  PetscMPIInt      *owner; /* owner rank of each home particle when sf was built (NULL: none yet) */
+  PetscSF      sf;
+  PetscMPIInt *owner; /* owner rank of each home particle when sf was built (NULL: none yet) */
+  /* Which state the owners of sf belong to, and what is known of the owners of the run's states without asking the
+   * other ranks (exchange.c, "Deciding without communication"): sf_state is the step index of the last state the
+   * exchange was set up for (-1: none known); owners_known[s] (s = 1..nsteps) says whether the owners of state s
+   * equal those of state s - 1 (MPM_OWNERS_SAME), differ (MPM_OWNERS_CHANGED) or are not known. */
+  AdjStepIndex sf_state;
+  char        *owners_known;
+  AdjStepIndex owners_known_n;
+  PetscBool    exchange_reduce_always; /* -mpm_exchange_reduce_always: one global reduction at every set-up */
+  /* Particles that stay with their owners (MPMExchangeToOwnersStep): pout, zout hold the state of step out_state
+   * (-1: none), as MPMStep computed and sent it home (to out_vec, of PETSc object state out_vec_state then);
+   * out_checked: MPMCheckState passed that state in that Vec, unchanged; mat_sent and
+   * its PETSc object state mat_sent_state: the material Vec that pmat was last filled from. */
+  AdjStepIndex      out_state;
+  PetscBool         out_checked;
+  Vec               out_vec; /* the Vec pout was last sent to (compared, never used: not a reference) */
+  PetscObjectState  out_vec_state;
+  Vec               mat_sent;
+  PetscObjectState  mat_sent_state;
+  PetscInt64        exchange_count[MPM_EXCHANGE_NCOUNTS];
   MPI_Datatype      state_type, mat_type;
   PetscInt          nowned, capacity;
   MPMParticle      *pin, *pout;
@@ -264,8 +294,14 @@ PetscErrorCode MPMInitialInternalStateAdjoint(MPM mpm, Vec lambda0);
 #include "models/kinematics.h"
 
 /* Distribution (exchange.c): scatter home -> owner by position, and back. */
-PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, Vec x);
+PetscErrorCode MPMExchangeSetUp(MPM mpm, AdjStepIndex k, AdjStepIndex s, Vec x);
+PetscErrorCode MPMExchangeOwnersMoved(MPM mpm, AdjStepIndex s, const PetscScalar *home, PetscBool *moved);
+PetscErrorCode MPMExchangeRecordOwners(MPM mpm, AdjStepIndex s, Vec x, PetscBool moved);
+PetscErrorCode MPMExchangeForget(MPM mpm);
+PetscErrorCode MPMExchangeView(MPM mpm);
 PetscErrorCode MPMExchangeToOwners(MPM mpm, Vec x);
+PetscErrorCode MPMExchangeToOwnersStep(MPM mpm, AdjStepIndex s, Vec x);
+PetscErrorCode MPMExchangeSentHome(MPM mpm, AdjStepIndex k);
 PetscErrorCode MPMExchangeToHome(MPM mpm, Vec x);
 PetscErrorCode MPMExchangeDestroy(MPM mpm);
 PetscErrorCode MPMExchangeToOwnersAdjoint(MPM mpm, Vec xb);

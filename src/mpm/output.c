@@ -180,6 +180,7 @@ PetscErrorCode MPMFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues 
 
   PetscFunctionBeginUser;
   if (set == ADJ_FIELDS_RESTART) {
+    PetscCall(MPMExchangeForget(mpm)); /* a restart state read into x is not the state the records describe */
     PetscCall(AdjFieldValuesSetVec(values, MPMRestartField.name, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

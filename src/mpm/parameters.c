@@ -278,6 +278,7 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
     if (mpm->field_on[f]) PetscCall(VecRestoreArrayRead(mpm->field[f], &fv[f]));
   PetscCall(MPMInitialInternalState(mpm, mpm->x0)); /* z0 may depend on the new E, nu */
   mpm->fwd_step = -1;
+  PetscCall(MPMExchangeForget(mpm)); /* the states of the steps change with the parameters */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -14,6 +14,7 @@ static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_P2G, 0, 0, 0, 0));
+  mpm->out_state = -1; /* zout is overwritten */
   PetscCall(VecZeroEntries(mpm->lnodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodes, &nodes));
   PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zout, nodes));
@@ -35,8 +36,8 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_Step, 0, 0, 0, 0));
-  PetscCall(MPMExchangeSetUp(mpm, k, xin));
-  PetscCall(MPMExchangeToOwners(mpm, xin));
+  PetscCall(MPMExchangeSetUp(mpm, k, k - 1, xin));
+  PetscCall(MPMExchangeToOwnersStep(mpm, k - 1, xin));
   PetscCall(MPMScatterToGrid(mpm, mpm->dt));
   PetscCall(PetscLogEventBegin(MPM_Grid, 0, 0, 0, 0));
   /* the grid update is nonlinear with friction walls: its adjoint needs its input */
@@ -53,6 +54,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodes, &nodes));
   PetscCall(PetscLogEventEnd(MPM_G2P, 0, 0, 0, 0));
   PetscCall(MPMExchangeToHome(mpm, xout));
+  PetscCall(MPMExchangeSentHome(mpm, k));
   mpm->fwd_step = k;
   PetscCall(PetscLogEventEnd(MPM_Step, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -164,7 +166,7 @@ PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[M
 
   PetscFunctionBeginUser;
   mpm->fwd_step = -1; /* the step's intermediates are overwritten */
-  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeSetUp(mpm, k, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMScatterToGrid(mpm, 0.0));
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
@@ -191,7 +193,7 @@ PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass)
 
   PetscFunctionBeginUser;
   mpm->fwd_step = -1;
-  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeSetUp(mpm, k, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMScatterToGrid(mpm, 0.0));
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->gnodes, &nodes));
@@ -216,7 +218,7 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
 
   PetscFunctionBeginUser;
   mpm->fwd_step = -1;
-  PetscCall(MPMExchangeSetUp(mpm, k, x));
+  PetscCall(MPMExchangeSetUp(mpm, k, k, x));
   PetscCall(MPMExchangeToOwners(mpm, x));
   PetscCall(MPMAdjointWorkSetUp(mpm));
   PetscCall(VecZeroEntries(mpm->gnodesb));
