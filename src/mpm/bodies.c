@@ -250,6 +250,8 @@ static PetscErrorCode MPMFillVisitor(MPM mpm, PetscInt64 g, const PetscReal x[],
     m->sigma_y         = mpm->sigma_y[l];
     m->H               = mpm->H[l];
     m->yield_smoothing = mpm->yield_smoothing[l];
+    m->friction_angle  = mpm->friction_angle[l];
+    m->cohesion        = mpm->cohesion[l];
     m->label           = (PetscScalar)l;
     m->model           = (PetscScalar)mpm->model[l];
     mpm->body_of[slot] = k;
@@ -291,6 +293,10 @@ static PetscErrorCode MPMFillFileBodies(MPM mpm, PetscInt64 nlattice, MPMFillCtx
       m->sigma_y         = mpm->sigma_y[l];
       m->H               = mpm->H[l];
       m->yield_smoothing = mpm->yield_smoothing[l];
+      m->friction_angle  = mpm->friction_angle[l];
+      m->cohesion        = mpm->cohesion[l];
+      m->friction_angle  = mpm->friction_angle[l];
+      m->cohesion        = mpm->cohesion[l];
       m->label           = (PetscScalar)l;
       m->model           = (PetscScalar)mpm->model[l];
       mpm->body_of[slot] = k;

@@ -8,6 +8,7 @@ static const MPMModelOps *const MPMModelBuiltin[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = &MPMModelFixedCorotated,
     [MPM_MODEL_NEO_HOOKEAN]     = &MPMModelNeoHookean,
     [MPM_MODEL_J2]              = &MPMModelJ2,
+    [MPM_MODEL_DRUCKER_PRAGER]  = &MPMModelDruckerPrager,
 };
 /* The table in use: the built-in models, unless a test program replaced an entry (MPMModelTableOverride; this is
  * why it is not const). */
@@ -15,6 +16,7 @@ const MPMModelOps *MPMModelTable[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = &MPMModelFixedCorotated,
     [MPM_MODEL_NEO_HOOKEAN]     = &MPMModelNeoHookean,
     [MPM_MODEL_J2]              = &MPMModelJ2,
+    [MPM_MODEL_DRUCKER_PRAGER]  = &MPMModelDruckerPrager,
 };
 
 /* Tests only (mpmmodel.h): a plain assignment, callable before PetscInitialize. */

@@ -62,6 +62,8 @@ static PetscErrorCode MPMZeroGradient(void *ctx)
   PetscCall(PetscArrayzero(mpm->grho, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->gsigma_y, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->gH, MPM_MAX_LABELS));
+  PetscCall(PetscArrayzero(mpm->gfriction_angle, MPM_MAX_LABELS));
+  PetscCall(PetscArrayzero(mpm->gcohesion, MPM_MAX_LABELS));
   PetscCall(PetscArrayzero(mpm->ggravity, MPM_DIM));
   PetscCall(PetscArrayzero(mpm->gvelocity, MPM_DIM * MPM_MAX_BODIES));
   PetscCall(PetscArrayzero(mpm->gposition, MPM_DIM * MPM_MAX_BODIES));

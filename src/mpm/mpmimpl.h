@@ -17,7 +17,13 @@
 
 typedef enum { MPM_WALL_NONE, MPM_WALL_STICKY, MPM_WALL_SLIP, MPM_WALL_FRICTION } MPMWallType;
 /* Constitutive models: the numbers of the entries of MPMModelTable (model.c, mpmmodel.h). */
-typedef enum { MPM_MODEL_FIXED_COROTATED, MPM_MODEL_NEO_HOOKEAN, MPM_MODEL_J2, MPM_NMODELS } MPMModel;
+typedef enum {
+  MPM_MODEL_FIXED_COROTATED,
+  MPM_MODEL_NEO_HOOKEAN,
+  MPM_MODEL_J2,
+  MPM_MODEL_DRUCKER_PRAGER,
+  MPM_NMODELS
+} MPMModel;
 typedef enum { MPM_SHAPE_BOX, MPM_SHAPE_DISK, MPM_SHAPE_FILE } MPMShape;
 extern const char *const MPMWallTypes[];
 
@@ -64,7 +70,10 @@ typedef struct {
   /* plasticity (models that list sigma_y in their params, e.g. j2; carried but unused by the elastic ones) */
   PetscScalar sigma_y;         /* initial yield stress [Pa] */
   PetscScalar H;               /* linear isotropic hardening modulus [Pa] */
-  PetscScalar yield_smoothing; /* width of the smoothed yield kink, relative to sigma_y [1] */
+  PetscScalar yield_smoothing; /* width of the smoothed yield kinks (relative to sigma_y for j2) [1] */
+  /* granular plasticity (models that list friction_angle in their params, e.g. drucker-prager) */
+  PetscScalar friction_angle; /* internal friction angle phi [degrees] */
+  PetscScalar cohesion;       /* Mohr-Coulomb cohesion c [Pa] */
 } MPMMaterialPoint;
 #define MPM_NMAT ((PetscInt)(sizeof(MPMMaterialPoint) / sizeof(PetscScalar)))
 
@@ -154,6 +163,8 @@ struct _n_MPM {
   PetscReal E[MPM_MAX_LABELS], nu[MPM_MAX_LABELS], rho[MPM_MAX_LABELS];
   PetscReal sigma_y[MPM_MAX_LABELS], H[MPM_MAX_LABELS], yield_smoothing[MPM_MAX_LABELS];
   PetscBool plastic; /* some label's model reads sigma_y, H: the parameter blocks "sigma_y" and "H" exist */
+  PetscReal friction_angle[MPM_MAX_LABELS], cohesion[MPM_MAX_LABELS];
+  PetscBool granular; /* some label's model reads friction_angle, cohesion: their parameter blocks exist */
   MPMModel  model[MPM_MAX_LABELS];
   PetscInt  nz;   /* internal-state reals per particle: the largest nstate of the labels' models (mpmmodel.h) */
   PetscInt  nrec; /* reals per particle record of the state Vec: MPM_NSTATE + nz */
@@ -226,10 +237,12 @@ struct _n_MPM {
   PetscReal gE[MPM_MAX_LABELS], gnu[MPM_MAX_LABELS], grho[MPM_MAX_LABELS], ggravity[MPM_DIM], gfriction;
   PetscReal gvelocity[MPM_DIM * MPM_MAX_BODIES], gposition[MPM_DIM * MPM_MAX_BODIES];
   PetscReal gsigma_y[MPM_MAX_LABELS], gH[MPM_MAX_LABELS];
+  PetscReal gfriction_angle[MPM_MAX_LABELS], gcohesion[MPM_MAX_LABELS];
   /* the same summed over ranks (MPMGradientSums), where the parameter blocks find them */
   PetscReal sE[MPM_MAX_LABELS], snu[MPM_MAX_LABELS], srho[MPM_MAX_LABELS], sgravity[MPM_DIM], sfriction;
   PetscReal svelocity[MPM_DIM * MPM_MAX_BODIES], sposition[MPM_DIM * MPM_MAX_BODIES];
   PetscReal ssigma_y[MPM_MAX_LABELS], sH[MPM_MAX_LABELS];
+  PetscReal sfriction_angle[MPM_MAX_LABELS], scohesion[MPM_MAX_LABELS];
   /* objectives (objective.c) */
   PetscInt      nobs;       /* observed output steps */
   AdjStepIndex *obs_step;   /* their step numbers */

@@ -64,7 +64,7 @@ typedef struct {
 } MPMModelOps;
 
 /* The models (src/mpm/models/) and the table indexed by MPMModel (model.c). */
-extern const MPMModelOps  MPMModelFixedCorotated, MPMModelNeoHookean, MPMModelJ2;
+extern const MPMModelOps  MPMModelFixedCorotated, MPMModelNeoHookean, MPMModelJ2, MPMModelDruckerPrager;
 extern const MPMModelOps *MPMModelTable[MPM_NMODELS];
 
 /* Tests only: entry m of the table becomes ops (NULL: the built-in model again), so that a test program can
@@ -76,6 +76,12 @@ void MPMModelTableOverride(MPMModel m, const MPMModelOps *ops);
 static inline PetscBool MPMModelIsPlastic(const MPMModelOps *ops)
 {
   return (PetscBool)(ops->params && strstr(ops->params, "sigma_y") != NULL);
+}
+
+/* Does the model read the granular fields friction_angle, cohesion (its params list names friction_angle)? */
+static inline PetscBool MPMModelIsGranular(const MPMModelOps *ops)
+{
+  return (PetscBool)(ops->params && strstr(ops->params, "friction_angle") != NULL);
 }
 
 /* The model of number m (0 <= m < MPM_NMODELS). */

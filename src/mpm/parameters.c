@@ -23,9 +23,9 @@ static PetscErrorCode MPMFieldGradient(MPM mpm, MPMFieldKind f, Vec grad)
 static PetscErrorCode MPMGradientSums(void *ctx)
 {
   MPM            mpm = (MPM)ctx;
-  const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES, n = 5 * L + MPM_DIM + 2 * nv;
-  PetscReal      g[5 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
-      G[5 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
+  const PetscInt L = MPM_MAX_LABELS, nv = MPM_DIM * MPM_MAX_BODIES, n = 7 * L + MPM_DIM + 2 * nv;
+  PetscReal      g[7 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)],
+      G[7 * MPM_MAX_LABELS + MPM_DIM * (2 * MPM_MAX_BODIES + 1)];
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(g, mpm->gE, L));
@@ -36,6 +36,8 @@ static PetscErrorCode MPMGradientSums(void *ctx)
   PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + nv, mpm->gposition, nv));
   PetscCall(PetscArraycpy(g + 3 * L + MPM_DIM + 2 * nv, mpm->gsigma_y, L));
   PetscCall(PetscArraycpy(g + 4 * L + MPM_DIM + 2 * nv, mpm->gH, L));
+  PetscCall(PetscArraycpy(g + 5 * L + MPM_DIM + 2 * nv, mpm->gfriction_angle, L));
+  PetscCall(PetscArraycpy(g + 6 * L + MPM_DIM + 2 * nv, mpm->gcohesion, L));
   PetscCallMPI(MPI_Allreduce(g, G, (PetscMPIInt)n, MPIU_REAL, MPIU_SUM, mpm->comm));
   PetscCall(PetscArraycpy(mpm->sE, G, L));
   PetscCall(PetscArraycpy(mpm->snu, G + L, L));
@@ -45,6 +47,8 @@ static PetscErrorCode MPMGradientSums(void *ctx)
   PetscCall(PetscArraycpy(mpm->sposition, G + 3 * L + MPM_DIM + nv, nv));
   PetscCall(PetscArraycpy(mpm->ssigma_y, G + 3 * L + MPM_DIM + 2 * nv, L));
   PetscCall(PetscArraycpy(mpm->sH, G + 4 * L + MPM_DIM + 2 * nv, L));
+  PetscCall(PetscArraycpy(mpm->sfriction_angle, G + 5 * L + MPM_DIM + 2 * nv, L));
+  PetscCall(PetscArraycpy(mpm->scohesion, G + 6 * L + MPM_DIM + 2 * nv, L));
   if (mpm->has_friction)
     PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &mpm->sfriction, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
   for (PetscInt f = 0; f < MPM_NFIELDS; f++)
@@ -262,11 +266,13 @@ static PetscErrorCode MPMApplyParameters(MPM mpm, const PetscReal E[], const Pet
     const MPMBody *b = &mpm->body[mpm->body_of[i]];
     MPMParticle   *p = MPMRecord(x0, mpm->nrec, i);
 
-    mat[i].E       = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : mpm->E[l];
-    mat[i].nu      = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : mpm->nu[l];
-    mat[i].mass    = mpm->rho[l] * mat[i].volume;
-    mat[i].sigma_y = mpm->sigma_y[l];
-    mat[i].H       = mpm->H[l];
+    mat[i].E              = fv[MPM_FIELD_E] ? fv[MPM_FIELD_E][i] : mpm->E[l];
+    mat[i].nu             = fv[MPM_FIELD_NU] ? fv[MPM_FIELD_NU][i] : mpm->nu[l];
+    mat[i].mass           = mpm->rho[l] * mat[i].volume;
+    mat[i].sigma_y        = mpm->sigma_y[l];
+    mat[i].H              = mpm->H[l];
+    mat[i].friction_angle = mpm->friction_angle[l];
+    mat[i].cohesion       = mpm->cohesion[l];
     for (PetscInt a = 0; a < MPM_DIM; a++) {
       p->x[a] = mpm->seed_x[MPM_DIM * i + a] + b->position[a];
       p->v[a] = mpm->seed_v[MPM_DIM * i + a] + b->velocity[a];
@@ -298,6 +304,14 @@ static PetscErrorCode MPMParametersChanged(void *ctx)
     PetscCheck(mpm->H[l] >= 0 && PetscIsNormalReal(mpm->H[l] + 1), mpm->comm, PETSC_ERR_USER_INPUT,
                "Hardening modulus parameter H of label %" PetscInt_FMT " = %g Pa is negative or not finite", l,
                (double)mpm->H[l]);
+  }
+  for (PetscInt l = 0; l < mpm->nlabels && mpm->granular; l++) {
+    PetscCheck(mpm->friction_angle[l] > 0 && mpm->friction_angle[l] < 90, mpm->comm, PETSC_ERR_USER_INPUT,
+               "Friction angle parameter friction_angle of label %" PetscInt_FMT " = %g degrees is outside (0, 90)", l,
+               (double)mpm->friction_angle[l]);
+    PetscCheck(mpm->cohesion[l] >= 0 && PetscIsNormalReal(mpm->cohesion[l] + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+               "Cohesion parameter cohesion of label %" PetscInt_FMT " = %g Pa is negative or not finite", l,
+               (double)mpm->cohesion[l]);
   }
   PetscCall(MPMBodyVectorGet(mpm, PETSC_FALSE, vel));
   PetscCall(MPMBodyVectorGet(mpm, PETSC_TRUE, pos));
@@ -483,6 +497,16 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
     PetscCall(MPMAddArray(mpm, params, "H", "Pa", mpm->nlabels, mpm->H, mpm->sH, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "H", mpm->H[0] > 0 ? mpm->H[0] : mpm->sigma_y[0]));
     PetscCall(AdjParamsSetBounds(params, "H", 0.0, PETSC_INFINITY));
+  }
+  if (mpm->granular) { /* the granular models' friction angle and cohesion per label */
+    PetscCall(MPMAddArray(mpm, params, "friction_angle", "deg", mpm->nlabels, mpm->friction_angle, mpm->sfriction_angle,
+                          "objective per degree"));
+    PetscCall(AdjParamsSetScale(params, "friction_angle", mpm->friction_angle[0]));
+    PetscCall(AdjParamsSetBounds(params, "friction_angle", 0.0, 90.0));
+    PetscCall(
+        MPMAddArray(mpm, params, "cohesion", "Pa", mpm->nlabels, mpm->cohesion, mpm->scohesion, "objective per Pa"));
+    PetscCall(AdjParamsSetScale(params, "cohesion", mpm->cohesion[0] > 0 ? mpm->cohesion[0] : 1e-3 * mpm->E[0]));
+    PetscCall(AdjParamsSetBounds(params, "cohesion", 0.0, PETSC_INFINITY));
   }
   if (mpm->has_friction) {
     PetscCall(MPMAddArray(mpm, params, "friction", "1", 1, &mpm->grid.friction, &mpm->sfriction, "objective per unit"));

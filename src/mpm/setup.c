@@ -145,10 +145,13 @@ static PetscErrorCode MPMSetUpPlasticity(MPM mpm)
                           "Linear isotropic hardening modulus H [Pa] per label (j2): yield stress sigma_y + H alpha, "
                           "alpha the equivalent plastic strain; H >= 0, one value or one per label",
                           mpm->H, &cnt[1]));
-  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, opt[2],
-                          "Width eps [1] of the smoothed yield kink per label (j2): max(0, f) is replaced by a C^1 "
-                          "quadratic over |f| < eps sigma_y; 0 = exact return mapping (a kink at yield), 0 <= eps < 1",
-                          mpm->yield_smoothing, &cnt[2]));
+  PetscCall(
+      MPMLabelArray(PetscOptionsObject, mpm, opt[2],
+                    "Width eps [1] of the smoothed yield kinks per label (j2, drucker-prager): max(0, f) is "
+                    "replaced by a C^1 quadratic over |f| < eps sigma_y (j2), over |f| < eps times the cone radius "
+                    "and near the apex eps times the deviator (drucker-prager); 0 = exact return mapping (kinks), "
+                    "0 <= eps < 1",
+                    mpm->yield_smoothing, &cnt[2]));
   PetscOptionsEnd();
   for (PetscInt o = 0; o < 3; o++) {
     PetscCheck(cnt[o] == 1 || cnt[o] == mpm->nlabels, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -169,6 +172,47 @@ static PetscErrorCode MPMSetUpPlasticity(MPM mpm)
                "-mpm_yield_smoothing: smoothing width of label %" PetscInt_FMT " is %g; it must lie in [0, 1)", l,
                (double)mpm->yield_smoothing[l]);
     if (MPMModelIsPlastic(MPMModelGetOps(mpm->model[l]))) mpm->plastic = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mpm_friction_angle, -mpm_cohesion per label (models that list friction_angle in their params, e.g.
+ * drucker_prager; read for every run so that -help lists them): one value or one per label, checked with the option
+ * and label named; mpm->granular when some label's model reads them. Collective. */
+static PetscErrorCode MPMSetUpGranular(MPM mpm)
+{
+  const char *opt[2] = {"-mpm_friction_angle", "-mpm_cohesion"};
+  PetscReal  *val[2] = {mpm->friction_angle, mpm->cohesion};
+  PetscInt    cnt[2];
+
+  PetscFunctionBeginUser;
+  mpm->friction_angle[0] = 30, mpm->cohesion[0] = 0;
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: granular plasticity (-mpm_model drucker-prager)", "MPM");
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, opt[0],
+                          "Internal friction angle phi [degrees] per label (drucker-prager), in (0, 90): one value or "
+                          "one per label",
+                          mpm->friction_angle, &cnt[0]));
+  PetscCall(MPMLabelArray(PetscOptionsObject, mpm, opt[1],
+                          "Mohr-Coulomb cohesion c [Pa] per label (drucker-prager): the cone apex sits at the mean "
+                          "tension c cot(phi); c >= 0 (0: cohesionless sand), one value or one per label",
+                          mpm->cohesion, &cnt[1]));
+  PetscOptionsEnd();
+  for (PetscInt o = 0; o < 2; o++) {
+    PetscCheck(cnt[o] == 1 || cnt[o] == mpm->nlabels, mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s has %" PetscInt_FMT " values but there are %" PetscInt_FMT
+               " labels: give one value, or one per label",
+               opt[o], cnt[o], mpm->nlabels);
+    for (PetscInt l = cnt[o]; l < mpm->nlabels; l++) val[o][l] = val[o][0];
+  }
+  mpm->granular = PETSC_FALSE;
+  for (PetscInt l = 0; l < mpm->nlabels; l++) {
+    PetscCheck(mpm->friction_angle[l] > 0 && mpm->friction_angle[l] < 90, mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_friction_angle: friction angle of label %" PetscInt_FMT " is %g degrees; it must lie in (0, 90)",
+               l, (double)mpm->friction_angle[l]);
+    PetscCheck(mpm->cohesion[l] >= 0 && PetscIsNormalReal(mpm->cohesion[l] + 1), mpm->comm, PETSC_ERR_USER_INPUT,
+               "-mpm_cohesion: cohesion of label %" PetscInt_FMT " is %g Pa; it must be non-negative and finite", l,
+               (double)mpm->cohesion[l]);
+    if (MPMModelIsGranular(MPMModelGetOps(mpm->model[l]))) mpm->granular = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -228,6 +272,7 @@ PetscErrorCode MPMSetUpMaterials(MPM mpm)
   }
   for (PetscInt m = 0; m < nmodel; m++) PetscCall(PetscFree(models[m]));
   PetscCall(MPMSetUpPlasticity(mpm));
+  PetscCall(MPMSetUpGranular(mpm));
   /* the internal state stored per particle: as much as the labels' models need (0 for elastic-only runs) */
   mpm->nz = 0;
   for (PetscInt l = 0; l < mpm->nlabels; l++) mpm->nz = PetscMax(mpm->nz, MPMModelGetOps(mpm->model[l])->nstate);

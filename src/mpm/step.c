@@ -61,7 +61,8 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
 }
 
 /* Per-label parameter gradients from the material adjoints of n owner particles (partial sums of this
- * rank): E, nu, sigma_y and H per label, rho per label through mass = rho V0. Not collective. */
+ * rank): E, nu, sigma_y, H, friction_angle and cohesion per label, rho per label through mass = rho V0. Not collective.
+ */
 PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMaterialPoint mat[],
                                              const MPMMaterialPoint matb[])
 {
@@ -74,6 +75,8 @@ PetscErrorCode MPMAccumulateMaterialGradient(MPM mpm, PetscInt n, const MPMMater
     mpm->grho[l] += matb[q].mass * mat[q].volume;
     mpm->gsigma_y[l] += matb[q].sigma_y;
     mpm->gH[l] += matb[q].H;
+    mpm->gfriction_angle[l] += matb[q].friction_angle;
+    mpm->gcohesion[l] += matb[q].cohesion;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

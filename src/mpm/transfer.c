@@ -82,7 +82,8 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 /* Adjoint of MPMParticleToGrid: given nodesb = (mb_i, Pb_i) on the ghosted nodes (read only), adds to
- * every particle's pb (x, v, C, F) and to matb (mass, E, nu, sigma_y, H; the other fields untouched):
+ * every particle's pb (x, v, C, F) and to matb (mass, E, nu, sigma_y, H, friction_angle, cohesion; the other
+ * fields untouched):
  *   vb_p += sum_i w m_p Pb_i,   Ab += sum_i w Pb_i dx^T,   mb_p += sum_i w (mb_i + Pb_i . v_p) + Ab : C_p,
  *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1,
  *   (Fb, zb, Eb, nub) += (d(tau, z')/d(F, z, E, nu))^T (taub, z'b) (the model's adjoint; zb += z'b for the reals
@@ -148,6 +149,8 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     matb[q].nu += mpb.nu;
     matb[q].sigma_y += mpb.sigma_y;
     matb[q].H += mpb.H;
+    matb[q].friction_angle += mpb.friction_angle;
+    matb[q].cohesion += mpb.cohesion;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -37,8 +37,8 @@ static inline void LameTangent(PetscReal E, PetscReal nu, PetscReal dE, PetscRea
 }
 
 /* Tangent-linear model of one constitutive model (mpmmodel.h): dtau and the internal-state tangent dz' at
- * (F, z; material point mp) in the direction (dF, dz; dmp: dE, dnu, dsigma_y, dH) (z, dz, dz' NULL for models
- * without internal state). */
+ * (F, z; material point mp) in the direction (dF, dz; dmp: dE, dnu, dsigma_y, dH, dfriction_angle, dcohesion) (z, dz,
+ * dz' NULL for models without internal state). */
 typedef void (*MPMTangentFn)(const MPMMaterialPoint *mp, const MPMMaterialPoint *dmp, const Mat2 F,
                              const PetscScalar z[], const Mat2 dF, const PetscScalar dz[], Mat2 dtau,
                              PetscScalar dznew[]);
@@ -133,12 +133,15 @@ static inline void J2Tangent(const MPMMaterialPoint *mp, const MPMMaterialPoint 
     for (PetscInt k = 0; k < 4; k++) dznew[k] = dz[k];
 }
 
+#include "mpmtangentdp.h"
+
 /* The tangent of every model of the table (mpmmodel.h), by model number.  A model registered without a
  * tangent here has a NULL entry, which the dot-product test (test_mpm_dot.c) reports as a failure. */
 static const MPMTangentFn MPMModelTangents[MPM_NMODELS] = {
     [MPM_MODEL_FIXED_COROTATED] = FixedCorotatedTangent,
     [MPM_MODEL_NEO_HOOKEAN]     = NeoHookeanTangent,
     [MPM_MODEL_J2]              = J2Tangent,
+    [MPM_MODEL_DRUCKER_PRAGER]  = DruckerPragerTangent,
 };
 
 /* test-damage (mpmtestmodel.h, tests only): tau = s(z) tau_nh(F),

@@ -16,12 +16,18 @@
 /* Built with MPM_TEST_J2 (test mpm_adjoint_dot_j2): label 1 and the kernel tests' model 1 are j2 (von Mises
  * plasticity, 6 internal-state reals, src/mpm/models/j2.c), with yield stresses that make part of the particles
  * yield, and sigma_y, H perturbed in the material direction. */
+/* Built with MPM_TEST_DP (test mpm_adjoint_dot_dp): the same with drucker-prager (granular plasticity, 6 reals,
+ * src/mpm/models/druckerprager.c), cohesions that make part of the particles yield, and friction_angle, cohesion
+ * perturbed in the material direction. */
 #if defined(MPM_TEST_ZMODEL)
 #  define NZ_KERNEL    2
 #  define LABEL_MODELS "fixed-corotated,test-damage"
 #elif defined(MPM_TEST_J2)
 #  define NZ_KERNEL    6
 #  define LABEL_MODELS "fixed-corotated,j2"
+#elif defined(MPM_TEST_DP)
+#  define NZ_KERNEL    6
+#  define LABEL_MODELS "fixed-corotated,drucker-prager"
 #else
 #  define NZ_KERNEL    0
 #  define LABEL_MODELS "fixed-corotated,neo-hookean"
@@ -324,10 +330,46 @@ static PetscErrorCode RandomParticles(PetscRandom rnd, const MPMGrid *g, PetscIn
     mat[q].model = q % 2 ? MPM_MODEL_J2 : MPM_MODEL_FIXED_COROTATED;
     PetscCall(PetscRandomGetValue(rnd, &r));
     mat[q].sigma_y = 4e3 * (1.5 + r), mat[q].H = 2e3, mat[q].yield_smoothing = 0.2;
+#elif defined(MPM_TEST_DP)
+    mat[q].model = q % 2 ? MPM_MODEL_DRUCKER_PRAGER : MPM_MODEL_FIXED_COROTATED;
+    PetscCall(PetscRandomGetValue(rnd, &r));
+    mat[q].friction_angle = 30 + 8 * r, mat[q].yield_smoothing = 0.2;
+    PetscCall(PetscRandomGetValue(rnd, &r));
+    mat[q].cohesion = 3e3 * (1 + r);
 #endif
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if defined(MPM_TEST_DP)
+/* The drucker-prager particles' states near the virgin one (Fp^-1 = I + 0.1 r, e_zz = 0.1 r, alpha = 0.1 |r|) and
+ * directions of their friction angle and cohesion; both elastic and plastic particles must occur in P2G. */
+static PetscErrorCode DPKernelStates(PetscInt n, const MPMParticle p[], const MPMMaterialPoint mat[], PetscScalar z[],
+                                     MPMMaterialPoint dmat[], PetscInt *fail)
+{
+  PetscInt nyield = 0, ndp = 0;
+  char     name[112];
+
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < n; q++) {
+    PetscScalar *zq = z + q * NZ_KERNEL, znew[MPM_MODEL_MAX_STATE];
+    Mat2         tau;
+
+    if ((PetscInt)mat[q].model != MPM_MODEL_DRUCKER_PRAGER) continue;
+    zq[0] += 1, zq[3] += 1, zq[5] = PetscAbsReal(zq[5]);
+    dmat[q].friction_angle = 20 * zq[1], dmat[q].cohesion = mat[q].cohesion * zq[2];
+    MPMModelDruckerPrager.kirchhoff(&mat[q], p[q].F, zq, tau, znew);
+    ndp++;
+    nyield += znew[5] > zq[5];
+  }
+  PetscCall(PetscSNPrintf(name, sizeof(name),
+                          "drucker-prager kernel particles yielding: %" PetscInt_FMT " of %" PetscInt_FMT
+                          " (need some of each)",
+                          nyield, ndp));
+  PetscCall(MPMTestReport(name, nyield > 0 && nyield < ndp ? 0 : 1, 0.5, fail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 #if defined(MPM_TEST_J2)
 /* The j2 particles' states near the virgin one (Fp^-1 = I + 0.1 r, e_zz = 0.1 r, alpha = 0.1 |r|) and directions of
@@ -428,6 +470,8 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
   PetscCall(FlatRandom(rnd, n * nz, dz, 1.0));
 #if defined(MPM_TEST_J2)
   PetscCall(J2KernelStates(n, p, mat, z, dmat, fail));
+#elif defined(MPM_TEST_DP)
+  PetscCall(DPKernelStates(n, p, mat, z, dmat, fail));
 #endif
 
   /* P2G: (x, v, C, F, mass, E, nu) -> (m_i, P_i) */
@@ -458,6 +502,8 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
       matp[q].nu += h * dmat[q].nu, matm[q].nu -= h * dmat[q].nu;
       matp[q].sigma_y += h * dmat[q].sigma_y, matm[q].sigma_y -= h * dmat[q].sigma_y;
       matp[q].H += h * dmat[q].H, matm[q].H -= h * dmat[q].H;
+      matp[q].friction_angle += h * dmat[q].friction_angle, matm[q].friction_angle -= h * dmat[q].friction_angle;
+      matp[q].cohesion += h * dmat[q].cohesion, matm[q].cohesion -= h * dmat[q].cohesion;
     }
     NodesZero(&g, np_);
     NodesZero(&g, nm_);
@@ -964,6 +1010,11 @@ int main(int argc, char **argv)
     "300",
     "-mpm_H",
     "400",
+#elif defined(MPM_TEST_DP)
+    "-mpm_friction_angle",
+    "30",
+    "-mpm_cohesion",
+    "40",
 #endif
     NULL
   };

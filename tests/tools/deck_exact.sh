@@ -67,6 +67,7 @@ DECK_TABLE=(
   "mpm_drop|-mpm_final_time 0.3 -output_interval 40 -restart_interval 40"
   "mpm_obstacle|-mpm_final_time 0.3 -output_interval 40 -restart_interval 40"
   "mpm_plastic_clay|-mpm_final_time 0.1 -output_interval 25 -restart_interval 25"
+  "mpm_sand_column|-mpm_final_time 0.05 -output_interval 40 -restart_interval 40"
 )
 
 usage() {

@@ -24,136 +24,7 @@
  *   state); the 2x2 log and exp are closed forms smooth at repeated eigenvalues (series near them). */
 #include "../mpmimpl.h"
 #include "../mpmmodel.h"
-
-/* Symmetric 2x2 matrices as (xx, yy, xy). */
-typedef PetscReal Sym2[3];
-
-/* h(y) = atanh(sqrt y) / sqrt y = sum_k y^k / (2k + 1) and h'(y) (0 <= y < 1): the divided difference of log,
- * (log(m + r) - log(m - r)) / (2 r) = h(r^2/m^2) / m.  Series for y < 1e-2 (12 terms: remainder < 1e-24), where
- * the closed form of h' would cancel. */
-static void J2LogDividedDifference(PetscReal y, PetscReal *h, PetscReal *dh)
-{
-  if (y < 1e-2) {
-    *h = *dh = 0;
-    for (PetscInt k = 12; k >= 1; k--) {
-      *h  = *h * y + 1.0 / (2 * k + 1);
-      *dh = *dh * y + (PetscReal)k / (2 * k + 1);
-    }
-    *h = *h * y + 1;
-  } else {
-    const PetscReal r = PetscSqrtReal(y);
-    *h                = PetscAtanhReal(r) / r;
-    *dh               = (1 / (1 - y) - *h) / (2 * y);
-  }
-}
-
-/* c(y) = cosh(sqrt y) = sum_j y^j / (2j)!, k(y) = sinh(sqrt y) / sqrt y = sum_j y^j / (2j + 1)! and k'(y)
- * (c'(y) = k / 2): the divided difference of exp.  Series for y < 1e-2 (8 terms: remainder < 1e-30). */
-static void J2ExpDividedDifference(PetscReal y, PetscReal *c, PetscReal *k, PetscReal *dk)
-{
-  if (y < 1e-2) {
-    PetscReal fact[18];
-
-    fact[0] = 1;
-    for (PetscInt j = 1; j < 18; j++) fact[j] = fact[j - 1] * j;
-    *c = *k = *dk = 0;
-    for (PetscInt j = 8; j >= 1; j--) {
-      *c  = *c * y + 1 / fact[2 * j];
-      *k  = *k * y + 1 / fact[2 * j + 1];
-      *dk = *dk * y + j / fact[2 * j + 1];
-    }
-    *c = *c * y + 1, *k = *k * y + 1;
-  } else {
-    const PetscReal r = PetscSqrtReal(y);
-    *c                = PetscCoshReal(r);
-    *k                = PetscSinhReal(r) / r;
-    *dk               = (*c - *k) / (2 * y);
-  }
-}
-
-/* e = 1/2 log b of a symmetric positive definite b = m I + D (D traceless, eigenvalues m +- r):
- *   log b = 1/2 log(det b) I + h(r^2/m^2) / m D,  det b = m^2 - r^2. */
-static void J2HalfLog(const Sym2 b, Sym2 e)
-{
-  const PetscReal m = 0.5 * (b[0] + b[1]), d0 = 0.5 * (b[0] - b[1]), d1 = b[2], r2 = d0 * d0 + d1 * d1;
-  const PetscReal a = 0.25 * PetscLogReal(b[0] * b[1] - b[2] * b[2]);
-  PetscReal       h, dh, g;
-
-  J2LogDividedDifference(r2 / (m * m), &h, &dh);
-  g    = h / (2 * m);
-  e[0] = a + g * d0;
-  e[1] = a - g * d0;
-  e[2] = g * d1;
-}
-
-/* bb += (de/db)^T eb for J2HalfLog: e = a I + g D with a = log(det b)/4, g = h(y)/(2m), y = r^2/m^2. */
-static void J2HalfLogAdjoint(const Sym2 b, const Sym2 eb, Sym2 bb)
-{
-  const PetscReal m = 0.5 * (b[0] + b[1]), d0 = 0.5 * (b[0] - b[1]), d1 = b[2], r2 = d0 * d0 + d1 * d1;
-  const PetscReal det = b[0] * b[1] - b[2] * b[2], ab = eb[0] + eb[1];
-  PetscReal       h, dh, g, gb, yb, mb, d0b, d1b, detb;
-
-  J2LogDividedDifference(r2 / (m * m), &h, &dh);
-  g   = h / (2 * m);
-  gb  = (eb[0] - eb[1]) * d0 + eb[2] * d1;
-  d0b = g * (eb[0] - eb[1]);
-  d1b = g * eb[2];
-  yb  = gb * dh / (2 * m);
-  mb  = -gb * h / (2 * m * m) - yb * 2 * r2 / (m * m * m);
-  d0b += yb * 2 * d0 / (m * m);
-  d1b += yb * 2 * d1 / (m * m);
-  detb = ab / (4 * det); /* det = b0 b1 - b2^2 */
-  bb[0] += 0.5 * mb + 0.5 * d0b + detb * b[1];
-  bb[1] += 0.5 * mb - 0.5 * d0b + detb * b[0];
-  bb[2] += d1b - 2 * detb * b[2];
-}
-
-/* X = exp(S) of a symmetric S = s I + T (T traceless, T^2 = y I): exp(S) = e^s (c(y) I + k(y) T). */
-static void J2Exp(const Sym2 S, Sym2 X)
-{
-  const PetscReal s = 0.5 * (S[0] + S[1]), t0 = 0.5 * (S[0] - S[1]), t1 = S[2], es = PetscExpReal(s);
-  PetscReal       c, k, dk;
-
-  J2ExpDividedDifference(t0 * t0 + t1 * t1, &c, &k, &dk);
-  X[0] = es * (c + k * t0);
-  X[1] = es * (c - k * t0);
-  X[2] = es * k * t1;
-}
-
-/* Sb += (dX/dS)^T Xb for J2Exp (dX/ds = X, c' = k/2). */
-static void J2ExpAdjoint(const Sym2 S, const Sym2 Xb, Sym2 Sb)
-{
-  const PetscReal s = 0.5 * (S[0] + S[1]), t0 = 0.5 * (S[0] - S[1]), t1 = S[2], es = PetscExpReal(s);
-  PetscReal       c, k, dk, X[3], sb, cb, kb, yb, t0b, t1b;
-
-  J2ExpDividedDifference(t0 * t0 + t1 * t1, &c, &k, &dk);
-  J2Exp(S, X);
-  sb  = Xb[0] * X[0] + Xb[1] * X[1] + Xb[2] * X[2];
-  cb  = es * (Xb[0] + Xb[1]);
-  kb  = es * (t0 * (Xb[0] - Xb[1]) + t1 * Xb[2]);
-  t0b = es * k * (Xb[0] - Xb[1]);
-  t1b = es * k * Xb[2];
-  yb  = 0.5 * k * cb + dk * kb;
-  t0b += 2 * t0 * yb;
-  t1b += 2 * t1 * yb;
-  Sb[0] += 0.5 * (sb + t0b);
-  Sb[1] += 0.5 * (sb - t0b);
-  Sb[2] += t1b;
-}
-
-/* smax_w(f) and its partial derivatives in f and w (w = 0: max(0, f)). */
-static PetscReal J2SmoothMax(PetscReal f, PetscReal w, PetscReal *df, PetscReal *dw)
-{
-  *df = *dw = 0;
-  if (f <= -w) return 0;
-  if (f >= w) {
-    *df = 1;
-    return f;
-  }
-  *df = (f + w) / (2 * w);
-  *dw = (f + w) * (w - f) / (4 * w * w);
-  return (f + w) * (f + w) / (4 * w);
-}
+#include "hencky.h"
 
 /* The intermediates of the return mapping at (F, z), shared by the forward kernel and its adjoint. */
 typedef struct {
@@ -173,14 +44,14 @@ static void J2ReturnMapping(const MPMMaterialPoint *mp, const PetscScalar F[MPM_
   r->b[0] = r->Fe[0][0] * r->Fe[0][0] + r->Fe[0][1] * r->Fe[0][1];
   r->b[1] = r->Fe[1][0] * r->Fe[1][0] + r->Fe[1][1] * r->Fe[1][1];
   r->b[2] = r->Fe[0][0] * r->Fe[1][0] + r->Fe[0][1] * r->Fe[1][1];
-  J2HalfLog(r->b, r->e);
+  MPMSymHalfLog(r->b, r->e);
   r->ezz  = z[4];
   r->tr   = r->e[0] + r->e[1] + r->ezz;
   r->s[0] = r->e[0] - r->tr / 3, r->s[1] = r->e[1] - r->tr / 3, r->s[2] = r->e[2];
   r->szz   = r->ezz - r->tr / 3;
   r->q     = PetscSqrtReal(r->s[0] * r->s[0] + r->s[1] * r->s[1] + 2 * r->s[2] * r->s[2] + r->szz * r->szz);
   r->f     = PetscSqrtReal(6.0) * r->mu * r->q - (mp->sigma_y + mp->H * z[5]);
-  r->dp    = J2SmoothMax(r->f, r->w, &df, &dw) / (3 * r->mu + mp->H);
+  r->dp    = MPMSmoothMax(r->f, r->w, &df, &dw) / (3 * r->mu + mp->H);
   r->kappa = r->dp > 0 ? PetscSqrtReal(1.5) * r->dp / r->q : 0;
 }
 
@@ -200,7 +71,7 @@ static void J2(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM]
     const PetscReal S[3] = {-r.kappa * r.s[0], -r.kappa * r.s[1], -r.kappa * r.s[2]}, J = MPMDeterminant(F);
     PetscReal       X[3], Fe[MPM_DIM][MPM_DIM];
 
-    J2Exp(S, X);
+    MPMSymExp(S, X);
     for (PetscInt c = 0; c < MPM_DIM; c++) {
       Fe[0][c] = X[0] * r.Fe[0][c] + X[2] * r.Fe[1][c];
       Fe[1][c] = X[2] * r.Fe[0][c] + X[1] * r.Fe[1][c];
@@ -224,7 +95,7 @@ static void J2PlasticFlowAdjoint(const J2Return *r, const PetscScalar F[MPM_DIM]
   const PetscReal Finv[MPM_DIM][MPM_DIM] = {{F[1][1] / J, -F[0][1] / J}, {-F[1][0] / J, F[0][0] / J}};
   PetscReal       X[3], Fe[MPM_DIM][MPM_DIM], Finvb[MPM_DIM][MPM_DIM], Fenb[MPM_DIM][MPM_DIM], Xb[3], Sb[3] = {0, 0, 0};
 
-  J2Exp(S, X);
+  MPMSymExp(S, X);
   for (PetscInt c = 0; c < MPM_DIM; c++) {
     Fe[0][c] = X[0] * r->Fe[0][c] + X[2] * r->Fe[1][c];
     Fe[1][c] = X[2] * r->Fe[0][c] + X[1] * r->Fe[1][c];
@@ -245,7 +116,7 @@ static void J2PlasticFlowAdjoint(const J2Return *r, const PetscScalar F[MPM_DIM]
     Feb[0][c] += X[0] * Fenb[0][c] + X[2] * Fenb[1][c];
     Feb[1][c] += X[2] * Fenb[0][c] + X[1] * Fenb[1][c];
   }
-  J2ExpAdjoint(S, Xb, Sb);
+  MPMSymExpAdjoint(S, Xb, Sb);
   for (PetscInt k = 0; k < 3; k++) {
     *kappab -= Sb[k] * r->s[k];
     sb[k] -= r->kappa * Sb[k];
@@ -263,7 +134,7 @@ static void J2StrainAdjoint(const J2Return *r, PetscReal eb[3], PetscReal *ezzb,
   eb[1] += sb[1] + trb;
   eb[2] += sb[2];
   *ezzb += szzb + trb;
-  J2HalfLogAdjoint(r->b, eb, bb);
+  MPMSymHalfLogAdjoint(r->b, eb, bb);
   for (PetscInt k = 0; k < MPM_DIM; k++) {
     Feb[0][k] += 2 * bb[0] * r->Fe[0][k] + bb[2] * r->Fe[1][k];
     Feb[1][k] += 2 * bb[1] * r->Fe[1][k] + bb[2] * r->Fe[0][k];
@@ -303,7 +174,7 @@ static void J2Adjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][M
     dpb += kappab * PetscSqrtReal(1.5) / r.q;
     qb -= kappab * r.kappa / r.q;
   }
-  (void)J2SmoothMax(r.f, r.w, &df, &dw);
+  (void)MPMSmoothMax(r.f, r.w, &df, &dw);
   fb  = dpb / (3 * r.mu + mp->H) * df;
   syb = mp->yield_smoothing * dpb / (3 * r.mu + mp->H) * dw - fb;
   mub += -3 * r.dp * dpb / (3 * r.mu + mp->H) + sq6 * r.q * fb;
