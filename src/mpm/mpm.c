@@ -52,26 +52,6 @@ static PetscErrorCode MPMHasObjective(void *ctx, PetscBool *has)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MPMZeroGradient(void *ctx)
-{
-  MPM mpm = (MPM)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(mpm->gE, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->gnu, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->grho, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->gsigma_y, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->gH, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->gfriction_angle, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->gcohesion, MPM_MAX_LABELS));
-  PetscCall(PetscArrayzero(mpm->ggravity, MPM_DIM));
-  PetscCall(PetscArrayzero(mpm->gvelocity, MPM_DIM * MPM_MAX_BODIES));
-  PetscCall(PetscArrayzero(mpm->gposition, MPM_DIM * MPM_MAX_BODIES));
-  mpm->gfriction = 0;
-  if (mpm->gmat) PetscCall(VecZeroEntries(mpm->gmat));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* What can go wrong with a particle, in the order checked. */
 typedef enum { MPM_BAD_NONE, MPM_BAD_NAN, MPM_BAD_INVERTED, MPM_BAD_OUTSIDE, MPM_BAD_FAST } MPMBadKind;
 
@@ -196,6 +176,35 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
 }
 
 /* Reads the case from the options database (with the stepper's prefix) and builds the solver. */
+/* What the adjoint adds to (this rank's partial sums, added over ranks by the gradient hook; per-particle material
+   sensitivities): zeroed before each gradient, saved when a gradient run stops. */
+static PetscErrorCode MPMDeclareGradients(MPM mpm, AdjStepper st)
+{
+  const struct {
+    const char  *name;
+    PetscScalar *a;
+    PetscInt     n;
+  } arrays[] = {
+      {"E", mpm->gE, MPM_MAX_LABELS},
+      {"nu", mpm->gnu, MPM_MAX_LABELS},
+      {"rho", mpm->grho, MPM_MAX_LABELS},
+      {"sigma_y", mpm->gsigma_y, MPM_MAX_LABELS},
+      {"H", mpm->gH, MPM_MAX_LABELS},
+      {"friction_angle", mpm->gfriction_angle, MPM_MAX_LABELS},
+      {"cohesion", mpm->gcohesion, MPM_MAX_LABELS},
+      {"gravity", mpm->ggravity, MPM_DIM},
+      {"velocity", mpm->gvelocity, MPM_DIM * MPM_MAX_BODIES},
+      {"position", mpm->gposition, MPM_DIM * MPM_MAX_BODIES},
+      {"friction", &mpm->gfriction, 1},
+  };
+
+  PetscFunctionBeginUser;
+  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+    PetscCall(AdjStepperAddGradientArray(st, arrays[i].name, arrays[i].a, arrays[i].n));
+  if (mpm->gmat) PetscCall(AdjStepperAddGradientVec(st, "material", mpm->gmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPMSetFromOptions(AdjStepper st)
 {
   MPM       mpm;
@@ -238,6 +247,7 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
   }
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(MPMRegisterParameters(mpm, params));
+  PetscCall(MPMDeclareGradients(mpm, st));
   PetscCall(MPMDescribeFields(mpm, st));
   PetscCall(PetscInfo(NULL,
                       "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT
@@ -268,7 +278,6 @@ static const AdjStepperOps MPMOps = {.setfromoptions      = MPMSetFromOptions,
                                      .regularization      = MPMRegularization,
                                      .hasobjective        = MPMHasObjective,
                                      .setsteady           = MPMSetSteady,
-                                     .zerogradient        = MPMZeroGradient,
                                      .checkstate          = MPMCheckState,
                                      .fieldvalues         = MPMFieldValues,
                                      .monitor             = MPMEnergyMonitor,
