@@ -234,9 +234,10 @@ static PetscErrorCode AirfoilOutputValues(Airfoil af, Vec x)
   PetscCall(DMDAVecGetArray(af->da, af->f[1], &cy));
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      PetscReal gu[2], gv[2];
-      AirfoilCellGradient(g, i, j, q[0], PETSC_TRUE, AirfoilFarValue(g, af->wf, i, af->uinf[0], q[0]), gu);
-      AirfoilCellGradient(g, i, j, q[1], PETSC_TRUE, AirfoilFarValue(g, af->wf, i, af->uinf[1], q[1]), gv);
+      PetscReal       gu[2], gv[2];
+      const PetscBool top = (PetscBool)(j == g->nc - 1); /* the far-field row: only there is row nc - 1 a neighbour */
+      AirfoilCellGradient(g, i, j, q[0], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->uinf[0], q[0]) : 0, gu);
+      AirfoilCellGradient(g, i, j, q[1], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->uinf[1], q[1]) : 0, gv);
       o[0][j][i] = xa[j][i].u, o[1][j][i] = xa[j][i].v, o[2][j][i] = xa[j][i].p, o[3][j][i] = gv[0] - gu[1];
       cx[j][i] = g->xc[2 * (j * g->ni + i)], cy[j][i] = g->xc[2 * (j * g->ni + i) + 1];
     }
