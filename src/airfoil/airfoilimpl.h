@@ -96,7 +96,7 @@ struct _n_Airfoil {
   PetscReal   *hist;
   PetscInt     nhist;
   Vec          out[4]; /* output fields: u, v, p, vorticity */
-  PetscBool    quiet;
+  PetscBool    quiet, grid_written;
 };
 
 /* Geometry and stencils (metrics.c): pure functions of the node coordinates. */

@@ -128,6 +128,26 @@ PetscErrorCode AirfoilRecirculation(Airfoil af, Vec x, PetscReal *len)
 
 #define AIRFOIL_HISTORY_ROWS 256
 
+/* The node coordinates of the grid to the run file (once), closing the O by repeating node column 0, so that
+ * the XDMF file describes the curvilinear mesh (ParaView then shows the fields on the real geometry). */
+static PetscErrorCode AirfoilWriteGrid(Airfoil af, AdjOutput out)
+{
+  const AirfoilGeometry *g = &af->geo;
+  const PetscInt         n = (g->ni + 1) * (g->nc + 1);
+  PetscReal             *x, *y;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(n, &x, n, &y));
+  for (PetscInt j = 0; j <= g->nc; j++)
+    for (PetscInt i = 0; i <= g->ni; i++) {
+      const PetscReal *p     = g->xn + 2 * (j * g->ni + i % g->ni);
+      x[j * (g->ni + 1) + i] = p[0], y[j * (g->ni + 1) + i] = p[1];
+    }
+  PetscCall(AdjOutputWriteCurvilinearGrid(out, x, y));
+  PetscCall(PetscFree2(x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AirfoilMonitor - after every step: C_D, C_L, C_M into /history/forces (rows step, time, C_D, C_L, C_M);
     at output steps also /history/surface (per wall face: step, x, y, C_p, C_f) and, for a cylinder,
     /history/wake (step, time, recirculation length in diameters), and one line on stdout. Collective. @*/
@@ -139,6 +159,8 @@ PetscErrorCode AirfoilMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
   const PetscInt ni = af->geo.ni;
 
   PetscFunctionBeginUser;
+  if (!af->grid_written) PetscCall(AirfoilWriteGrid(af, out));
+  af->grid_written = PETSC_TRUE;
   PetscCall(AdjOutputIsOutputStep(out, k, af->nsteps, &write));
   if (write) PetscCall(PetscMalloc2(4 * ni, &surf, 5 * ni, &rows));
   PetscCall(AirfoilSurface(af, x, af->coef, surf));
