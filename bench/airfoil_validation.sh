@@ -37,7 +37,15 @@ one() { # case level deck alpha grid...
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 h = f["history/forces"][()]
-lr = f["history/wake"][()][-1, 2] if "history/wake" in f else float("nan")
+lr = float("nan")
+if sys.argv[2] == "cyl":  # wake length along the grid line i = 0 behind the cylinder (last field slice)
+    u, x, y = (f[f"fields/{n}"][-1] for n in ("u", "x", "y"))
+    uc, xc, yc = 0.5 * (u[:, 0] + u[:, -1]), 0.5 * (x[:, 0] + x[:, -1]), 0.5 * (y[:, 0] + y[:, -1])
+    d = ((xc - f["grid/x_nodes"][0, 0]) ** 2 + (yc - f["grid/y_nodes"][0, 0]) ** 2) ** 0.5
+    for j in range(len(uc) - 1):
+        if uc[j] < 0 <= uc[j + 1]:
+            lr = d[j] - uc[j] * (d[j + 1] - d[j]) / (uc[j + 1] - uc[j])
+            break
 print(f"{sys.argv[2]:<8} {sys.argv[3]:<5} {sys.argv[4]:<10} {int(h[-1,0]):8d} {h[-1,1]:8.2f} {h[-1,2]:9.5f} {h[-1,3]:9.5f} "
       f"{h[-1,4]:9.5f} {lr:7.4f} {float(sys.argv[5]):8.1f}")
 PY

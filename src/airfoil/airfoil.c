@@ -80,6 +80,11 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
   PetscCall(
       PetscOptionsBool("-airfoil_quiet", "No force line on stdout at output steps", "", af->quiet, &af->quiet, NULL));
   PetscOptionsEnd();
+  { /* the driver's -steady_tol (checked there): a run may end at any step, so the monitor writes every row */
+    PetscReal tol = 0;
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-steady_tol", &tol, NULL));
+    af->steady = (PetscBool)(tol > 0);
+  }
   PetscCall(AdjCheckRealOption(af->comm, "-airfoil_re", af->re, ADJ_REAL_POSITIVE, NULL));
   PetscCall(AdjCheckRealOption(af->comm, "-airfoil_alpha", alpha, ADJ_REAL_FINITE, "degrees"));
   PetscCheck(PetscAbsReal(alpha) <= 180, af->comm, PETSC_ERR_USER_INPUT,

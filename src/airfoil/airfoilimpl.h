@@ -95,8 +95,8 @@ struct _n_Airfoil {
   AdjStepIndex kforce;
   PetscReal   *hist;
   PetscInt     nhist;
-  Vec          out[4]; /* output fields: u, v, p, vorticity */
-  PetscBool    quiet, grid_written;
+  Vec          out[4];                      /* output fields: u, v, p, vorticity */
+  PetscBool    quiet, grid_written, steady; /* steady: -steady_tol given (history rows every step) */
 };
 
 /* Geometry and stencils (metrics.c): pure functions of the node coordinates. */
