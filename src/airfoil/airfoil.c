@@ -458,11 +458,15 @@ static const AdjStepperOps AirfoilOps = {
     .monitor            = AirfoilMonitor,
 };
 
+static const AdjLogEvent AirfoilEvents[] = {{"AfVelocitySolve", &AIRFOIL_Velocity},
+                                            {"AfPressureSolve", &AIRFOIL_Pressure}};
+
 PetscErrorCode AdjStepperCreate_Airfoil(AdjStepper st)
 {
   Airfoil af;
 
   PetscFunctionBeginUser;
+  PetscCall(AdjLogRegisterEvents("Airfoil", ADJ_NUM_EVENTS(AirfoilEvents), AirfoilEvents));
   PetscCall(PetscNew(&af));
   PetscCall(AdjStepperGetComm(st, &af->comm));
   PetscCall(AdjStepperSetImplementation(st, af, &AirfoilOps));

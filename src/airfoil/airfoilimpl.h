@@ -99,6 +99,9 @@ struct _n_Airfoil {
   PetscBool    quiet, grid_written, steady; /* steady: -steady_tol given (history rows every step) */
 };
 
+/* Log events: the two solves of a step (velocity: both components). */
+extern PetscLogEvent AIRFOIL_Velocity, AIRFOIL_Pressure;
+
 /* Geometry and stencils (metrics.c): pure functions of the node coordinates. */
 PetscErrorCode AirfoilGeometryCreate(PetscInt ni, PetscInt nc, const PetscReal xn[], AirfoilGeometry *g);
 PetscErrorCode AirfoilGeometryDestroy(AirfoilGeometry *g);

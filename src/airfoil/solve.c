@@ -13,6 +13,8 @@
 #include "airfoilimpl.h"
 #include <string.h>
 
+PetscLogEvent AIRFOIL_Velocity, AIRFOIL_Pressure;
+
 /*@ AirfoilCheckKSP - refuses a diverged solve with the solver's options prefix in the message. Collective. @*/
 PetscErrorCode AirfoilCheckKSP(Airfoil af, KSP ksp, const char name[])
 {
@@ -279,7 +281,9 @@ static PetscErrorCode AirfoilPressureSolve(Airfoil af, Vec b, Vec phi)
 
   PetscFunctionBeginUser;
   PetscCall(VecSet(phi, 0));
+  PetscCall(PetscLogEventBegin(AIRFOIL_Pressure, 0, 0, 0, 0));
   PetscCall(KSPSolve(af->kspp, b, phi));
+  PetscCall(PetscLogEventEnd(AIRFOIL_Pressure, 0, 0, 0, 0));
   PetscCall(KSPGetIterationNumber(af->kspp, &its));
   af->its_p += its;
   PetscCall(AirfoilCheckKSP(af, af->kspp, "pressure"));
@@ -310,7 +314,9 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   for (PetscInt d = 0; d < 2; d++) {
     PetscCall(VecStrideGather(xin, d, af->f[d], INSERT_VALUES)); /* initial guess u^n */
     PetscCall(KSPSetInitialGuessNonzero(af->kspv, PETSC_TRUE));
+    PetscCall(PetscLogEventBegin(AIRFOIL_Velocity, 0, 0, 0, 0));
     PetscCall(KSPSolve(af->kspv, af->f[2 + d], af->f[d]));
+    PetscCall(PetscLogEventEnd(AIRFOIL_Velocity, 0, 0, 0, 0));
     PetscCall(KSPGetIterationNumber(af->kspv, &its));
     af->its_v += its;
     PetscCall(AirfoilCheckKSP(af, af->kspv, "velocity"));
