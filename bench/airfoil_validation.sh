@@ -8,7 +8,7 @@
 #     C_D 0.130 (Kouser et al. 2021, read off figures: +-2%).
 # Each run stops at steady state (-steady_tol) or at its final time; the table gives the last step's
 # coefficients (from /history/forces), the recirculation length (/history/wake) and the wall time.
-# usage: bash bench/airfoil_validation.sh [ranks] [build dir] [cases: cyl,naca0,naca5] [levels: 1,2,3]
+# usage: bash bench/airfoil_validation.sh [ranks] [build dir] [cases: cyl,naca0,naca5] [levels: 1,m,2,3]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 np=${1:-2}
@@ -23,8 +23,9 @@ echo "airfoil validation: $np ranks, output in $out"
 printf '%-8s %-5s %-10s %8s %8s %9s %9s %9s %7s %8s\n' case level grid steps t C_D C_L C_M L_r/D wall_s
 
 # grids per level: cells around, nodes along the lines (cells - 1 a multiple of a power of 2), wall spacing
-cylgrid() { case $1 in 1) echo "64 50 0.01" ;; 2) echo "128 98 0.005" ;; 3) echo "256 194 0.0025" ;; esac; }
-nacagrid() { case $1 in 1) echo "64 34 0.008" ;; 2) echo "128 66 0.004" ;; 3) echo "256 130 0.002" ;; esac; }
+# (level m: between 1 and 2, refinement ratio 1.5, for a third point where level 3 costs too much)
+cylgrid() { case $1 in 1) echo "64 50 0.01" ;; m) echo "96 74 0.00667" ;; 2) echo "128 98 0.005" ;; 3) echo "256 194 0.0025" ;; esac; }
+nacagrid() { case $1 in 1) echo "64 34 0.008" ;; m) echo "96 50 0.00533" ;; 2) echo "128 66 0.004" ;; 3) echo "256 130 0.002" ;; esac; }
 
 one() { # case level deck alpha grid...
   local name=$1 lev=$2 deck=$3 alpha=$4 ni=$5 nj=$6 dw=$7 t0 t1 f=$out/$1-$2.h5

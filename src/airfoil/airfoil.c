@@ -275,6 +275,7 @@ static PetscErrorCode AirfoilFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjF
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(AirfoilOutputValues(af, x));
+  PetscCall(AirfoilOutputSurface(af, x));
   for (PetscInt c = 0; c < 4; c++) PetscCall(AdjFieldValuesSetVec(values, AirfoilOutputFields[c].name, af->out[c]));
   PetscCall(AdjFieldValuesSetVec(values, "x", af->f[0]));
   PetscCall(AdjFieldValuesSetVec(values, "y", af->f[1]));

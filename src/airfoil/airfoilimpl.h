@@ -93,6 +93,7 @@ struct _n_Airfoil {
   /* forces and output */
   PetscReal    coef[3]; /* C_D, C_L, C_M of the last force evaluation */
   AdjStepIndex kforce;
+  AdjOutput    run; /* the run file of the monitor (surface tables at field output steps), or NULL */
   PetscReal   *hist;
   PetscInt     nhist;
   Vec          out[4];                      /* output fields: u, v, p, vorticity */
@@ -131,4 +132,5 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout);
 PetscErrorCode AirfoilInitialState(void *ctx, Vec x0);
 PetscErrorCode AirfoilForces(Airfoil af, Vec x, PetscReal coef[3]);
 PetscErrorCode AirfoilMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
+PetscErrorCode AirfoilOutputSurface(Airfoil af, Vec x);
 PetscErrorCode AirfoilRecirculation(Airfoil af, Vec x, PetscReal *len);

@@ -148,58 +148,68 @@ static PetscErrorCode AirfoilWriteGrid(Airfoil af, AdjOutput out)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ AirfoilMonitor - after every step: C_D, C_L, C_M into /history/forces (rows step, time, C_D, C_L, C_M) and,
-    for a cylinder, /history/wake (step, time, recirculation length in diameters; at output steps, or every step
-    with -steady_tol); at output steps also /history/surface (per wall face: step, x, y, C_p, C_f) and one line on
-    stdout. Collective. @*/
+/*@ AirfoilMonitor - after every step: C_D, C_L, C_M into /history/forces (rows step, time, C_D, C_L, C_M; with
+    -steady_tol at every step, since the step a run stops at is not known here). Remembers the run file (af->run) for
+    AirfoilOutputSurface. Collective. @*/
 PetscErrorCode AirfoilMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
 {
-  Airfoil        af = (Airfoil)ctx;
-  PetscBool      write, flush;
-  PetscReal     *surf = NULL, *rows = NULL, lr = 0;
-  const PetscInt ni = af->geo.ni;
+  Airfoil   af = (Airfoil)ctx;
+  PetscBool write;
 
   PetscFunctionBeginUser;
+  af->run = out;
   if (!af->grid_written) PetscCall(AirfoilWriteGrid(af, out));
   af->grid_written = PETSC_TRUE;
   PetscCall(AdjOutputIsOutputStep(out, k, af->nsteps, &write));
-  /* a run that may stop at steady state (-steady_tol) writes its rows at every step: the step it stops at is not
-     known here, and rows kept back would be lost */
-  flush = (PetscBool)(write || af->steady || k == af->nsteps);
-  if (write) PetscCall(PetscMalloc2(4 * ni, &surf, 5 * ni, &rows));
-  PetscCall(AirfoilSurface(af, x, af->coef, surf));
+  PetscCall(AirfoilSurface(af, x, af->coef, NULL));
   af->kforce = k;
   if (!af->hist) PetscCall(PetscMalloc1(5 * AIRFOIL_HISTORY_ROWS, &af->hist));
   af->hist[5 * af->nhist + 0] = (PetscReal)k, af->hist[5 * af->nhist + 1] = k * af->dt;
   for (PetscInt c = 0; c < 3; c++) af->hist[5 * af->nhist + 2 + c] = af->coef[c];
   af->nhist++;
-  if (flush || af->nhist == AIRFOIL_HISTORY_ROWS) {
+  if (write || af->steady || k == af->nsteps || af->nhist == AIRFOIL_HISTORY_ROWS) {
     PetscCall(
         AdjOutputAppendHistory(out, "forces", "step [1], time [s], C_D [1], C_L [1], C_M [1]", 5, af->nhist, af->hist));
     af->nhist = 0;
   }
-  if (af->body == AIRFOIL_BODY_CIRCLE && flush) {
-    PetscReal row[3] = {(PetscReal)k, k * af->dt, 0};
-    PetscCall(AirfoilRecirculation(af, x, &lr));
-    row[2] = lr;
-    PetscCall(
-        AdjOutputAppendHistory(out, "wake", "step [1], time [s], recirculation length [reference lengths]", 3, 1, row));
-  }
-  if (!write) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilOutputSurface - at each step whose fields are written (called by the field output, right after the
+    monitor of the same step k = af->kforce, so also at the step a steady run stops at): /history/surface (per
+    wall face: step, x, y, C_p, C_f), for a cylinder /history/wake (step, time, recirculation length in
+    diameters), and one line on stdout. Collective. @*/
+PetscErrorCode AirfoilOutputSurface(Airfoil af, Vec x)
+{
+  const PetscInt  ni = af->geo.ni;
+  PetscReal      *surf, *rows, coef[3], lr = 0;
+  const PetscReal k = (PetscReal)af->kforce;
+
+  PetscFunctionBeginUser;
+  if (!af->run) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2(4 * ni, &surf, 5 * ni, &rows));
+  PetscCall(AirfoilSurface(af, x, coef, surf));
   for (PetscInt i = 0; i < ni; i++) {
-    rows[5 * i] = (PetscReal)k;
+    rows[5 * i] = k;
     for (PetscInt c = 0; c < 4; c++) rows[5 * i + 1 + c] = surf[4 * i + c];
   }
-  PetscCall(AdjOutputAppendHistory(out, "surface", "step [1], x [m], y [m], C_p [1], C_f [1]", 5, ni, rows));
+  PetscCall(AdjOutputAppendHistory(af->run, "surface", "step [1], x [m], y [m], C_p [1], C_f [1]", 5, ni, rows));
+  if (af->body == AIRFOIL_BODY_CIRCLE) {
+    PetscReal row[3] = {k, k * af->dt, 0};
+    PetscCall(AirfoilRecirculation(af, x, &lr));
+    row[2] = lr;
+    PetscCall(AdjOutputAppendHistory(af->run, "wake", "step [1], time [s], recirculation length [reference lengths]", 3,
+                                     1, row));
+  }
   if (!af->quiet)
     PetscCall(PetscPrintf(af->comm,
                           "airfoil step %" PetscInt64_FMT " t %g: C_D %.6f C_L %.6f C_M %.6f (solver iterations so "
                           "far: velocity %" PetscInt_FMT ", pressure %" PetscInt_FMT ")\n",
-                          (PetscInt64)k, (double)(k * af->dt), (double)af->coef[0], (double)af->coef[1],
-                          (double)af->coef[2], af->its_v, af->its_p));
+                          (PetscInt64)af->kforce, (double)(k * af->dt), (double)coef[0], (double)coef[1],
+                          (double)coef[2], af->its_v, af->its_p));
   if (af->body == AIRFOIL_BODY_CIRCLE && !af->quiet)
-    PetscCall(PetscPrintf(af->comm, "airfoil step %" PetscInt64_FMT ": recirculation length %.4f D\n", (PetscInt64)k,
-                          (double)lr));
+    PetscCall(PetscPrintf(af->comm, "airfoil step %" PetscInt64_FMT ": recirculation length %.4f D\n",
+                          (PetscInt64)af->kforce, (double)lr));
   PetscCall(PetscFree2(surf, rows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
