@@ -6,6 +6,7 @@
 #     (Fornberg).
 #   NACA 0012, Re 1000: alpha 0 C_D 0.119-0.121 (Di Ilio et al. 2018; Kurtulus 2015); alpha 5 C_L 0.247,
 #     C_D 0.130 (Kouser et al. 2021, read off figures: +-2%).
+# The results of the three levels 1, m, 2 (cells around 64, 96, 128) and their observed orders: docs/airfoil.md.
 # Each run stops at steady state (-steady_tol) or at its final time; the table gives the last step's
 # coefficients (from /history/forces), the recirculation length (/history/wake) and the wall time.
 # usage: bash bench/airfoil_validation.sh [ranks] [build dir] [cases: cyl,naca0,naca5] [levels: 1,m,2,3]
