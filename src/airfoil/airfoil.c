@@ -59,7 +59,7 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
   PetscReal speed = 1, alpha = 0;
 
   PetscFunctionBeginUser;
-  af->re = 1000, af->theta = 0.5, af->switch_width = 0.1, af->blowup_cfl = 5;
+  af->re = 1000, af->theta = 0.5, af->switch_width = 0.1, af->blowup_cfl = 5, af->vortex = PETSC_FALSE;
   PetscOptionsBegin(af->comm, af->prefix, "Airfoil: flow", "Airfoil");
   PetscCall(PetscOptionsReal("-airfoil_re", "Reynolds number U_inf L / nu (L: chord or diameter)", "", af->re, &af->re,
                              NULL));
@@ -243,8 +243,8 @@ static PetscErrorCode AirfoilOutputValues(Airfoil af, Vec x)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
       PetscReal       gu[2], gv[2];
       const PetscBool top = (PetscBool)(j == g->nc - 1); /* the far-field row: only there is row nc - 1 a neighbour */
-      AirfoilCellGradient(g, i, j, q[0], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->uinf[0], q[0]) : 0, gu);
-      AirfoilCellGradient(g, i, j, q[1], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->uinf[1], q[1]) : 0, gv);
+      AirfoilCellGradient(g, i, j, q[0], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->qf[0][i], q[0]) : 0, gu);
+      AirfoilCellGradient(g, i, j, q[1], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->qf[1][i], q[1]) : 0, gv);
       o[0][j][i] = xa[j][i].u, o[1][j][i] = xa[j][i].v, o[2][j][i] = xa[j][i].p, o[3][j][i] = gv[0] - gu[1];
       cx[j][i] = g->xc[2 * (j * g->ni + i)], cy[j][i] = g->xc[2 * (j * g->ni + i) + 1];
     }

@@ -79,7 +79,9 @@ struct _n_Airfoil {
   PetscInt        xs, ys, xm, ym;
   /* physics */
   PetscReal    re, alpha, uinf[2], nu, lref, theta, switch_width;
-  PetscReal   *wf; /* far-field inflow weights of the velocity per top face */
+  PetscReal   *wf;         /* far-field inflow weights of the velocity per top face */
+  PetscBool    vortex;     /* -airfoil_farfield_vortex */
+  PetscReal   *qf[2], *pf; /* far-field velocity and pressure per top face (AirfoilFarFieldData) */
   PetscReal    final_time, dt, cfl, blowup_cfl;
   AdjStepIndex nsteps;
   /* stencils of the owned cells: the viscous operator (velocity boundary), the pressure operator and
@@ -126,6 +128,7 @@ PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], Pets
 /* Solver (solve.c, forces.c). */
 PetscErrorCode AirfoilOperatorsSetUp(Airfoil af);
 PetscErrorCode AirfoilCheckKSP(Airfoil af, KSP ksp, const char name[]);
+PetscErrorCode AirfoilFarFieldData(Airfoil af, Vec x);
 PetscErrorCode AirfoilOperatorsSetTimeStep(Airfoil af);
 PetscErrorCode AirfoilOperatorsDestroy(Airfoil af);
 PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout);

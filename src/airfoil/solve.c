@@ -3,7 +3,7 @@
  *
  *   (A/dt - theta nu L) u* = A (u^n/dt - (3/2 N^n - 1/2 N^(n-1)) - G p^n) + (1 - theta) nu L u^n (+ data)
  *   U*  = mean(u* + dt G p^n) . S - dt (grad p^n . S)        on interior faces (momentum interpolation),
- *   U*  = u*_far . S on far-field faces, 0 on wall faces
+ *   U*  = u*_far . S on far-field faces, 0 on wall faces (u*_far, p_far: AirfoilFarFieldData of x^n)
  *   D grad(phi) = D U* / dt     (phi = 0 at the far field; no flux through the wall)
  *   U^(n+1) = U* - dt grad(phi) . S,  u^(n+1) = u* - dt G phi,  p^(n+1) = p^n + phi
  *
@@ -45,6 +45,31 @@ static void AirfoilFarWeights(const AirfoilGeometry *g, const PetscReal uinf[2],
     const PetscReal  c = (s[0] * uinf[0] + s[1] * uinf[1]) / (len * speed);
     wf[i]              = 0.5 * (1 - PetscTanhReal(c / width));
   }
+}
+
+/*@ AirfoilFarFieldData - the far-field values of state x at the far-field face midpoints: the velocity
+    qf = U_inf + u_v and the pressure pf = (|U_inf|^2 - |qf|^2) / 2 (Bernoulli), u_v the velocity of a point
+    vortex at the body's reference point carrying the circulation of the lift of x (Kutta-Joukowski:
+    Gamma = C_L |U_inf| L / 2, clockwise for positive lift): u_v = Gamma / (2 pi r^2) (y, -x) relative to that
+    point.  Without -airfoil_farfield_vortex, qf = U_inf and pf = 0.  A smooth function of x. Collective. @*/
+PetscErrorCode AirfoilFarFieldData(Airfoil af, Vec x)
+{
+  const AirfoilGeometry *g       = &af->geo;
+  PetscReal              coef[3] = {0, 0, 0}, gam;
+
+  PetscFunctionBeginUser;
+  if (af->vortex && x) PetscCall(AirfoilForces(af, x, coef));
+  gam = 0.5 * coef[1] * PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref;
+  for (PetscInt i = 0; i < g->ni; i++) {
+    const PetscReal *a = g->xn + 2 * (g->nc * g->ni + i), *b = g->xn + 2 * (g->nc * g->ni + (i + 1) % g->ni);
+    const PetscReal  rx = 0.5 * (a[0] + b[0]) - af->shape.p[0], ry = 0.5 * (a[1] + b[1]) - af->shape.p[1];
+    const PetscReal  k  = gam / (2 * PETSC_PI * (rx * rx + ry * ry));
+    const PetscReal  ux = af->uinf[0] + k * ry, uy = af->uinf[1] - k * rx;
+
+    af->qf[0][i] = ux, af->qf[1][i] = uy;
+    af->pf[i] = 0.5 * (af->uinf[0] * af->uinf[0] + af->uinf[1] * af->uinf[1] - ux * ux - uy * uy);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The stencils of the owned cells and the two matrices K = A/dt - theta nu Lv and P = -Lp. */
@@ -132,7 +157,9 @@ PetscErrorCode AirfoilOperatorsSetUp(Airfoil af)
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(af->geo.ni, &af->wf));
+  PetscCall(PetscMalloc3(af->geo.ni, &af->qf[0], af->geo.ni, &af->qf[1], af->geo.ni, &af->pf));
   AirfoilFarWeights(&af->geo, af->uinf, af->switch_width, af->wf);
+  PetscCall(AirfoilFarFieldData(af, NULL));
   PetscCall(PetscMalloc5(n, &af->lapv, n, &af->lapp, n, &af->gfi, n, &af->gfj, n, &af->gft));
   PetscCall(DMCreateMatrix(af->da, &af->K));
   PetscCall(DMCreateMatrix(af->da, &af->P));
@@ -157,6 +184,7 @@ PetscErrorCode AirfoilOperatorsDestroy(Airfoil af)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(af->wf));
+  PetscCall(PetscFree3(af->qf[0], af->qf[1], af->pf));
   PetscCall(PetscFree5(af->lapv, af->lapp, af->gfi, af->gfj, af->gft));
   PetscCall(MatDestroy(&af->K));
   PetscCall(MatDestroy(&af->P));
@@ -188,11 +216,9 @@ static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const Airfo
 {
   const AirfoilGeometry *g  = &af->geo;
   const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
-  PetscReal             *qf[2];
+  PetscReal *const      *qf = af->qf;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(g->ni, &qf[0], g->ni, &qf[1]));
-  for (PetscInt i = 0; i < g->ni; i++) qf[0][i] = af->uinf[0], qf[1][i] = af->uinf[1];
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
       const PetscInt     c = (j - af->ys) * af->xm + (i - af->xs);
@@ -201,19 +227,18 @@ static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const Airfo
       PetscReal          gp[2], N[2], Nold[2] = {x[j][i].Nu, x[j][i].Nv};
       PetscScalar      **r[2] = {ru, rv};
 
-      AirfoilCellGradient(g, i, j, q[2], PETSC_FALSE, 0, gp);
+      AirfoilCellGradient(g, i, j, q[2], PETSC_FALSE, af->pf[i], gp);
       for (PetscInt d = 0; d < 2; d++) {
         const PetscReal lap = AirfoilFormApply(L, i, j, g->ni, q[d], NULL, qf[d]);
         const PetscReal aff =
             AirfoilFormApply(L, i, j, g->ni, q[d], NULL, qf[d]) - AirfoilFormApply(L, i, j, g->ni, q[d], NULL, NULL);
 
-        N[d] = AirfoilConvection(g, af->wf, i, j, x, q[d], 0, af->uinf[d]);
+        N[d] = AirfoilConvection(g, af->wf, i, j, x, q[d], 0, qf[d][i]);
         r[d][j][i] =
             A * (q[d][j][i] / dt - ((1 + ab) * N[d] - ab * Nold[d]) - gp[d]) + (1 - th) * nu * lap + th * nu * aff;
       }
       y[j][i].Nu = N[0], y[j][i].Nv = N[1];
     }
-  PetscCall(PetscFree2(qf[0], qf[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -230,14 +255,14 @@ static void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, Petsc
       const PetscReal *si = g->si + 2 * f, *sj = g->sj + 2 * f;
 
       y[j][i].U = 0.5 * ((yl[j][i - 1].u + yl[j][i].u) * si[0] + (yl[j][i - 1].v + yl[j][i].v) * si[1]) -
-                  af->dt * AirfoilFormApply(&af->gfi[c], i, j, g->ni, p, NULL, NULL);
+                  af->dt * AirfoilFormApply(&af->gfi[c], i, j, g->ni, p, NULL, af->pf);
       y[j][i].V  = j == 0 ? 0
                           : 0.5 * ((yl[j - 1][i].u + yl[j][i].u) * sj[0] + (yl[j - 1][i].v + yl[j][i].v) * sj[1]) -
-                               af->dt * AirfoilFormApply(&af->gfj[c], i, j, g->ni, p, NULL, NULL);
+                               af->dt * AirfoilFormApply(&af->gfj[c], i, j, g->ni, p, NULL, af->pf);
       y[j][i].Vt = 0;
       if (j == g->nc - 1) {
         const PetscReal *st = g->sj + 2 * (f + g->ni), w = af->wf[i];
-        y[j][i].Vt = (w * af->uinf[0] + (1 - w) * us[j][i]) * st[0] + (w * af->uinf[1] + (1 - w) * vs[j][i]) * st[1];
+        y[j][i].Vt = (w * af->qf[0][i] + (1 - w) * us[j][i]) * st[0] + (w * af->qf[1][i] + (1 - w) * vs[j][i]) * st[1];
       }
     }
 }
@@ -300,6 +325,7 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscInt            its;
 
   PetscFunctionBeginUser;
+  PetscCall(AirfoilFarFieldData(af, xin));
   PetscCall(DMGlobalToLocal(af->sda, xin, INSERT_VALUES, af->xloc));
   PetscCall(DMDAVecGetArrayRead(af->sda, af->xloc, &x));
   for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, af->floc[c], &q[c]));
@@ -327,7 +353,7 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
       PetscReal gp[2];
-      AirfoilCellGradient(&af->geo, i, j, q[2], PETSC_FALSE, 0, gp);
+      AirfoilCellGradient(&af->geo, i, j, q[2], PETSC_FALSE, af->pf[i], gp);
       y[j][i].u = us[j][i] + af->dt * gp[0], y[j][i].v = vs[j][i] + af->dt * gp[1];
     }
   PetscCall(DMDAVecRestoreArray(af->sda, xout, &y));
