@@ -114,6 +114,8 @@ void           AirfoilFormIFace(const AirfoilGeometry *g, const AirfoilBoundary 
 void           AirfoilFormJFace(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, PetscInt t,
                                 AirfoilForm *F, PetscBool *excluded);
 void AirfoilFormLaplacian(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, AirfoilForm *F);
+PetscReal AirfoilFormApplyData(const AirfoilForm *F, PetscInt i, PetscInt ni, const PetscReal qw[],
+                               const PetscReal qf[]);
 PetscReal AirfoilFormApply(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscScalar **q,
                            const PetscReal qw[], const PetscReal qf[]);
 

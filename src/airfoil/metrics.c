@@ -186,6 +186,21 @@ void AirfoilFormLaplacian(const AirfoilGeometry *g, const AirfoilBoundary *bc, P
   AirfoilFormJFace(g, bc, i, j, 0, &G, &ex), FormAdd(F, -1, &G);
 }
 
+/*@ AirfoilFormApplyData - the part of F's value about a cell of column i that comes from the boundary data qw, qf
+    (ni values each; NULL: zero). Not collective. @*/
+PetscReal AirfoilFormApplyData(const AirfoilForm *F, PetscInt i, PetscInt ni, const PetscReal qw[],
+                               const PetscReal qf[])
+{
+  PetscReal s = 0;
+
+  for (PetscInt a = -1; a <= 1; a++) {
+    const PetscInt k = (i + a + 2 * ni) % ni;
+    if (qw && F->w[a + 1] != 0) s += F->w[a + 1] * qw[k];
+    if (qf && F->f[a + 1] != 0) s += F->f[a + 1] * qf[k];
+  }
+  return s;
+}
+
 /*@ AirfoilFormApply - the value of F about cell (i, j) for the ghosted cell array q and the boundary data
     qw, qf (ni values each; NULL: zero). Zero coefficients are skipped, so rows outside the grid are never
     read. Not collective. @*/
@@ -197,10 +212,5 @@ PetscReal AirfoilFormApply(const AirfoilForm *F, PetscInt i, PetscInt j, PetscIn
   for (PetscInt b = -1; b <= 1; b++)
     for (PetscInt a = -1; a <= 1; a++)
       if (F->c[b + 1][a + 1] != 0) s += F->c[b + 1][a + 1] * q[j + b][i + a];
-  for (PetscInt a = -1; a <= 1; a++) {
-    const PetscInt k = (i + a + 2 * ni) % ni;
-    if (qw && F->w[a + 1] != 0) s += F->w[a + 1] * qw[k];
-    if (qf && F->f[a + 1] != 0) s += F->f[a + 1] * qf[k];
-  }
-  return s;
+  return s + AirfoilFormApplyData(F, i, ni, qw, qf);
 }

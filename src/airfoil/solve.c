@@ -229,9 +229,8 @@ static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const Airfo
 
       AirfoilCellGradient(g, i, j, q[2], PETSC_FALSE, af->pf[i], gp);
       for (PetscInt d = 0; d < 2; d++) {
-        const PetscReal lap = AirfoilFormApply(L, i, j, g->ni, q[d], NULL, qf[d]);
-        const PetscReal aff =
-            AirfoilFormApply(L, i, j, g->ni, q[d], NULL, qf[d]) - AirfoilFormApply(L, i, j, g->ni, q[d], NULL, NULL);
+        const PetscReal aff = AirfoilFormApplyData(L, i, g->ni, NULL, qf[d]); /* the far-field data's part */
+        const PetscReal lap = AirfoilFormApply(L, i, j, g->ni, q[d], NULL, NULL) + aff;
 
         N[d] = AirfoilConvection(g, af->wf, i, j, x, q[d], 0, qf[d][i]);
         r[d][j][i] =
