@@ -3,7 +3,9 @@
 Strouhal number of vortex shedding, and the recirculation length of a steady wake.
 
 Reads /history/forces (one row per time step: step, time [s], C_D, C_L; written by forward fluid
-runs with -fluid_body) and, for --recirculation, the last slice of the field u.
+runs with -fluid_body, and with a fifth column C_M by the body-fitted solver -problem airfoil) and, for
+--recirculation, the last slice of the field u.  The final values are printed too (those of a steady run);
+an airfoil run's /history/wake gives the recirculation length of a cylinder.
 
   mean C_D, C_L         averages over the window t >= --from (default: the second half of the run)
   C_L amplitude         (max - min)/2 of C_L over the window
@@ -120,7 +122,8 @@ def main(argv):
     try:
         with ah.open_run(args.run) as f:
             if "history/forces" not in f:
-                return ah.fail(f"{args.run} has no /history/forces: run the fluid solver forward with -fluid_body")
+                return ah.fail(f"{args.run} has no /history/forces: run the fluid solver forward with -fluid_body, "
+                               "or -problem airfoil")
             h = np.asarray(f["history/forces"][()], float)
             t, cd, cl = h[:, 1], h[:, 2], h[:, 3]
             t0 = args.t0 if args.t0 is not None else 0.5 * (t[0] + t[-1])
@@ -131,6 +134,12 @@ def main(argv):
             print(f"{args.run}: {len(t)} steps, t = {t[0]:g} .. {t[-1]:g} s; window t >= {t0:g} s ({m.sum()} steps)")
             print(f"  mean C_D {values['cd']:.4f}   mean C_L {cl[m].mean():+.4f}   "
                   f"C_L amplitude {0.5 * np.ptp(cl[m]):.4f}   C_D amplitude {0.5 * np.ptp(cd[m]):.4f}")
+            final = f"  final (step {int(h[-1, 0])}, t = {t[-1]:g} s): C_D {cd[-1]:.5f}   C_L {cl[-1]:+.5f}"
+            if h.shape[1] >= 5:
+                final += f"   C_M {h[-1, 4]:+.5f} (window mean C_M {h[m, 4].mean():+.5f})"
+            if "history/wake" in f and len(f["history/wake"]) > 0:
+                final += f"   recirculation length {f['history/wake'][-1, 2]:.4f} L"
+            print(final)
             print(f"  Strouhal number {values['st']:.4f} (L = {args.length:g} m, U = {args.velocity:g} m/s)")
             if args.control_volume:
                 cdv, clv = control_volume(f, args.length, args.velocity)

@@ -78,6 +78,13 @@ PetscErrorCode AdjOutputWriteRankArray(AdjOutput out, const char group[], const 
 PetscErrorCode AdjOutputWriteOptimizationArray(AdjOutput out, const char name[], const char units[], PetscInt n,
                                                const PetscReal values[]);
 
+/*@ AdjOutputWriteCurvilinearGrid - the node coordinates of a curvilinear 2-D grid of the output's cells
+    ((cells[1] + 1) x (cells[0] + 1) nodes, row-major, the same on every rank; a periodic direction repeats
+    its first node column) to /grid/x_nodes and /grid/y_nodes; the XDMF file then describes the grid as a
+    2DSMesh with X_Y geometry, so ParaView shows the fields on the real geometry. Once per run file (later
+    calls do nothing). Collective. @*/
+PetscErrorCode AdjOutputWriteCurvilinearGrid(AdjOutput out, const PetscReal x[], const PetscReal y[]);
+
 /* Per-step scalar histories (e.g. force coefficients): rows appended to /history/<name> */
 PetscErrorCode AdjOutputAppendHistory(AdjOutput out, const char name[], const char columns[], PetscInt ncols,
                                       PetscInt nrows, const PetscReal values[]);

@@ -81,6 +81,7 @@ struct _p_AdjOutput {
   PetscInt  dim;
   PetscInt  cells[ADJ_IO_MAX_DIM]; /* x, y, z order */
   PetscReal lower[ADJ_IO_MAX_DIM], upper[ADJ_IO_MAX_DIM];
+  PetscBool curvilinear; /* 2-D node coordinates in /grid/x_nodes, y_nodes (AdjOutputWriteCurvilinearGrid) */
   char      units[64];
 
   /* state of the open file */

@@ -475,3 +475,30 @@ PetscErrorCode AdjOutputWriteRankArray(AdjOutput out, const char group[], const 
   PetscCall(PetscFree(counts));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode AdjOutputWriteCurvilinearGrid(AdjOutput out, const PetscReal x[], const PetscReal y[])
+{
+  hid_t             grp;
+  const hsize_t     dims[2] = {(hsize_t)out->cells[1] + 1, (hsize_t)out->cells[0] + 1}, start[2] = {0, 0};
+  const char *const names[2] = {"x_nodes", "y_nodes"};
+  const PetscReal  *v[2]     = {x, y};
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOutputCheckOpen(out, "AdjOutputWriteCurvilinearGrid"));
+  PetscCheck(out->dim == 2, out->comm, PETSC_ERR_SUP, "Curvilinear grids are 2-D");
+  if (out->curvilinear) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjH5GroupOpen(out->file, "/grid", PETSC_TRUE, &grp));
+  for (PetscInt c = 0; c < 2; c++) {
+    hid_t space, dset;
+    AdjCallH5(space = H5Screate_simple(2, dims, NULL));
+    AdjCallH5(dset = H5Dcreate2(grp, names[c], ADJ_H5_REAL_FILE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    PetscCall(AdjH5WriteAttrString(dset, "units", out->units));
+    PetscCall(AdjH5WriteSelection(dset, ADJ_H5_REAL_MEM, 2, start, dims, (PetscBool)!out->rank, v[c]));
+    AdjCallH5(H5Dclose(dset));
+    AdjCallH5(H5Sclose(space));
+  }
+  PetscCall(AdjH5WriteAttrString(grp, "geometry", "curvilinear: node coordinates x_nodes, y_nodes"));
+  AdjCallH5(H5Gclose(grp));
+  out->curvilinear = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -33,13 +33,28 @@ static void XdmfPutEscaped(FILE *fp, const char *s)
   }
 }
 
-/* Topology and geometry of the grid: slowest axis first, a dummy y axis for 1-D. */
-static void XdmfPutMesh(FILE *fp, AdjOutput out, const char *indent)
+static void XdmfPutHeavy(FILE *fp, const char *h5name, const char *path);
+
+/* Topology and geometry of the grid: slowest axis first, a dummy y axis for 1-D; a curvilinear 2-D grid as a
+ * 2DSMesh whose X_Y geometry reads the node coordinates from the run file h5name. */
+static void XdmfPutMesh(FILE *fp, AdjOutput out, const char *indent, const char *h5name)
 {
   const PetscInt nd = out->dim == 1 ? 2 : out->dim;
   long long      points[ADJ_IO_MAX_DIM];
   double         origin[ADJ_IO_MAX_DIM], spacing[ADJ_IO_MAX_DIM];
 
+  if (out->curvilinear) { /* node coordinates written by AdjOutputWriteCurvilinearGrid */
+    fprintf(fp, "%s<Topology TopologyType=\"2DSMesh\" Dimensions=\"%lld %lld\"/>\n%s<Geometry GeometryType=\"X_Y\">\n",
+            indent, (long long)out->cells[1] + 1, (long long)out->cells[0] + 1, indent);
+    for (int c = 0; c < 2; c++) {
+      fprintf(fp, "%s  <DataItem Dimensions=\"%lld %lld\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">", indent,
+              (long long)out->cells[1] + 1, (long long)out->cells[0] + 1);
+      XdmfPutHeavy(fp, h5name, c ? "/grid/y_nodes" : "/grid/x_nodes");
+      fprintf(fp, "</DataItem>\n");
+    }
+    fprintf(fp, "%s</Geometry>\n", indent);
+    return;
+  }
   for (PetscInt i = 0; i < nd; i++) {
     PetscInt axis = nd - 1 - i; /* x is last */
 
@@ -151,7 +166,7 @@ PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5
     for (PetscInt k = 0; k < out->nt; k++) {
       fprintf(fp, "      <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n", (long long)out->steps[k]);
       fprintf(fp, "        <Time Value=\"%.17g\"/>\n", (double)out->times[k]);
-      XdmfPutMesh(fp, out, "        ");
+      XdmfPutMesh(fp, out, "        ", h5name);
       for (PetscInt i = 0; i < out->nentries; i++) {
         const AdjIOEntry *e = &out->entries[i];
 
@@ -167,7 +182,7 @@ PetscErrorCode AdjOutputWriteXdmf(AdjOutput out, const char xmf[], const char h5
   if (ndata) {
     fprintf(fp, "    <Grid Name=\"gradients_and_parameters\" GridType=\"Uniform\">\n");
     if (out->nt > 0) fprintf(fp, "      <Time Value=\"%.17g\"/>\n", (double)out->times[out->nt - 1]);
-    XdmfPutMesh(fp, out, "      ");
+    XdmfPutMesh(fp, out, "      ", h5name);
     for (PetscInt i = 0; i < out->nentries; i++)
       if (out->entries[i].kind != ADJ_IO_ENTRY_FIELD && out->entries[i].kind != ADJ_IO_ENTRY_OPTIMIZATION_ARRAY)
         XdmfPutDataAttribute(fp, out, &out->entries[i], h5name);

@@ -3,6 +3,7 @@
 #include <adjsim/transport.h>
 #include <adjsim/fluid.h>
 #include <adjsim/mpm.h>
+#include <adjsim/airfoil.h>
 
 PetscErrorCode AdjStepperRegisterAll(void)
 {
@@ -15,5 +16,8 @@ PetscErrorCode AdjStepperRegisterAll(void)
                                AdjStepperCreate_Transport));
   PetscCall(AdjStepperRegister("fluid", "incompressible Navier-Stokes on a staggered grid", AdjStepperCreate_Fluid));
   PetscCall(AdjStepperRegister("mpm", "material point method for elastic soft bodies", AdjStepperCreate_MPM));
+  PetscCall(AdjStepperRegister("airfoil",
+                               "incompressible Navier-Stokes on a body-fitted O-grid around an airfoil or cylinder",
+                               AdjStepperCreate_Airfoil));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,475 @@
+/* The body-fitted airfoil solver as an AdjStepper (forward only in this increment): options, the grid and
+ * its geometry, the time step, the described fields (output and restart), the state checks. */
+#include "airfoilimpl.h"
+#include <adjsim/grid.h>
+#include <adjsim/optcheck.h>
+#include <adjsim/stepperimpl.h>
+#include <adjsim/timeaxis.h>
+
+const char *const AirfoilBodyTypes[] = {"circle", "naca4", "dat", "AirfoilBodyType", "AIRFOIL_BODY_", NULL};
+
+/* The body from -airfoil_body and its options (position (0, 0): the circle's centre or the airfoil's
+ * quarter chord; the angle of attack is the free stream's, -airfoil_alpha). */
+static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
+{
+  PetscInt  body     = AIRFOIL_BODY_NACA4;
+  char      naca[16] = "0012", dat[PETSC_MAX_PATH_LEN] = "";
+  PetscReal chord = 1, diameter = 1;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(af->comm, af->prefix, "Airfoil: body", "Airfoil");
+  PetscCall(PetscOptionsEList("-airfoil_body", "Body: circle, naca4 or dat (a Selig-format file)", "", AirfoilBodyTypes,
+                              3, AirfoilBodyTypes[body], &body, NULL));
+  PetscCall(PetscOptionsString("-airfoil_naca", "NACA 4-digit designation, e.g. 0012 or 2412", "", naca, naca,
+                               sizeof(naca), NULL));
+  PetscCall(
+      PetscOptionsReal("-airfoil_chord", "Chord of the airfoil [m] (the reference length)", "", chord, &chord, NULL));
+  PetscCall(PetscOptionsReal("-airfoil_diameter", "Diameter of the circle [m] (the reference length)", "", diameter,
+                             &diameter, NULL));
+  PetscCall(PetscOptionsString("-airfoil_dat", "Selig-format airfoil coordinate file (with -airfoil_body dat)", "", dat,
+                               dat, sizeof(dat), NULL));
+  PetscOptionsEnd();
+  af->body = (AirfoilBodyType)body;
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_chord", chord, ADJ_REAL_POSITIVE, "m"));
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_diameter", diameter, ADJ_REAL_POSITIVE, "m"));
+  PetscCall(PetscMemzero(&af->shape, sizeof(af->shape)));
+  if (af->body == AIRFOIL_BODY_CIRCLE) {
+    af->shape.type = ADJ_SHAPE_CIRCLE, af->shape.np = 4, af->shape.p[3] = 0.5 * diameter;
+  } else if (af->body == AIRFOIL_BODY_NACA4) {
+    size_t len;
+    PetscCall(PetscStrlen(naca, &len));
+    PetscCheck(len == 4 && naca[0] >= '0' && naca[0] <= '9' && naca[1] >= '0' && naca[1] <= '9' && naca[2] >= '0' &&
+                   naca[2] <= '9' && naca[3] >= '0' && naca[3] <= '9',
+               af->comm, PETSC_ERR_USER_INPUT, "-airfoil_naca %s: give four digits, e.g. 0012", naca);
+    af->shape.type = ADJ_SHAPE_NACA4, af->shape.np = 7, af->shape.p[3] = chord;
+    af->shape.p[4] = (naca[0] - '0') / 100.0;
+    af->shape.p[5] = naca[1] == '0' ? 0.4 : (naca[1] - '0') / 10.0;
+    af->shape.p[6] = ((naca[2] - '0') * 10 + (naca[3] - '0')) / 100.0;
+  } else {
+    PetscCheck(dat[0], af->comm, PETSC_ERR_USER_INPUT, "-airfoil_body dat needs -airfoil_dat <Selig-format file>");
+    PetscCall(AdjShapeReadSelig(af->comm, dat, "-airfoil_dat", 0, &af->shape));
+    af->shape.p[3] = chord;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reynolds number, free stream, time discretization and far-field switch. */
+static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
+{
+  PetscReal speed = 1, alpha = 0;
+
+  PetscFunctionBeginUser;
+  af->re = 1000, af->theta = 0.5, af->switch_width = 0.1, af->blowup_cfl = 5, af->vortex = PETSC_FALSE;
+  PetscOptionsBegin(af->comm, af->prefix, "Airfoil: flow", "Airfoil");
+  PetscCall(PetscOptionsReal("-airfoil_re", "Reynolds number U_inf L / nu (L: chord or diameter)", "", af->re, &af->re,
+                             NULL));
+  PetscCall(PetscOptionsReal("-airfoil_alpha",
+                             "Angle of attack [degrees]: the free stream is U_inf (cos alpha, sin alpha)", "", alpha,
+                             &alpha, NULL));
+  PetscCall(PetscOptionsReal("-airfoil_velocity", "Free-stream speed U_inf [m/s]", "", speed, &speed, NULL));
+  PetscCall(PetscOptionsReal("-airfoil_theta",
+                             "Implicitness of the viscous terms: 0.5 Crank-Nicolson (second order), 1 backward Euler",
+                             "", af->theta, &af->theta, NULL));
+  PetscCall(PetscOptionsReal("-airfoil_farfield_switch",
+                             "Width of the smooth switch between Dirichlet (inflow) and zero-gradient (outflow) "
+                             "velocity at the far field, in units of n . U_inf / |U_inf|",
+                             "", af->switch_width, &af->switch_width, NULL));
+  PetscCall(PetscOptionsReal("-airfoil_blowup_cfl",
+                             "Stop the run when the convective Courant number dt sum|F| / (2 A) of a cell exceeds this",
+                             "", af->blowup_cfl, &af->blowup_cfl, NULL));
+  PetscCall(
+      PetscOptionsBool("-airfoil_quiet", "No force line on stdout at output steps", "", af->quiet, &af->quiet, NULL));
+  PetscOptionsEnd();
+  { /* the driver's -steady_tol (checked there): a run may end at any step, so the monitor writes every row */
+    PetscReal tol = 0;
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-steady_tol", &tol, NULL));
+    af->steady = (PetscBool)(tol > 0);
+  }
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_re", af->re, ADJ_REAL_POSITIVE, NULL));
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_alpha", alpha, ADJ_REAL_FINITE, "degrees"));
+  PetscCheck(PetscAbsReal(alpha) <= 180, af->comm, PETSC_ERR_USER_INPUT,
+             "-airfoil_alpha %g degrees: give an angle in [-180, 180]", (double)alpha);
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_velocity", speed, ADJ_REAL_POSITIVE, "m/s"));
+  PetscCheck(af->theta >= 0.5 && af->theta <= 1, af->comm, PETSC_ERR_USER_INPUT,
+             "-airfoil_theta %g: give a value in [0.5, 1] (unconditionally stable viscous terms)", (double)af->theta);
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_farfield_switch", af->switch_width, ADJ_REAL_POSITIVE, NULL));
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_blowup_cfl", af->blowup_cfl, ADJ_REAL_POSITIVE, NULL));
+  af->alpha   = alpha;
+  af->uinf[0] = speed * PetscCosReal(alpha * PETSC_PI / 180);
+  af->uinf[1] = speed * PetscSinReal(alpha * PETSC_PI / 180);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The O-grid, its node coordinates on every rank (natural order), the geometry and the cell DMDAs. */
+static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
+{
+  DM                 nda;
+  Vec                X, nat, all;
+  VecScatter         sc;
+  PetscInt           ni, nj;
+  const PetscScalar *xa;
+  PetscReal          thick;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOGridCreate(af->comm, &af->og));
+  PetscCall(AdjOGridSetOptionsPrefix(af->og, af->prefix));
+  PetscCall(AdjOGridSetShape(af->og, &af->shape));
+  PetscCall(AdjOGridSetFromOptions(af->og));
+  PetscCall(AdjOGridSetUp(af->og));
+  PetscCall(AdjOGridGetCoordinates(af->og, &nda, &X));
+  PetscCall(AdjOGridGetSizes(af->og, &ni, &nj, NULL, NULL));
+  PetscCheck(nj >= 4, af->comm, PETSC_ERR_USER_INPUT,
+             "The O-grid has %" PetscInt_FMT " nodes from the wall to the far field: the flow solver needs at least 4 "
+             "(-airfoil_grid_normal, -airfoil_growth)",
+             nj);
+  PetscCall(DMDACreateNaturalVector(nda, &nat));
+  PetscCall(DMDAGlobalToNaturalBegin(nda, X, INSERT_VALUES, nat));
+  PetscCall(DMDAGlobalToNaturalEnd(nda, X, INSERT_VALUES, nat));
+  PetscCall(VecScatterCreateToAll(nat, &sc, &all));
+  PetscCall(VecScatterBegin(sc, nat, all, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, nat, all, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(all, &xa));
+  PetscCall(AirfoilGeometryCreate(ni, nj - 1, xa, &af->geo));
+  PetscCall(VecRestoreArrayRead(all, &xa));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&all));
+  PetscCall(VecDestroy(&nat));
+  {
+    const PetscInt       cells[2] = {ni, nj - 1};
+    const DMBoundaryType bc[2]    = {DM_BOUNDARY_PERIODIC, DM_BOUNDARY_GHOSTED};
+    PetscCall(AdjGridCreateDMDA(af->comm, 2, cells, bc, ADJ_GRID_CELL, 1, DMDA_STENCIL_BOX, 1, NULL, &af->da));
+  }
+  PetscCall(DMDASetFieldName(af->da, 0, "cell"));
+  PetscCall(DMDACreateCompatibleDMDA(af->da, AIRFOIL_DOF, &af->sda));
+  PetscCall(DMDAGetCorners(af->da, &af->xs, &af->ys, NULL, &af->xm, &af->ym, NULL));
+  AdjShapeSizes(&af->shape, &thick, &af->lref);
+  af->nu = PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref / af->re;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The convective limit dt <= 2 A / (U_s sum_f |F_f|) over all cells, F_f the face fluxes of the projected
+ * impulsive start (the potential-like flow of AirfoilInitialState, whose speed near the body is up to twice
+ * the free stream) and U_s = -airfoil_velocity_scale (default 0.6: the real flow is slower than that start
+ * near the wall, and the implicit viscous terms damp the weak instability of Adams-Bashforth 2 with central
+ * fluxes; measured stable down to 0.4 with -airfoil_cfl 1 on both decks' coarse grids).  The viscous terms
+ * set no limit. */
+static PetscErrorCode AirfoilSetUpTime(Airfoil af)
+{
+  PetscReal           scale = 0.6, limit = PETSC_MAX_REAL, speed = PetscHypotReal(af->uinf[0], af->uinf[1]);
+  AdjTimeAxis         ta;
+  char                detail[256];
+  const AirfoilCell **xa;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjTimeAxisCreate(af->comm, &ta));
+  PetscCall(AdjTimeAxisSetOptionsPrefix(ta, af->prefix, "airfoil"));
+  PetscCall(AdjTimeAxisSetDefaults(ta, 50 * af->lref / speed, 1.0));
+  PetscOptionsBegin(af->comm, af->prefix, "Airfoil: time stepping", "Airfoil");
+  PetscCall(AdjTimeAxisSetFromOptions(ta, PetscOptionsObject));
+  PetscCall(PetscOptionsReal("-airfoil_velocity_scale",
+                             "Factor on the speeds of the projected impulsive start in the convective time-step limit "
+                             "(dt = -airfoil_cfl x the limit)",
+                             "", scale, &scale, NULL));
+  PetscOptionsEnd();
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_velocity_scale", scale, ADJ_REAL_POSITIVE, NULL));
+  PetscCall(AirfoilInitialState(af, af->x0));
+  PetscCall(DMGlobalToLocal(af->sda, af->x0, INSERT_VALUES, af->xloc));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->xloc, &xa));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal top = j == af->geo.nc - 1 ? xa[j][i].Vt : xa[j + 1][i].V;
+      const PetscReal sum =
+          PetscAbsReal(xa[j][i].U) + PetscAbsReal(xa[j][i + 1].U) + PetscAbsReal(xa[j][i].V) + PetscAbsReal(top);
+      limit = PetscMin(limit, 2 * af->geo.area[j * af->geo.ni + i] / (scale * sum));
+    }
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->xloc, &xa));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPIU_REAL, MPIU_MIN, af->comm));
+  PetscCall(PetscSNPrintf(detail, sizeof(detail),
+                          " of Adams-Bashforth 2 with central convection (the speeds of the projected impulsive start "
+                          "times %g; viscous terms implicit)",
+                          (double)scale));
+  PetscCall(AdjTimeAxisSetLimit(ta, ADJ_TIME_LIMIT_STABILITY, limit, "convective limit", detail));
+  PetscCall(AdjTimeAxisSetUp(ta));
+  PetscCall(AdjTimeAxisGetSteps(ta, &af->nsteps, &af->dt));
+  PetscCall(AdjTimeAxisDestroy(&ta));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Output: u, v, p and the vorticity at the cell centroids, and the centroid coordinates x, y (the grid is
+ * curvilinear). Restart: the whole state, bit for bit. */
+static const AdjFieldDesc AirfoilOutputFields[] = {
+    {.name = "u", .units = "m/s", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "v", .units = "m/s", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "p", .units = "m^2/s^2", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "vorticity", .units = "1/s", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "x", .units = "m", .location = ADJ_FIELD_CELL, .ncomp = 1},
+    {.name = "y", .units = "m", .location = ADJ_FIELD_CELL, .ncomp = 1}};
+static const char *const AirfoilRestartNames[AIRFOIL_DOF] = {"u", "v", "p", "U", "V", "Vt", "Nu", "Nv"};
+static const char *const AirfoilRestartUnits[AIRFOIL_DOF] = {"m/s",   "m/s",   "m^2/s^2", "m^2/s",
+                                                             "m^2/s", "m^2/s", "m/s^2",   "m/s^2"};
+
+static PetscErrorCode AirfoilDescribeFields(AdjStepper st)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < 6; f++) PetscCall(AdjStepperAddField(st, ADJ_FIELDS_OUTPUT, &AirfoilOutputFields[f]));
+  for (PetscInt f = 0; f < AIRFOIL_DOF; f++) {
+    const AdjFieldDesc d = {
+        .name = AirfoilRestartNames[f], .units = AirfoilRestartUnits[f], .location = ADJ_FIELD_CELL, .ncomp = 1};
+    PetscCall(AdjStepperAddField(st, ADJ_FIELDS_RESTART, &d));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The output fields of state x in out[0..3] and f[0..1] (x, y). */
+static PetscErrorCode AirfoilOutputValues(Airfoil af, Vec x)
+{
+  const AirfoilGeometry *g = &af->geo;
+  PetscScalar          **o[4], **q[2], **cx, **cy;
+  const AirfoilCell    **xa;
+  PetscInt               gxs, gys, gxm, gym;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGlobalToLocal(af->sda, x, INSERT_VALUES, af->xloc));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->xloc, &xa));
+  PetscCall(DMDAGetGhostCorners(af->da, &gxs, &gys, NULL, &gxm, &gym, NULL));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(DMDAVecGetArray(af->da, af->floc[c], &q[c]));
+  for (PetscInt j = gys; j < gys + gym; j++)
+    for (PetscInt i = gxs; i < gxs + gxm; i++)
+      for (PetscInt c = 0; c < 2; c++) q[c][j][i] = j >= 0 && j < g->nc ? (&xa[j][i].u)[c] : 0;
+  for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecGetArray(af->da, af->out[c], &o[c]));
+  PetscCall(DMDAVecGetArray(af->da, af->f[0], &cx));
+  PetscCall(DMDAVecGetArray(af->da, af->f[1], &cy));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      PetscReal       gu[2], gv[2];
+      const PetscBool top = (PetscBool)(j == g->nc - 1); /* the far-field row: only there is row nc - 1 a neighbour */
+      AirfoilCellGradient(g, i, j, q[0], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->qf[0][i], q[0]) : 0, gu);
+      AirfoilCellGradient(g, i, j, q[1], PETSC_TRUE, top ? AirfoilFarValue(g, af->wf, i, af->qf[1][i], q[1]) : 0, gv);
+      o[0][j][i] = xa[j][i].u, o[1][j][i] = xa[j][i].v, o[2][j][i] = xa[j][i].p, o[3][j][i] = gv[0] - gu[1];
+      cx[j][i] = g->xc[2 * (j * g->ni + i)], cy[j][i] = g->xc[2 * (j * g->ni + i) + 1];
+    }
+  PetscCall(DMDAVecRestoreArray(af->da, af->f[0], &cx));
+  PetscCall(DMDAVecRestoreArray(af->da, af->f[1], &cy));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(DMDAVecRestoreArray(af->da, af->out[c], &o[c]));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(DMDAVecRestoreArray(af->da, af->floc[c], &q[c]));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Restart values use f[0..3] and out[0..3] as the eight component vectors. */
+static Vec AirfoilComponentVec(Airfoil af, PetscInt c)
+{
+  return c < 4 ? af->out[c] : af->f[c - 4];
+}
+
+static PetscErrorCode AirfoilFieldValues(void *ctx, AdjFieldSet set, Vec x, AdjFieldValues values)
+{
+  Airfoil af = (Airfoil)ctx;
+
+  PetscFunctionBeginUser;
+  if (set == ADJ_FIELDS_RESTART) {
+    for (PetscInt c = 0; c < AIRFOIL_DOF; c++) {
+      PetscCall(VecStrideGather(x, c, AirfoilComponentVec(af, c), INSERT_VALUES));
+      PetscCall(AdjFieldValuesSetVec(values, AirfoilRestartNames[c], AirfoilComponentVec(af, c)));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(AirfoilOutputValues(af, x));
+  PetscCall(AirfoilOutputSurface(af, x));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(AdjFieldValuesSetVec(values, AirfoilOutputFields[c].name, af->out[c]));
+  PetscCall(AdjFieldValuesSetVec(values, "x", af->f[0]));
+  PetscCall(AdjFieldValuesSetVec(values, "y", af->f[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilRestartState(void *ctx, AdjFieldValues values, Vec x)
+{
+  Airfoil af = (Airfoil)ctx;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < AIRFOIL_DOF; c++)
+    PetscCall(VecStrideScatter(AirfoilComponentVec(af, c), c, x, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stops a run whose state holds NaN/Inf or whose convective Courant number dt sum|F| / (2 A) exceeds
+ * -airfoil_blowup_cfl, naming the step and the cell. */
+static PetscErrorCode AirfoilCheckState(void *ctx, AdjStepIndex k, Vec x)
+{
+  Airfoil             af = (Airfoil)ctx;
+  const AirfoilCell **xa;
+  struct {
+    double val;
+    int    rank;
+  } loc = {0, 0}, glob;
+  PetscMPIInt rank;
+  PetscReal   where[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(af->comm, &rank));
+  loc.rank = rank;
+  PetscCall(DMGlobalToLocal(af->sda, x, INSERT_VALUES, af->xloc));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->xloc, &xa));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const AirfoilCell *c   = &xa[j][i];
+      const PetscReal    top = j == af->geo.nc - 1 ? c->Vt : xa[j + 1][i].V;
+      PetscReal          cfl = af->dt *
+                      (PetscAbsReal(c->U) + PetscAbsReal(xa[j][i + 1].U) + PetscAbsReal(c->V) + PetscAbsReal(top)) /
+                      (2 * af->geo.area[j * af->geo.ni + i]);
+      if (PetscIsInfOrNanReal(cfl + c->u + c->v + c->p)) cfl = PETSC_MAX_REAL;
+      if (cfl > loc.val)
+        loc.val = cfl, where[0] = af->geo.xc[2 * (j * af->geo.ni + i)],
+        where[1] = af->geo.xc[2 * (j * af->geo.ni + i) + 1];
+    }
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->xloc, &xa));
+  PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, af->comm));
+  if (glob.val <= af->blowup_cfl) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Bcast(where, 2, MPIU_REAL, glob.rank, af->comm));
+  PetscCheck(glob.val < PETSC_MAX_REAL, af->comm, PETSC_ERR_FP,
+             "Airfoil flow became NaN/Inf at step %" PetscInt64_FMT " (t = %g s) near (x, y) = (%g, %g) m; reduce "
+             "-airfoil_cfl or -airfoil_dt",
+             (PetscInt64)k, (double)(k * af->dt), (double)where[0], (double)where[1]);
+  SETERRQ(af->comm, PETSC_ERR_FP,
+          "Airfoil flow blew up at step %" PetscInt64_FMT
+          " (t = %g s): Courant number %g > -airfoil_blowup_cfl %g near "
+          "(x, y) = (%g, %g) m; reduce -airfoil_cfl or -airfoil_dt, or raise -airfoil_velocity_scale",
+          (PetscInt64)k, (double)(k * af->dt), glob.val, (double)af->blowup_cfl, (double)where[0], (double)where[1]);
+}
+
+/* No objective terms yet (forward runs only): J = 0. */
+static PetscErrorCode AirfoilObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
+{
+  PetscFunctionBeginUser;
+  *J = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* No term is tied to the last step of the time axis, so -steady_tol may end a run early. */
+static PetscErrorCode AirfoilObjectiveFinalStep(void *ctx, const char **term)
+{
+  PetscFunctionBeginUser;
+  *term = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilZeroGradient(void *ctx)
+{
+  PetscFunctionBeginUser;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilView(AdjStepper st, PetscViewer viewer)
+{
+  Airfoil af;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, &af));
+  PetscCall(AdjOGridView(af->og, viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  flow: Re %g, alpha %g deg, U_inf %g m/s, nu %g m^2/s, dt %g s, theta %g\n",
+                                   (double)af->re, (double)af->alpha, (double)PetscHypotReal(af->uinf[0], af->uinf[1]),
+                                   (double)af->nu, (double)af->dt, (double)af->theta));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilCreateWork(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateLocalVector(af->sda, &af->xloc));
+  PetscCall(VecSet(af->xloc, 0));
+  PetscCall(VecDuplicate(af->xloc, &af->wloc));
+  PetscCall(DMCreateGlobalVector(af->sda, &af->x0));
+  for (PetscInt c = 0; c < 4; c++) {
+    PetscCall(DMCreateGlobalVector(af->da, &af->f[c]));
+    PetscCall(DMCreateGlobalVector(af->da, &af->out[c]));
+    PetscCall(DMCreateLocalVector(af->da, &af->floc[c]));
+    PetscCall(VecSet(af->floc[c], 0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilSetFromOptions(AdjStepper st)
+{
+  Airfoil af;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, &af));
+  PetscCall(AdjStepperGetOptionsPrefix(st, &af->prefix));
+  PetscCall(AirfoilBodyFromOptions(af));
+  PetscCall(AirfoilPhysicsFromOptions(af));
+  PetscCall(AirfoilSetUpGrid(af));
+  PetscCall(AirfoilCreateWork(af));
+  af->dt = 1; /* the operators at a provisional step (the projection does not depend on it) */
+  PetscCall(AirfoilOperatorsSetUp(af));
+  PetscCall(AirfoilSetUpTime(af));
+  PetscCall(AirfoilOperatorsSetTimeStep(af));
+  PetscCall(AdjStepperSetTimes(st, af->nsteps, af->dt));
+  PetscCall(AdjStepperSetStateTemplate(st, af->x0, "airfoil_state"));
+  {
+    PetscReal lo[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[2] = {PETSC_MIN_REAL, PETSC_MIN_REAL};
+    for (PetscInt n = 0; n < af->geo.ni * (af->geo.nc + 1); n++)
+      for (PetscInt d = 0; d < 2; d++)
+        lo[d] = PetscMin(lo[d], af->geo.xn[2 * n + d]), hi[d] = PetscMax(hi[d], af->geo.xn[2 * n + d]);
+    PetscCall(AdjStepperSetGrid(st, af->da, lo, hi));
+  }
+  PetscCall(AirfoilDescribeFields(st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilDestroy(AdjStepper st)
+{
+  Airfoil af;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, &af));
+  PetscCall(AirfoilOperatorsDestroy(af));
+  if (af->geo.xn) PetscCall(AirfoilGeometryDestroy(&af->geo));
+  PetscCall(AdjOGridDestroy(&af->og));
+  PetscCall(AdjShapeDestroy(&af->shape));
+  PetscCall(VecDestroy(&af->xloc));
+  PetscCall(VecDestroy(&af->wloc));
+  PetscCall(VecDestroy(&af->x0));
+  for (PetscInt c = 0; c < 4; c++) {
+    PetscCall(VecDestroy(&af->f[c]));
+    PetscCall(VecDestroy(&af->out[c]));
+    PetscCall(VecDestroy(&af->floc[c]));
+  }
+  PetscCall(PetscFree(af->hist));
+  PetscCall(DMDestroy(&af->sda));
+  PetscCall(DMDestroy(&af->da));
+  PetscCall(PetscFree(af));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Forward operations only: without the adjoint set the driver refuses -mode gradient, optimize and the
+ * adjoint checks with "-problem airfoil has no adjoint yet: use -mode forward". */
+static const AdjStepperOps AirfoilOps = {
+    .setfromoptions     = AirfoilSetFromOptions,
+    .view               = AirfoilView,
+    .destroy            = AirfoilDestroy,
+    .initialstate       = AirfoilInitialState,
+    .step               = AirfoilStep,
+    .objective          = AirfoilObjective,
+    .objectivefinalstep = AirfoilObjectiveFinalStep,
+    .zerogradient       = AirfoilZeroGradient,
+    .checkstate         = AirfoilCheckState,
+    .fieldvalues        = AirfoilFieldValues,
+    .restartstate       = AirfoilRestartState,
+    .monitor            = AirfoilMonitor,
+};
+
+static const AdjLogEvent AirfoilEvents[] = {{"AfVelocitySolve", &AIRFOIL_Velocity},
+                                            {"AfPressureSolve", &AIRFOIL_Pressure}};
+
+PetscErrorCode AdjStepperCreate_Airfoil(AdjStepper st)
+{
+  Airfoil af;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjLogRegisterEvents("Airfoil", ADJ_NUM_EVENTS(AirfoilEvents), AirfoilEvents));
+  PetscCall(PetscNew(&af));
+  PetscCall(AdjStepperGetComm(st, &af->comm));
+  PetscCall(AdjStepperSetImplementation(st, af, &AirfoilOps));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

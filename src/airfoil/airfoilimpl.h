@@ -1,0 +1,141 @@
+/* Private data of the body-fitted airfoil flow solver (include/adjsim/airfoil.h, docs/airfoil.md).
+ *
+ * Finite volumes on the O-grid of include/adjsim/ogrid.h: ni x nc cells (i around the body, periodic;
+ * j = 0 at the wall, nc - 1 at the far field), cell (i, j) having the corner nodes (i, j), (i + 1, j),
+ * (i + 1, j + 1), (i, j + 1).  Cell-centred Cartesian velocities u, v and pressure p; volume fluxes
+ * U on the i-faces (the face between cells i - 1 and i, from node (i, j) to (i, j + 1)) and V on the
+ * j-faces (between cells j - 1 and j, from node (i, j) to (i + 1, j)), as in Zang, Street & Koseff
+ * (J. Comput. Phys. 114, 1994).  The area vectors S of both face families point towards increasing i,
+ * resp. j (the grid is right-handed: xi clockwise around the body, eta outward).
+ *
+ * Gradients on a face (non-orthogonal grids): with a the vector between the two points whose values
+ * differ by da along the face's "normal" index direction (centroid to centroid, or centroid to the face
+ * midpoint at a boundary) and b the face's edge vector whose end values differ by db (node values),
+ * the linear field with those differences has grad q = (da (b_y, -b_x) + db (-a_y, a_x)) / (a x b), so
+ *   grad q . S = alpha da + beta db,   alpha = |b|^2 / (a x b),   beta = -(a . b) / (a x b),
+ * with S = (b_y, -b_x) (the edge b of an i-face runs from node (i, j) to (i, j + 1); that of a j-face from
+ * node (i + 1, j) to (i, j)).  Node values are the means of the four cells around the node; at the wall
+ * the wall value (velocity) or the mean of the two neighbouring cells' values extrapolated linearly to the
+ * wall (pressure); at the far field the mean of the two neighbouring far-field face values.  This gives a
+ * 9-point stencil, exact for linear fields, second order on smooth grids.
+ *
+ * Every stencil is held as an AirfoilForm: coefficients of the 3 x 3 cells around a centre cell, plus
+ * coefficients of the wall data and the far-field data of the three faces i - 1, i, i + 1 (data: a
+ * wall velocity, the free stream).  The forms are pure functions of the node coordinates and the
+ * boundary description, so their derivatives in the coordinates can sit next to them later. */
+#pragma once
+
+#include <adjsim/airfoil.h>
+#include <adjsim/ogrid.h>
+#include <adjsim/stepper.h>
+#include <petscdmda.h>
+#include <petscksp.h>
+
+/* An affine function of the 3 x 3 cells around a centre cell and of the boundary data of the faces
+ * i - 1, i, i + 1 at the wall (w) and at the far field (f). */
+typedef struct {
+  PetscReal c[3][3]; /* [dj + 1][di + 1] */
+  PetscReal w[3], f[3];
+} AirfoilForm;
+
+/* Geometry of the whole grid, replicated on every rank (a pure function of the node coordinates). */
+typedef struct {
+  PetscInt   ni, nc;       /* cells around, cells from the wall to the far field */
+  PetscReal *xn;           /* node coordinates, (ni x (nc + 1)) x 2, node (i, j) at 2 (j ni + i) */
+  PetscReal *xc, *area;    /* cell centroids (mean of the corners) and areas */
+  PetscReal *si, *ai, *bi; /* i-face (i, j), j < nc: area vector S (2), alpha, beta */
+  PetscReal *sj, *aj, *bj; /* j-face (i, j), j <= nc */
+  PetscReal *ext;          /* wall extrapolation weight e_i: q_wall = (1 + e) q(i, 0) - e q(i, 1) */
+} AirfoilGeometry;
+
+/* Boundary treatment of a cell field in a stencil: at the wall, a Dirichlet value (wall data) or
+ * extrapolation (no face flux: the wall face's flux is given); at the far field the face value
+ * wf_i qf_i + (1 - wf_i) q(i, nc - 1) (Dirichlet where wf = 1, zero gradient where wf = 0). */
+typedef struct {
+  PetscBool        wall_dirichlet;
+  const PetscReal *wf; /* ni far-field weights */
+} AirfoilBoundary;
+
+/* The state per cell (DMDA dof 8): u, v, p at the centre, the fluxes U (left i-face), V (bottom j-face,
+ * 0 at the wall), Vt (the top face of the last row: the far-field flux; 0 elsewhere), and the
+ * convection terms Nu, Nv of the step that made this state (Adams-Bashforth). */
+typedef struct {
+  PetscScalar u, v, p, U, V, Vt, Nu, Nv;
+} AirfoilCell;
+#define AIRFOIL_DOF 8
+
+typedef enum { AIRFOIL_BODY_CIRCLE, AIRFOIL_BODY_NACA4, AIRFOIL_BODY_DAT } AirfoilBodyType;
+extern const char *const AirfoilBodyTypes[];
+
+typedef struct _n_Airfoil *Airfoil;
+struct _n_Airfoil {
+  MPI_Comm        comm;
+  const char     *prefix;
+  AdjShape        shape;
+  AirfoilBodyType body;
+  AdjOGrid        og;
+  AirfoilGeometry geo;
+  DM              da, sda; /* cells (dof 1) and the state (dof 8), same ownership */
+  PetscInt        xs, ys, xm, ym;
+  /* physics */
+  PetscReal    re, alpha, uinf[2], nu, lref, theta, switch_width;
+  PetscReal   *wf;         /* far-field inflow weights of the velocity per top face */
+  PetscBool    vortex;     /* -airfoil_farfield_vortex */
+  PetscReal   *qf[2], *pf; /* far-field velocity and pressure per top face (AirfoilFarFieldData) */
+  PetscReal    final_time, dt, cfl, blowup_cfl;
+  AdjStepIndex nsteps;
+  /* stencils of the owned cells: the viscous operator (velocity boundary), the pressure operator and
+   * the pressure-gradient flux forms of each cell's left and bottom faces and of the top face */
+  AirfoilForm *lapv, *lapp, *gfi, *gfj, *gft;
+  Mat          K, P; /* A/dt - theta nu Lv; the pressure Poisson operator */
+  KSP          kspv, kspp;
+  PetscInt     its_v, its_p;
+  /* work */
+  Vec xloc, x0, wloc, f[4], floc[4]; /* ghosted state, initial state, work; dof-1 work: global f, ghosted floc */
+  /* forces and output */
+  PetscReal    coef[3]; /* C_D, C_L, C_M of the last force evaluation */
+  AdjStepIndex kforce;
+  AdjOutput    run; /* the run file of the monitor (surface tables at field output steps), or NULL */
+  PetscReal   *hist;
+  PetscInt     nhist;
+  Vec          out[4];                      /* output fields: u, v, p, vorticity */
+  PetscBool    quiet, grid_written, steady; /* steady: -steady_tol given (history rows every step) */
+};
+
+/* Log events: the two solves of a step (velocity: both components). */
+extern PetscLogEvent AIRFOIL_Velocity, AIRFOIL_Pressure;
+
+/* Geometry and stencils (metrics.c): pure functions of the node coordinates. */
+PetscErrorCode AirfoilGeometryCreate(PetscInt ni, PetscInt nc, const PetscReal xn[], AirfoilGeometry *g);
+PetscErrorCode AirfoilGeometryDestroy(AirfoilGeometry *g);
+void           AirfoilFaceCoefficients(const PetscReal a[2], const PetscReal b[2], PetscReal *alpha, PetscReal *beta);
+void           AirfoilFormIFace(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, PetscInt s,
+                                AirfoilForm *F);
+void           AirfoilFormJFace(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, PetscInt t,
+                                AirfoilForm *F, PetscBool *excluded);
+void AirfoilFormLaplacian(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, AirfoilForm *F);
+PetscReal AirfoilFormApplyData(const AirfoilForm *F, PetscInt i, PetscInt ni, const PetscReal qw[],
+                               const PetscReal qf[]);
+PetscReal AirfoilFormApply(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscScalar **q,
+                           const PetscReal qw[], const PetscReal qf[]);
+
+/* Field kernels (operators.c): owned cells from ghosted arrays. */
+PetscReal AirfoilWallValue(const AirfoilGeometry *g, PetscInt i, PetscScalar **q);
+PetscReal AirfoilFarValue(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscReal qinf, PetscScalar **q);
+void      AirfoilCellGradient(const AirfoilGeometry *g, PetscInt i, PetscInt j, PetscScalar **q, PetscBool wall_zero,
+                              PetscReal qff, PetscReal grad[2]);
+PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
+                            const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf);
+
+/* Solver (solve.c, forces.c). */
+PetscErrorCode AirfoilOperatorsSetUp(Airfoil af);
+PetscErrorCode AirfoilCheckKSP(Airfoil af, KSP ksp, const char name[]);
+PetscErrorCode AirfoilFarFieldData(Airfoil af, Vec x);
+PetscErrorCode AirfoilOperatorsSetTimeStep(Airfoil af);
+PetscErrorCode AirfoilOperatorsDestroy(Airfoil af);
+PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout);
+PetscErrorCode AirfoilInitialState(void *ctx, Vec x0);
+PetscErrorCode AirfoilForces(Airfoil af, Vec x, PetscReal coef[3]);
+PetscErrorCode AirfoilMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
+PetscErrorCode AirfoilOutputSurface(Airfoil af, Vec x);
+PetscErrorCode AirfoilRecirculation(Airfoil af, Vec x, PetscReal *len);

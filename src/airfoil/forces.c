@@ -1,0 +1,215 @@
+/* Wall forces of the airfoil solver: pressure and viscous stress integrated over the wall faces, the
+ * coefficients C_D, C_L, C_M, the surface distributions C_p and C_f, the recirculation length of a
+ * cylinder's wake, and their per-step histories in the run file. */
+#include "airfoilimpl.h"
+#include <adjsim/io.h>
+
+/* Ghosted u, v, p of state x in floc[0..2]. */
+static PetscErrorCode AirfoilLocalFields(Airfoil af, Vec x, PetscScalar ***q)
+{
+  const AirfoilCell **xa;
+  PetscInt            gxs, gys, gxm, gym;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGlobalToLocal(af->sda, x, INSERT_VALUES, af->xloc));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->xloc, &xa));
+  PetscCall(DMDAGetGhostCorners(af->da, &gxs, &gys, NULL, &gxm, &gym, NULL));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, af->floc[c], &q[c]));
+  for (PetscInt j = gys; j < gys + gym; j++)
+    for (PetscInt i = gxs; i < gxs + gxm; i++)
+      for (PetscInt c = 0; c < 3; c++) q[c][j][i] = j >= 0 && j < af->geo.nc ? (&xa[j][i].u)[c] : 0;
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->xloc, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode AirfoilLocalFieldsRestore(Airfoil af, PetscScalar ***q)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, af->floc[c], &q[c]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The force on wall face i (per unit span, density 1): dF = -p_w S + nu (grad u . S, grad v . S), S the
+ * face's area vector (pointing into the fluid), p_w extrapolated to the wall; and the wall shear nu du_t/dn
+ * along the direction of increasing i.  At a no-slip wall the viscous traction is nu du/dn. */
+static void AirfoilWallForce(const Airfoil af, PetscInt i, PetscScalar ***q, PetscReal dF[2], PetscReal *pw,
+                             PetscReal *tau)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const AirfoilBoundary  bv = {PETSC_TRUE, af->wf};
+  const PetscReal       *s = g->sj + 2 * i, *a = g->xn + 2 * i, *b = g->xn + 2 * ((i + 1) % g->ni);
+  const PetscReal        len = PetscHypotReal(b[0] - a[0], b[1] - a[1]);
+  AirfoilForm            F;
+  PetscBool              ex;
+  PetscReal              t[2];
+
+  AirfoilFormJFace(g, &bv, i, 0, 0, &F, &ex);
+  *pw = AirfoilWallValue(g, i, q[2]);
+  for (PetscInt d = 0; d < 2; d++) t[d] = af->nu * AirfoilFormApply(&F, i, 0, g->ni, q[d], NULL, NULL);
+  dF[0] = -*pw * s[0] + t[0], dF[1] = -*pw * s[1] + t[1];
+  *tau = (t[0] * (b[0] - a[0]) + t[1] * (b[1] - a[1])) / (len * len);
+}
+
+/*@ AirfoilSurface - C_D, C_L, C_M (about the shape's reference point: the quarter chord of an airfoil, the
+    centre of a circle; positive nose up) of state x, and if surf is not NULL, per wall face i the rows
+    (x, y, C_p, C_f) of its midpoint, the same on every rank. Collective. @*/
+static PetscErrorCode AirfoilSurface(Airfoil af, Vec x, PetscReal coef[3], PetscReal *surf)
+{
+  const AirfoilGeometry *g = &af->geo;
+  PetscScalar          **q[3];
+  PetscReal              loc[3] = {0, 0, 0}, tot[3];
+  const PetscReal        U2 = af->uinf[0] * af->uinf[0] + af->uinf[1] * af->uinf[1], qd = 0.5 * U2;
+  const PetscReal        e[2] = {af->uinf[0] / PetscSqrtReal(U2), af->uinf[1] / PetscSqrtReal(U2)};
+
+  PetscFunctionBeginUser;
+  if (surf) PetscCall(PetscArrayzero(surf, 4 * g->ni));
+  PetscCall(AirfoilLocalFields(af, x, q));
+  if (af->ys == 0)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal *a = g->xn + 2 * i, *b = g->xn + 2 * ((i + 1) % g->ni);
+      const PetscReal  m[2] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])};
+      PetscReal        dF[2], pw, tau;
+
+      AirfoilWallForce(af, i, q, dF, &pw, &tau);
+      loc[0] += dF[0], loc[1] += dF[1];
+      loc[2] += (m[0] - af->shape.p[0]) * dF[1] - (m[1] - af->shape.p[1]) * dF[0];
+      if (surf) surf[4 * i] = m[0], surf[4 * i + 1] = m[1], surf[4 * i + 2] = pw / qd, surf[4 * i + 3] = tau / qd;
+    }
+  PetscCall(AirfoilLocalFieldsRestore(af, q));
+  PetscCallMPI(MPI_Allreduce(loc, tot, 3, MPIU_REAL, MPIU_SUM, af->comm));
+  if (surf) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, surf, (PetscMPIInt)(4 * g->ni), MPIU_REAL, MPIU_SUM, af->comm));
+  coef[0] = (tot[0] * e[0] + tot[1] * e[1]) / (qd * af->lref);
+  coef[1] = (-tot[0] * e[1] + tot[1] * e[0]) / (qd * af->lref);
+  coef[2] = -tot[2] / (qd * af->lref * af->lref); /* nose up: clockwise */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AirfoilForces(Airfoil af, Vec x, PetscReal coef[3])
+{
+  PetscFunctionBeginUser;
+  PetscCall(AirfoilSurface(af, x, coef, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilRecirculation - length of the closed wake behind a body at zero incidence, in reference lengths:
+    along the grid line i = 0 (it leaves the rear point u = 0 of the body; the mean of the cells on its two
+    sides), the distance from the wall to the first point where u turns from negative to positive (linear
+    interpolation); 0 if u is nowhere negative. Collective. @*/
+PetscErrorCode AirfoilRecirculation(Airfoil af, Vec x, PetscReal *len)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const PetscInt         nc = g->nc, ni = g->ni;
+  PetscReal             *line; /* nc rows: u, distance */
+  const AirfoilCell    **xa;
+  const PetscReal       *w = g->xn; /* the rear wall node (0, 0) */
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(2 * nc, &line));
+  PetscCall(DMDAVecGetArrayRead(af->sda, x, &xa));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      if (i != 0 && i != ni - 1) continue;
+      const PetscReal *c = g->xc + 2 * (j * ni + i);
+      line[2 * j] += 0.5 * xa[j][i].u;
+      line[2 * j + 1] += 0.5 * PetscHypotReal(c[0] - w[0], c[1] - w[1]);
+    }
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, x, &xa));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, line, (PetscMPIInt)(2 * nc), MPIU_REAL, MPIU_SUM, af->comm));
+  *len = 0;
+  for (PetscInt j = 0; j + 1 < nc; j++)
+    if (line[2 * j] < 0 && line[2 * j + 2] >= 0) {
+      const PetscReal u0 = line[2 * j], u1 = line[2 * j + 2], d0 = line[2 * j + 1], d1 = line[2 * j + 3];
+      *len = (d0 - u0 * (d1 - d0) / (u1 - u0)) / af->lref;
+      break;
+    }
+  PetscCall(PetscFree(line));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define AIRFOIL_HISTORY_ROWS 256
+
+/* The node coordinates of the grid to the run file (once), closing the O by repeating node column 0, so that
+ * the XDMF file describes the curvilinear mesh (ParaView then shows the fields on the real geometry). */
+static PetscErrorCode AirfoilWriteGrid(Airfoil af, AdjOutput out)
+{
+  const AirfoilGeometry *g = &af->geo;
+  const PetscInt         n = (g->ni + 1) * (g->nc + 1);
+  PetscReal             *x, *y;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(n, &x, n, &y));
+  for (PetscInt j = 0; j <= g->nc; j++)
+    for (PetscInt i = 0; i <= g->ni; i++) {
+      const PetscReal *p     = g->xn + 2 * (j * g->ni + i % g->ni);
+      x[j * (g->ni + 1) + i] = p[0], y[j * (g->ni + 1) + i] = p[1];
+    }
+  PetscCall(AdjOutputWriteCurvilinearGrid(out, x, y));
+  PetscCall(PetscFree2(x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilMonitor - after every step: C_D, C_L, C_M into /history/forces (rows step, time, C_D, C_L, C_M; with
+    -steady_tol at every step, since the step a run stops at is not known here). Remembers the run file (af->run) for
+    AirfoilOutputSurface. Collective. @*/
+PetscErrorCode AirfoilMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x)
+{
+  Airfoil   af = (Airfoil)ctx;
+  PetscBool write;
+
+  PetscFunctionBeginUser;
+  af->run = out;
+  if (!af->grid_written) PetscCall(AirfoilWriteGrid(af, out));
+  af->grid_written = PETSC_TRUE;
+  PetscCall(AdjOutputIsOutputStep(out, k, af->nsteps, &write));
+  PetscCall(AirfoilSurface(af, x, af->coef, NULL));
+  af->kforce = k;
+  if (!af->hist) PetscCall(PetscMalloc1(5 * AIRFOIL_HISTORY_ROWS, &af->hist));
+  af->hist[5 * af->nhist + 0] = (PetscReal)k, af->hist[5 * af->nhist + 1] = k * af->dt;
+  for (PetscInt c = 0; c < 3; c++) af->hist[5 * af->nhist + 2 + c] = af->coef[c];
+  af->nhist++;
+  if (write || af->steady || k == af->nsteps || af->nhist == AIRFOIL_HISTORY_ROWS) {
+    PetscCall(
+        AdjOutputAppendHistory(out, "forces", "step [1], time [s], C_D [1], C_L [1], C_M [1]", 5, af->nhist, af->hist));
+    af->nhist = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilOutputSurface - at each step whose fields are written (called by the field output, right after the
+    monitor of the same step k = af->kforce, so also at the step a steady run stops at): /history/surface (per
+    wall face: step, x, y, C_p, C_f), for a cylinder /history/wake (step, time, recirculation length in
+    diameters), and one line on stdout. Collective. @*/
+PetscErrorCode AirfoilOutputSurface(Airfoil af, Vec x)
+{
+  const PetscInt  ni = af->geo.ni;
+  PetscReal      *surf, *rows, coef[3], lr = 0;
+  const PetscReal k = (PetscReal)af->kforce;
+
+  PetscFunctionBeginUser;
+  if (!af->run) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc2(4 * ni, &surf, 5 * ni, &rows));
+  PetscCall(AirfoilSurface(af, x, coef, surf));
+  for (PetscInt i = 0; i < ni; i++) {
+    rows[5 * i] = k;
+    for (PetscInt c = 0; c < 4; c++) rows[5 * i + 1 + c] = surf[4 * i + c];
+  }
+  PetscCall(AdjOutputAppendHistory(af->run, "surface", "step [1], x [m], y [m], C_p [1], C_f [1]", 5, ni, rows));
+  if (af->body == AIRFOIL_BODY_CIRCLE) {
+    PetscReal row[3] = {k, k * af->dt, 0};
+    PetscCall(AirfoilRecirculation(af, x, &lr));
+    row[2] = lr;
+    PetscCall(AdjOutputAppendHistory(af->run, "wake", "step [1], time [s], recirculation length [reference lengths]", 3,
+                                     1, row));
+  }
+  if (!af->quiet)
+    PetscCall(PetscPrintf(af->comm,
+                          "airfoil step %" PetscInt64_FMT " t %g: C_D %.6f C_L %.6f C_M %.6f (solver iterations so "
+                          "far: velocity %" PetscInt_FMT ", pressure %" PetscInt_FMT ")\n",
+                          (PetscInt64)af->kforce, (double)(k * af->dt), (double)coef[0], (double)coef[1],
+                          (double)coef[2], af->its_v, af->its_p));
+  if (af->body == AIRFOIL_BODY_CIRCLE && !af->quiet)
+    PetscCall(PetscPrintf(af->comm, "airfoil step %" PetscInt64_FMT ": recirculation length %.4f D\n",
+                          (PetscInt64)af->kforce, (double)lr));
+  PetscCall(PetscFree2(surf, rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
