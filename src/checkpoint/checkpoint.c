@@ -334,6 +334,20 @@ PetscErrorCode AdjCheckpointStop(AdjCheckpoint ckpt)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* x into stack position pos: the disk file below ndisk, a RAM vector (made on first use) above. */
+PetscErrorCode AdjCheckpointWriteSlot(AdjCheckpoint ckpt, PetscInt pos, Vec x)
+{
+  PetscFunctionBeginUser;
+  if (pos < ckpt->ndisk)
+    PetscCall(AdjCheckpointDiskWrite(ckpt, pos, x));
+  else {
+    Vec *v = &ckpt->ramvecs[pos - ckpt->ndisk];
+    if (!*v) PetscCall(VecDuplicate(ckpt->template_vec, v));
+    PetscCall(VecCopy(x, *v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The bookkeeping of a TAKESHOT (slot contents aside): which step the slot holds, the counters and peaks. */
 PetscErrorCode AdjCheckpointMarkShot(AdjCheckpoint ckpt, PetscInt pos, AdjStepIndex step)
 {
@@ -358,13 +372,7 @@ PetscErrorCode AdjCheckpointStore(AdjCheckpoint ckpt, const AdjRevolveAction *ta
   PetscFunctionBeginUser;
   PetscCall(CheckpointCheckAction(ckpt, takeshot, ADJ_REVOLVE_TAKESHOT, "AdjCheckpointStore"));
   pos = takeshot->slot;
-  if (pos < ckpt->ndisk)
-    PetscCall(AdjCheckpointDiskWrite(ckpt, pos, x));
-  else {
-    Vec *v = &ckpt->ramvecs[pos - ckpt->ndisk];
-    if (!*v) PetscCall(VecDuplicate(ckpt->template_vec, v));
-    PetscCall(VecCopy(x, *v));
-  }
+  PetscCall(AdjCheckpointWriteSlot(ckpt, pos, x));
   PetscCall(AdjCheckpointMarkShot(ckpt, pos, takeshot->from));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -57,3 +57,4 @@ PETSC_INTERN PetscErrorCode AdjCheckpointDiskClose(AdjCheckpoint ckpt);
 
 /* bookkeeping shared by Store and the replay of a stopped schedule (resume.c) */
 PETSC_INTERN PetscErrorCode AdjCheckpointMarkShot(AdjCheckpoint ckpt, PetscInt pos, AdjStepIndex step);
+PETSC_INTERN PetscErrorCode AdjCheckpointWriteSlot(AdjCheckpoint ckpt, PetscInt pos, Vec x);

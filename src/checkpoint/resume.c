@@ -102,13 +102,7 @@ PetscErrorCode AdjCheckpointSetSlotState(AdjCheckpoint ckpt, PetscInt slot, AdjS
              "AdjCheckpointSetSlotState: the replayed schedule keeps step %" PRId64 " in slot %" PetscInt_FMT
              ", not step %" PRId64 " (a resume file of another schedule?)",
              (int64_t)ckpt->slot_step[slot], slot, (int64_t)step);
-  if (slot < ckpt->ndisk)
-    PetscCall(AdjCheckpointDiskWrite(ckpt, slot, x));
-  else {
-    Vec *v = &ckpt->ramvecs[slot - ckpt->ndisk];
-    if (!*v) PetscCall(VecDuplicate(ckpt->template_vec, v));
-    PetscCall(VecCopy(x, *v));
-  }
+  PetscCall(AdjCheckpointWriteSlot(ckpt, slot, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
