@@ -17,6 +17,8 @@ typedef struct {
   PetscReal          rnorm, bnorm;
   KSPConvergedReason reason;
   PetscInt64         applications; /* step-adjoint applications of the last gradient (operator and final one) */
+  PetscInt64         steps;        /* forward steps retaken at x* by the last gradient (its march not counted) */
+  PetscBool          retake;       /* -steady_adjoint_retake_step: retake the step before every application */
 } AdjDriverSteady;
 
 struct _p_AdjDriver {

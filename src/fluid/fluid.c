@@ -531,6 +531,9 @@ PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
   PetscCall(PetscNew(&fl));
   PetscCall(AdjStepperGetComm(st, &fl->comm));
   PetscCall(AdjStepperSetImplementation(st, fl, &FluidOps));
+  /* the RK3 adjoint reads the stages and masks the step stored and writes only its own work vectors (the force
+     weights it resets are the objective's, not the step's): tests steady_reuse_fluid* */
+  PetscCall(AdjStepperSetAdjointKeepsStep(st, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
