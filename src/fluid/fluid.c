@@ -164,7 +164,7 @@ static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
 
   PetscFunctionBeginUser;
   *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0 || fl->obj.w_drag != 0 ||
-                     fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
+                     fl->obj.w_lift != 0 || fl->obj.w_ld != 0 || fl->obj.w_endurance != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,7 +175,7 @@ static PetscErrorCode FluidObjectiveFinalStep(void *ctx, const char **term)
 {
   Fluid     fl       = (Fluid)ctx;
   PetscBool averaged = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.w_drag != 0 ||
-                                   fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
+                                   fl->obj.w_lift != 0 || fl->obj.w_ld != 0 || fl->obj.w_endurance != 0);
 
   PetscFunctionBeginUser;
   *term = averaged && fl->obj.klast == fl->nsteps
