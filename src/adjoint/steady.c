@@ -179,7 +179,7 @@ static PetscErrorCode AdjSteadyMarchStep(AdjDriver drv, AdjStepIndex k, AdjStepI
   if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
   PetscCall(bad);
   PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, stop));
-  PetscCall(VecSwap(drv->x, drv->y));
+  AdjDriverSwapVecs(&drv->x, &drv->y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
