@@ -530,6 +530,13 @@ def parse_args(argv):
 
     args = ap.parse_args(argv)
     args.parser = sub.choices[args.command]
+    if getattr(args, "size", None) is not None:
+        try:
+            ah.parse_size(args.size)
+        except ah.RunFileError as e:
+            args.parser.error(str(e))
+    if getattr(args, "dpi", 1.0) <= 0:
+        args.parser.error(f"--dpi {args.dpi}: give a positive resolution")
     return args
 
 
