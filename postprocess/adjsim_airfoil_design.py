@@ -55,7 +55,8 @@ lagrangian_gradient_norm, kkt_residual, max_violation, then per constraint NAME,
 NAME_multiplier (NAME e.g. lift, thickness@0.3, area). The table repeats every column (12 significant digits);
 the figure has four panels: the objective; each constraint's value with its bound (a dashed line, read from
 -optimize_constraint_NAME_value in /provenance/options when given there; a bound left to the start's value is
-drawn at the value of iteration 0); the violations, the largest violation and the KKT residual (log scale);
+drawn at the value of iteration 0); the violations, the largest violation, the KKT residual and the norm of the
+augmented Lagrangian's projected gradient (log scale);
 the multipliers (TAO's sign convention: y <= 0 on an active inequality).
 
 A bounds-only run (no /history/constraints) gives the objective and TAO's gradient norm from /optimization
@@ -171,8 +172,10 @@ def draw_convergence(args, conv, units):
         axes[2].semilogy(it, np.maximum(conv.column("max_violation"), 1e-16), "k--", lw=1.2, label="max violation")
         axes[2].semilogy(it, np.maximum(conv.column("kkt_residual"), 1e-16), "s-", color="0.3", ms=4,
                          label="KKT residual")
+        axes[2].semilogy(it, np.maximum(conv.column("lagrangian_gradient_norm"), 1e-16), "^:", color="0.5", ms=4,
+                         label="Lagrangian gradient norm")
         axes[1].set_title("constraint values (dashed: bounds)", fontsize="medium")
-        axes[2].set_title("violations (zeros drawn at 1e-16) and KKT residual", fontsize="medium")
+        axes[2].set_title("violations (zeros at 1e-16), KKT residual, gradient norm", fontsize="medium")
         axes[3].set_title("multipliers (TAO: y <= 0 on an active inequality)", fontsize="medium")
         for a in axes[1:]:
             a.legend(frameon=False, fontsize="small")
