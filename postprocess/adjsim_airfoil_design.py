@@ -359,7 +359,7 @@ def cmd_cp(args):
         a.grid(True, alpha=0.3)
         a.legend(frameon=False, fontsize="small", ncol=2)
     title = args.title if args.title is not None else "Surface pressure" + (" and skin friction" if args.cf else "") \
-        + f" (step {'last' if args.step is None else args.step})"
+        + (" (last step)" if args.step is None else f" (step {args.step})")
     if title:
         fig.suptitle(title)
     ah.save_figure(fig, args.output)
