@@ -346,16 +346,79 @@ static PetscErrorCode CheckChain(const char *label, const AdjShape *s, AdjOGrid 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The Joukowski curve of the geometry layer against a direct construction (complex arithmetic, no Newton): the
+ * image z = zeta + 1/zeta of the circle about (-eps, kappa) through 1, its leading edge the minimum of
+ * Re(conj(u) z) along the cusp axis u = (1 - c)^2 / |1 - c|^2 (ternary search), turned and scaled so that the chord
+ * runs from the leading to the trailing edge; every wall point of AdjShapeSurfacePoint must lie on the polyline of
+ * 40000 points of that curve (distance in chords; the polyline's own chordal error is about 4e-8). On one rank
+ * only (serial arithmetic). */
+static PetscErrorCode CheckJoukowskiCurve(const AdjShape *s, PetscInt *fail)
+{
+  const PetscInt  n = 40000, m = 128;
+  const PetscReal eps = s->p[4], kap = s->p[5], c = s->p[3];
+  PetscReal      *pts, ur, ui, lo = 1, hi = 2 * PETSC_PI, zl[2], d[2], l2, worst = 0;
+
+  PetscFunctionBeginUser;
+  {
+    const PetscReal ar = 1 + eps, ai = -kap, nr = ar * ar - ai * ai, ni = 2 * ar * ai,
+                    nn = PetscSqrtReal(nr * nr + ni * ni);
+    ur = nr / nn, ui = ni / nn;
+  }
+#define JZ(phi, z)                                                                                                     \
+  do {                                                                                                                 \
+    const PetscReal zr_ = -eps + (1 + eps) * PetscCosReal(phi) + kap * PetscSinReal(phi);                              \
+    const PetscReal zi_ = kap + (1 + eps) * PetscSinReal(phi) - kap * PetscCosReal(phi), q_ = zr_ * zr_ + zi_ * zi_;   \
+    (z)[0] = zr_ + zr_ / q_, (z)[1] = zi_ - zi_ / q_;                                                                  \
+  } while (0)
+  for (PetscInt it = 0; it < 200; it++) { /* ternary search for the minimum of Re(conj(u) z) */
+    const PetscReal a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    PetscReal       za[2], zb[2];
+    JZ(a, za);
+    JZ(b, zb);
+    if (ur * za[0] + ui * za[1] < ur * zb[0] + ui * zb[1])
+      hi = b;
+    else
+      lo = a;
+  }
+  JZ(0.5 * (lo + hi), zl);
+  d[0] = 2 - zl[0], d[1] = -zl[1], l2 = d[0] * d[0] + d[1] * d[1];
+  PetscCall(PetscMalloc1(2 * n, &pts));
+  for (PetscInt k = 0; k < n; k++) { /* world frame: chord frame - quarter chord, times c */
+    PetscReal z[2], v[2];
+    JZ(2 * PETSC_PI * k / n, z);
+    v[0] = z[0] - zl[0], v[1] = z[1] - zl[1];
+    pts[2 * k] = c * ((d[0] * v[0] + d[1] * v[1]) / l2 - 0.25), pts[2 * k + 1] = c * (d[0] * v[1] - d[1] * v[0]) / l2;
+  }
+#undef JZ
+  for (PetscInt i = 0; i < m; i++) {
+    PetscReal xy[2], best = PETSC_MAX_REAL;
+    AdjShapeSurfacePoint(s, (PetscReal)i / m, xy, NULL);
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscReal *a = pts + 2 * k, *b = pts + 2 * ((k + 1) % n);
+      const PetscReal  ex = b[0] - a[0], ey = b[1] - a[1], wx = xy[0] - a[0], wy = xy[1] - a[1];
+      const PetscReal  t = PetscMin(1, PetscMax(0, (wx * ex + wy * ey) / (ex * ex + ey * ey)));
+      best               = PetscMin(best, PetscHypotReal(wx - t * ex, wy - t * ey));
+    }
+    worst = AdjTestMax(worst, best / c);
+  }
+  PetscCall(PetscFree(pts));
+  PetscCall(Check("joukowski", "wall points off the directly constructed curve [chords]", worst, 1e-6, fail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
-  PetscInt fail  = 0;
-  AdjShape n0012 = {.type = ADJ_SHAPE_NACA4, .p = {0, 0, 0, 1.0, 0, 0.4, 0.12}};
-  AdjShape n2412 = {.type = ADJ_SHAPE_NACA4, .p = {0.1, -0.2, 5, 1.0, 0.02, 0.4, 0.12}};
-  AdjShape circ  = {.type = ADJ_SHAPE_CIRCLE, .p = {0.05, 0.1, 0, 0.5}};
+  PetscInt    fail = 0;
+  PetscMPIInt size;
+  AdjShape    n0012 = {.type = ADJ_SHAPE_NACA4, .p = {0, 0, 0, 1.0, 0, 0.4, 0.12}};
+  AdjShape    n2412 = {.type = ADJ_SHAPE_NACA4, .p = {0.1, -0.2, 5, 1.0, 0.02, 0.4, 0.12}};
+  AdjShape    circ  = {.type = ADJ_SHAPE_CIRCLE, .p = {0.05, 0.1, 0, 0.5}};
+  AdjShape    jouk  = {.type = ADJ_SHAPE_JOUKOWSKI, .p = {-0.1, 0.05, 3, 1.2, 0.1, 0.05}};
   const struct {
     const char *label;
     AdjShape   *s;
-  } cases[] = {{"naca0012", &n0012}, {"naca2412 alpha 5", &n2412}, {"circle", &circ}};
+  } cases[] = {
+      {"naca0012", &n0012}, {"naca2412 alpha 5", &n2412}, {"circle", &circ}, {"joukowski 0.1,0.05 alpha 3", &jouk}};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -377,6 +440,14 @@ int main(int argc, char **argv)
     PetscCall(AirfoilGeometryDestroy(&g));
     PetscCall(AdjOGridDestroy(&og));
     PetscCall(AdjShapeDestroy(&set));
+  }
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size == 1) {
+    AdjShape j = jouk;
+    j.poly = NULL, j.p[0] = j.p[1] = j.p[2] = 0; /* the direct construction is in the body frame */
+    PetscCall(AdjShapeSetUp(PETSC_COMM_WORLD, &j));
+    PetscCall(CheckJoukowskiCurve(&j, &fail));
+    PetscCall(AdjShapeDestroy(&j));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " failure(s)\n", fail ? "FAILED" : "PASSED", fail));
   PetscCall(PetscFinalize());
