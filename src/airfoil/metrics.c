@@ -209,8 +209,8 @@ static void IFaceGeometryAdjoint(const AirfoilGeometry *g, AirfoilGeometry *gb, 
   CentroidBar(gb, i, j, ab), CentroidBar(gb, Wrap(g, i - 1), j, mab);
 }
 
-/* The points lo, hi whose difference is the vector a of j-face (i, j), each a centroid or the face midpoint m
- * (kind 0: centroid of cell (i, J), kind 1: the midpoint): a = hi - lo. */
+/* The points lo, hi whose difference is the vector a = hi - lo of j-face (i, j): the centroid of the cell below
+ * (lo) and above (hi), as cell indices, or -1 for the face midpoint (at the wall lo, at the far field hi). */
 static void JFacePoints(const AirfoilGeometry *g, PetscInt i, PetscInt j, PetscInt *lo, PetscInt *hi)
 {
   *lo = j > 0 ? (j - 1) * g->ni + i : -1;
