@@ -325,7 +325,8 @@ static PetscErrorCode MPMParametersChanged(void *ctx)
  *   dR/dE_p = alpha_E V0_p (E_p - Eref_p) / Eref_p^2,   dR/dnu_p = alpha_nu V0_p (nu_p - nuref_p),
  * added to the per-particle material gradient.  The relative misfit makes alpha_E independent of the unit
  * and size of E; the volume weight makes R a quadrature of the integral over the bodies, independent of
- * the particle count. Collective. */
+ * the particle count.  Plus the actuators' energy-use penalty (MPMActuationEnergy: it depends on the coefficients
+ * only). Collective. */
 PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R)
 {
   MPM                     mpm = (MPM)ctx;
