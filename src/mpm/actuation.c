@@ -147,44 +147,66 @@ PetscErrorCode MPMActuationToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The open-loop levels at time t: per group g with coefficients c = coef + g (1 + 2K),
- *   u_g = c_0 + sum_{k=1..K} c_{2k-1} sin(k w t) + c_{2k} cos(k w t),   w = 2 pi / period,
+/* The unbounded signal u of group g at time t and its weights: u = sum_j wt_j c_j over the coefficients j of idx.
+ *   Fourier:  u = c_0 + sum_{k=1..K} c_{2k-1} sin(k w t) + c_{2k} cos(k w t),   w = 2 pi / period;
+ *   linear:   u = (1 - s) c_j + s c_{j+1 mod n},  tau = n (t mod period) / period,  j = floor(tau),  s = tau - j
+ *             (periodic: the last segment returns to c_0). */
+static PetscInt MPMActuationWeights(const struct _n_MPMActuation *act, PetscReal t, PetscInt idx[], PetscReal wt[])
+{
+  if (act->linear) {
+    const PetscInt  n   = act->ncoef;
+    const PetscReal tau = n * (t / act->period - PetscFloorReal(t / act->period));
+    const PetscInt  j   = PetscMin((PetscInt)PetscFloorReal(tau), n - 1);
+
+    idx[0] = j, wt[0] = 1 - (tau - j);
+    idx[1] = (j + 1) % n, wt[1] = tau - j;
+    return 2;
+  } else {
+    const PetscReal w = 2 * PETSC_PI / act->period;
+
+    idx[0] = 0, wt[0] = 1;
+    for (PetscInt k = 1; k <= act->nmodes; k++) {
+      idx[2 * k - 1] = 2 * k - 1, wt[2 * k - 1] = PetscSinReal(k * w * t);
+      idx[2 * k] = 2 * k, wt[2 * k] = PetscCosReal(k * w * t);
+    }
+    return act->ncoef;
+  }
+}
+
+/* The open-loop levels at time t: per group g with coefficients c = coef + g ncoef and the signal u_g above,
  *   a_g = B tanh(u_g / B) (bound B > 0: |a_g| < B, a_g ~ u_g for |u_g| << B) or a_g = u_g (B = 0). */
 void MPMActuationSignal(const struct _n_MPMActuation *act, PetscReal t, PetscReal level[])
 {
-  const PetscReal w = 2 * PETSC_PI / act->period;
+  PetscInt  idx[1 + 2 * MPM_ACT_MAX_MODES];
+  PetscReal wt[1 + 2 * MPM_ACT_MAX_MODES];
+  PetscInt  nw = MPMActuationWeights(act, t, idx, wt);
 
   for (PetscInt g = 0; g < act->nact; g++) {
     const PetscReal *c = act->coef + g * act->ncoef;
-    PetscReal        u = c[0];
+    PetscReal        u = 0;
 
-    for (PetscInt k = 1; k <= act->nmodes; k++)
-      u += c[2 * k - 1] * PetscSinReal(k * w * t) + c[2 * k] * PetscCosReal(k * w * t);
+    for (PetscInt i = 0; i < nw; i++) u += wt[i] * c[idx[i]];
     level[g] = act->bound > 0 ? act->bound * PetscTanhReal(u / act->bound) : u;
   }
 }
-/* Adjoint of MPMActuationSignal: coefb += (da/dcoef)^T levelb, ub = levelb (1 - tanh^2(u / B)) (or levelb). */
+/* Adjoint of MPMActuationSignal: coefb_j += wt_j ub, ub = levelb (1 - tanh^2(u / B)) (or levelb). */
 void MPMActuationSignalAdjoint(const struct _n_MPMActuation *act, PetscReal t, const PetscReal levelb[],
                                PetscReal coefb[])
 {
-  const PetscReal w = 2 * PETSC_PI / act->period;
+  PetscInt  idx[1 + 2 * MPM_ACT_MAX_MODES];
+  PetscReal wt[1 + 2 * MPM_ACT_MAX_MODES];
+  PetscInt  nw = MPMActuationWeights(act, t, idx, wt);
 
   for (PetscInt g = 0; g < act->nact; g++) {
     const PetscReal *c  = act->coef + g * act->ncoef;
-    PetscReal       *cb = coefb + g * act->ncoef, u = c[0], ub;
+    PetscReal       *cb = coefb + g * act->ncoef, u = 0, ub = levelb[g];
 
-    for (PetscInt k = 1; k <= act->nmodes; k++)
-      u += c[2 * k - 1] * PetscSinReal(k * w * t) + c[2 * k] * PetscCosReal(k * w * t);
-    ub = levelb[g];
+    for (PetscInt i = 0; i < nw; i++) u += wt[i] * c[idx[i]];
     if (act->bound > 0) {
       const PetscReal th = PetscTanhReal(u / act->bound);
       ub *= 1 - th * th;
     }
-    cb[0] += ub;
-    for (PetscInt k = 1; k <= act->nmodes; k++) {
-      cb[2 * k - 1] += ub * PetscSinReal(k * w * t);
-      cb[2 * k] += ub * PetscCosReal(k * w * t);
-    }
+    for (PetscInt i = 0; i < nw; i++) cb[idx[i]] += wt[i] * ub;
   }
 }
 
@@ -310,10 +332,11 @@ static PetscErrorCode MPMActuationInitialCoefficients(MPM mpm, PetscReal random,
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(act->coef, n));
   PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: actuation", "MPM");
-  PetscCall(PetscOptionsRealArray("-mpm_actuation_coefficients",
-                                  "Initial signal coefficients, per actuator c0, (sin, cos) of modes 1..K "
-                                  "(parameter block actuation; default 0 + -mpm_actuation_random)",
-                                  "", act->coef, &nset, &set));
+  PetscCall(PetscOptionsRealArray(
+      "-mpm_actuation_coefficients",
+      "Initial signal coefficients, per actuator c0, (sin, cos) of modes 1..K (linear: its n knot values) "
+      "(parameter block actuation; default 0 + -mpm_actuation_random)",
+      "", act->coef, &nset, &set));
   PetscOptionsEnd();
   PetscCheck(!set || nset == n, mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_actuation_coefficients: %" PetscInt_FMT " values given, %" PetscInt_FMT " needed (%" PetscInt_FMT
@@ -339,7 +362,8 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
 {
   MPMActuation act;
   PetscReal    strength = 1e3, period = mpm->final_time, bound = 1.0, weight = 0, random = 0;
-  PetscInt     nmodes = 2, seed = 1, nact = 0;
+  PetscInt     nmodes = 2, knots = 8, seed = 1, nact = 0;
+  PetscBool    linear = PETSC_FALSE;
   MPMActuator  A[MPM_MAX_ACTUATORS + 1];
   PetscBool    set;
 
@@ -365,6 +389,12 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
                              &strength, NULL));
   PetscCall(PetscOptionsInt("-mpm_actuation_modes", "Fourier modes K of the open-loop signal per actuator", "", nmodes,
                             &nmodes, NULL));
+  PetscCall(PetscOptionsBool("-mpm_actuation_linear",
+                             "Piecewise-linear signal instead of the Fourier series: the periodic linear interpolation "
+                             "of n values per actuator at the knots j T / n",
+                             "", linear, &linear, NULL));
+  PetscCall(PetscOptionsInt("-mpm_actuation_knots", "Knots n per period of the piecewise-linear signal", "", knots,
+                            &knots, NULL));
   PetscCall(PetscOptionsReal("-mpm_actuation_period",
                              "Period T [s] of the signal's first mode (default: the final time)", "", period, &period,
                              NULL));
@@ -384,6 +414,9 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
   PetscCheck(nmodes >= 0 && nmodes <= MPM_ACT_MAX_MODES, mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_actuation_modes %" PetscInt_FMT ": the number of Fourier modes must lie in 0..%d", nmodes,
              MPM_ACT_MAX_MODES);
+  PetscCheck(!linear || (knots >= 2 && knots <= 1 + 2 * MPM_ACT_MAX_MODES), mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_actuation_knots %" PetscInt_FMT ": the number of knots must lie in 2..%d", knots,
+             1 + 2 * MPM_ACT_MAX_MODES);
   PetscCheck(period > 0 && PetscIsNormalReal(period), mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_actuation_period %g s: the period must be positive", (double)period);
   PetscCall(AdjCheckRealOption(mpm->comm, "-mpm_actuation_bound", bound, ADJ_REAL_NONNEGATIVE, "1"));
@@ -392,8 +425,9 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
   PetscCall(PetscNew(&act));
   mpm->act           = act;
   act->nact          = nact;
-  act->nmodes        = nmodes;
-  act->ncoef         = 1 + 2 * nmodes;
+  act->linear        = linear;
+  act->nmodes        = linear ? 0 : nmodes;
+  act->ncoef         = linear ? knots : 1 + 2 * nmodes;
   act->period        = period;
   act->bound         = bound;
   act->energy_weight = weight;

@@ -13,7 +13,7 @@
 #include "mpmimpl.h"
 
 #define MPM_MAX_ACTUATORS 8
-#define MPM_ACT_MAX_MODES 16
+#define MPM_ACT_MAX_MODES 16 /* also at most 2 MPM_ACT_MAX_MODES + 1 knots */
 
 typedef struct {
   PetscInt  label;     /* the label whose particles this group drives */
@@ -28,9 +28,11 @@ struct _n_MPMActuation {
   PetscInt    nact;
   MPMActuator act[MPM_MAX_ACTUATORS];
   PetscInt    group_of_label[MPM_MAX_LABELS]; /* actuator group of a label, -1: none */
-  /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period;
+  /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period
+     (Fourier), or the periodic linear interpolation of the values c_j at the knots t_j = j period / n (linear);
      level a_g = bound tanh(u_g / bound) (bound > 0) or u_g (bound = 0) */
-  PetscInt  nmodes, ncoef; /* K; 1 + 2K coefficients per group */
+  PetscBool linear;        /* piecewise-linear signal instead of the Fourier series */
+  PetscInt  nmodes, ncoef; /* K (Fourier) or n knots (linear); 1 + 2K or n coefficients per group */
   PetscReal period, bound;
   PetscReal coef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)];  /* parameter block "actuation" */
   PetscReal gcoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* this rank's partial dJ/dcoef */

@@ -3,7 +3,8 @@
  *   MPMActiveStress (fibre and isotropic):  <dtau, taub> = <dF, Fb> + da ab                       to 1e-12;
  *   MPMActuationToGrid over random particles of three labels (fibre, isotropic, passive) in (x, F, levels):
  *     <dP, Pb> = <dx, xb> + <dF, Fb> + <da, ab>                                                   to 1e-12;
- *   MPMActuationSignal (bounded by tanh and unbounded) in its coefficients: <da, ab> = <dc, cb>   to 1e-12.
+ *   MPMActuationSignal (Fourier and piecewise linear, bounded by tanh and unbounded) in its coefficients:
+ *     <da, ab> = <dc, cb>   to 1e-12.
  * The particles stay inside their cells under the differences (the B-spline base does not change). */
 #include "mpm/actuation.h"
 #include "adjtest.h"
@@ -81,16 +82,26 @@ static void ToGridTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMP
   }
 }
 
-/* Tangent of MPMActuationSignal in the coefficients: da = sech^2(u / B) du (B > 0) or du. */
+/* Tangent of MPMActuationSignal in the coefficients: da = sech^2(u / B) du (B > 0) or du; u, du from the Fourier
+ * series or the periodic linear interpolation at the knots. */
 static void SignalTangent(const struct _n_MPMActuation *act, PetscReal t, const PetscReal dcoef[], PetscReal dlev[])
 {
   const PetscReal w = 2 * PETSC_PI / act->period;
   for (PetscInt g = 0; g < act->nact; g++) {
     const PetscReal *c = act->coef + g * act->ncoef, *dc = dcoef + g * act->ncoef;
-    PetscReal        u = c[0], du = dc[0];
-    for (PetscInt k = 1; k <= act->nmodes; k++) {
-      u += c[2 * k - 1] * PetscSinReal(k * w * t) + c[2 * k] * PetscCosReal(k * w * t);
-      du += dc[2 * k - 1] * PetscSinReal(k * w * t) + dc[2 * k] * PetscCosReal(k * w * t);
+    PetscReal        u = 0, du = 0;
+    if (act->linear) {
+      const PetscInt  n = act->ncoef;
+      const PetscReal s = n * PetscFmodReal(t, act->period) / act->period;
+      const PetscInt  j = (PetscInt)s, j1 = (j + 1) % n;
+      u  = (j + 1 - s) * c[j] + (s - j) * c[j1];
+      du = (j + 1 - s) * dc[j] + (s - j) * dc[j1];
+    } else {
+      u = c[0], du = dc[0];
+      for (PetscInt k = 1; k <= act->nmodes; k++) {
+        u += c[2 * k - 1] * PetscSinReal(k * w * t) + c[2 * k] * PetscCosReal(k * w * t);
+        du += dc[2 * k - 1] * PetscSinReal(k * w * t) + dc[2 * k] * PetscCosReal(k * w * t);
+      }
     }
     dlev[g] = act->bound > 0 ? du * (1 - PetscSqr(PetscTanhReal(u / act->bound))) : du;
   }
@@ -221,19 +232,41 @@ int main(int argc, char **argv)
     PetscCall(AdjTestReport("MPMActuationToGridAdjoint (x, F, levels)", lhs, rhs, 1e-12, &fail));
   }
 
-  /* the signal, bounded and unbounded */
-  for (PetscInt bounded = 0; bounded < 2; bounded++) {
-    PetscReal dcoef[10], coefb[10] = {0}, la[2], lb[2] = {Uniform(r, -1, 1), Uniform(r, -1, 1)}, lhs, rhs = 0;
+  /* the signal, Fourier (5 coefficients) and piecewise linear (5 knots, at t in the last segment: it wraps to knot
+     0), bounded and unbounded */
+  for (PetscInt variant = 0; variant < 4; variant++) {
+    const PetscBool bounded = (PetscBool)(variant % 2), linear = (PetscBool)(variant / 2);
+    const PetscReal t = linear ? 1.93 * act.period : 0.17;
+    PetscReal       dcoef[10], coefb[10] = {0}, la[2], lb[2] = {Uniform(r, -1, 1), Uniform(r, -1, 1)}, lhs, rhs = 0;
+    char            name[64];
 
-    act.bound = bounded ? 0.8 : 0.0;
+    act.bound  = bounded ? 0.8 : 0.0;
+    act.linear = linear;
     for (PetscInt i = 0; i < 10; i++) act.coef[i] = Uniform(r, -1, 1), dcoef[i] = Uniform(r, -1, 1);
-    SignalTangent(&act, 0.17, dcoef, la);
-    MPMActuationSignalAdjoint(&act, 0.17, lb, coefb);
+    SignalTangent(&act, t, dcoef, la);
+    MPMActuationSignalAdjoint(&act, t, lb, coefb);
     lhs = la[0] * lb[0] + la[1] * lb[1];
     for (PetscInt i = 0; i < 10; i++) rhs += dcoef[i] * coefb[i];
-    PetscCall(
-        AdjTestReport(bounded ? "MPMActuationSignalAdjoint (tanh bound)" : "MPMActuationSignalAdjoint (unbounded)", lhs,
-                      rhs, 1e-12, &fail));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MPMActuationSignalAdjoint (%s, %s)", linear ? "linear" : "Fourier",
+                            bounded ? "tanh bound" : "unbounded"));
+    PetscCall(AdjTestReport(name, lhs, rhs, 1e-12, &fail));
+    {
+      PetscReal lev0[2], levp[2], levm[2], c0[10], fd = 0, sc = 0;
+      for (PetscInt i = 0; i < 10; i++) c0[i] = act.coef[i];
+      MPMActuationSignal(&act, t, lev0);
+      for (PetscInt i = 0; i < 10; i++) act.coef[i] = c0[i] + eps * dcoef[i];
+      MPMActuationSignal(&act, t, levp);
+      for (PetscInt i = 0; i < 10; i++) act.coef[i] = c0[i] - eps * dcoef[i];
+      MPMActuationSignal(&act, t, levm);
+      for (PetscInt i = 0; i < 10; i++) act.coef[i] = c0[i];
+      for (PetscInt gg = 0; gg < 2; gg++) {
+        fd = AdjTestMax(fd, PetscAbsReal((levp[gg] - levm[gg]) / (2 * eps) - la[gg]));
+        sc = AdjTestMax(sc, PetscAbsReal(la[gg]));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  its tangent vs central differences: rel %.2e  %s\n", (double)(fd / sc),
+                            fd / sc < 1e-6 ? "ok" : "FAIL"));
+      if (!(fd / sc < 1e-6)) fail++;
+    }
   }
   PetscCall(PetscRandomDestroy(&r));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " check(s) failed\n", fail ? "FAIL" : "PASS", fail));
