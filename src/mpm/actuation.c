@@ -235,18 +235,13 @@ static PetscErrorCode MPMActuatorParse(MPM mpm, MPMActuator *A, PetscReal streng
         const PetscBool lab = (PetscBool)!strcmp(key, "label"),
                         fib = (PetscBool)(!strcmp(key, "fiber") || !strcmp(key, "fibre"));
         const PetscBool str = (PetscBool)!strcmp(key, "strength"), iso = (PetscBool)!strcmp(key, "isotropic");
+        const PetscInt  need = fib ? 2 : (iso ? 0 : 1); /* numbers after the key */
 
         PetscCheck(lab || fib || str || iso, mpm->comm, PETSC_ERR_USER_INPUT,
                    "%s %s: unknown key \"%s\"; use label:L, fiber:fx,fy or isotropic, strength:S", A->option, A->spec,
                    key);
-        PetscCheck(nval == (fib   ? 2
-                            : iso ? 0
-                                  : 1),
-                   mpm->comm, PETSC_ERR_USER_INPUT, "%s %s: %s needs %d number%s, got %" PetscInt_FMT, A->option,
-                   A->spec, key,
-                   fib   ? 2
-                   : iso ? 0
-                         : 1,
+        PetscCheck(nval == need, mpm->comm, PETSC_ERR_USER_INPUT,
+                   "%s %s: %s needs %" PetscInt_FMT " number%s, got %" PetscInt_FMT, A->option, A->spec, key, need,
                    fib ? "s fx,fy" : "", nval);
         if (lab) {
           PetscCheck(val[0] == (PetscInt)val[0], mpm->comm, PETSC_ERR_USER_INPUT,
@@ -264,6 +259,8 @@ static PetscErrorCode MPMActuatorParse(MPM mpm, MPMActuator *A, PetscReal streng
       if (!colon) continue;
       tok = colon + 1;
     }
+    PetscCheck(key[0], mpm->comm, PETSC_ERR_USER_INPUT,
+               "%s %s: \"%s\" does not follow a key (label:, fiber:, strength:)", A->option, A->spec, tok);
     PetscCheck(nval < 2 && MPMParseReals(tok, 1, &val[nval]), mpm->comm, PETSC_ERR_USER_INPUT,
                "%s %s: \"%s\" is not a number of key %s (or too many numbers)", A->option, A->spec, tok, key);
     nval++;
