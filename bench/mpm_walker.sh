@@ -43,7 +43,6 @@ with h5py.File(f"{work}/optimize/run.h5", "r") as f:
     print("iteration  J (= -c_x(T)/L + energy penalty)  |grad|")
     for it, J, g in zip(o["iteration"][()], o["objective"][()], o["gradient_norm"][()]):
         print(f"{it:9d}  {J: .10f}                     {g:.4e}")
-    print("evaluations (forward + gradient):", len(o["evaluation_objective"][()]))
     print("optimized coefficients:", np.array2string(f["parameters/actuation"][()], precision=3, max_line_width=110))
 d0, c0 = distance("before")
 d1, _ = distance("after")
