@@ -53,6 +53,7 @@ static PetscErrorCode MPMGradientSums(void *ctx)
     PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &mpm->sfriction, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
   for (PetscInt f = 0; f < MPM_NFIELDS; f++)
     if (mpm->field_on[f]) PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
+  PetscCall(MPMActuationGradientSums(mpm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -324,16 +325,17 @@ static PetscErrorCode MPMParametersChanged(void *ctx)
  *   dR/dE_p = alpha_E V0_p (E_p - Eref_p) / Eref_p^2,   dR/dnu_p = alpha_nu V0_p (nu_p - nuref_p),
  * added to the per-particle material gradient.  The relative misfit makes alpha_E independent of the unit
  * and size of E; the volume weight makes R a quadrature of the integral over the bodies, independent of
- * the particle count. Collective. */
+ * the particle count.  Plus the actuators' energy-use penalty (MPMActuationEnergy: it depends on the coefficients
+ * only). Collective. */
 PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R)
 {
   MPM                     mpm = (MPM)ctx;
   MPMMaterialPoint       *gm;
   const MPMMaterialPoint *mat;
-  PetscReal               local = 0;
+  PetscReal               local = 0, Rf;
 
   PetscFunctionBeginUser;
-  *R = 0;
+  PetscCall(MPMActuationEnergy(mpm, R)); /* the actuators' energy-use penalty (0 without) */
   if (!mpm->gmat) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecGetArray(mpm->gmat, (PetscScalar **)&gm));
@@ -362,7 +364,8 @@ PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R)
   }
   PetscCall(VecRestoreArray(mpm->gmat, (PetscScalar **)&gm));
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCallMPI(MPI_Allreduce(&local, R, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
+  PetscCallMPI(MPI_Allreduce(&local, &Rf, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
+  *R += Rf;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
