@@ -15,6 +15,7 @@
  *   -optimize_constraint_NAME eq|ge|le          sense (required for each listed NAME)
  *   -optimize_constraint_NAME_value b[,b...]    bound (default: the value at the initial design)
  *   -optimize_constraint_thickness_at x[,x...]  chord stations of the thickness (one constraint each)
+ *   -optimize_constraint_NAME_point k[,k...]    multipoint: the design points of a flow constraint (one each)
  * TAO form (TAOALMM): equalities v - b = 0; inequalities v - b >= 0 (ge) or b - v >= 0 (le). */
 #pragma once
 
@@ -52,4 +53,12 @@ PetscErrorCode AdjConstraintsGetSolveCount(AdjConstraints cs, PetscInt *nforward
     random unit-RMS direction for h halved `levels` times from h0; returns the smallest observed rate. Collective. @*/
 PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, PetscReal h0, PetscInt levels,
                                         PetscReal *min_rate);
+/* A flow constraint's value and design gradient (regularization excluded) at design point `point`, in place of the
+ * driver's gradient: multipoint design (multipoint.h). Collective on the constraints' communicator. */
+typedef PetscErrorCode (*AdjConstraintFlowEvaluation)(void *ctx, const char functional[], PetscInt point, Vec p,
+                                                      PetscReal *v, Vec g, AdjStepIndex *stopped);
+/*@ AdjConstraintsSetFlowEvaluation - flow constraints evaluated by fn at one of npoints design points, chosen with
+    -optimize_constraint_NAME_point (before AdjConstraintsSetFromOptions). Not collective. @*/
+PetscErrorCode AdjConstraintsSetFlowEvaluation(AdjConstraints cs, PetscInt npoints, AdjConstraintFlowEvaluation fn,
+                                               void *ctx);
 PetscErrorCode AdjConstraintsDestroy(AdjConstraints *cs);

@@ -91,6 +91,8 @@ struct _p_AdjOptimizer {
   PetscBool         taylor; /* -optimize_constraints_taylor_test: check each constraint's gradient first */
   PetscReal         taylor_h0, taylor_min_rate;
   PetscInt          taylor_levels;
+  AdjOptimizerEvaluation evalfn; /* J and its gradient in place of the driver's (multipoint.c) */
+  void                  *evalctx;
 };
 
 static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J, PetscReal gnorm)
@@ -291,8 +293,12 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
   }
   if (opt->resumed && !opt->legacy && !opt->announced) PetscCall(AdjOptimizerAnnounceResume(opt));
   if (opt->interruptible && opt->test_in == opt->evaluations + 1) PetscCall(AdjOptimizerTestInterruptIn(opt));
-  PetscCall(AdjDriverGradient(opt->drv, x, f, g));
-  PetscCall(AdjDriverGetInterruptedStep(opt->drv, &stopped));
+  if (opt->evalfn)
+    PetscCall(opt->evalfn(opt->evalctx, x, f, g, &stopped));
+  else {
+    PetscCall(AdjDriverGradient(opt->drv, x, f, g));
+    PetscCall(AdjDriverGetInterruptedStep(opt->drv, &stopped));
+  }
   if (stopped < 0 && opt->cons.m) { /* every constraint with it: TAOALMM asks for them at each design it evaluates */
     PetscCall(AdjConstraintsEvaluate(opt->cons.set, x, opt->cons.value, opt->cons.grad, &stopped));
     if (stopped < 0) PetscCall(AdjOptimizerConstraintsCached(opt, x));
@@ -866,6 +872,21 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
   PetscCheck(opt->test_in >= 0, opt->comm, PETSC_ERR_USER_INPUT,
              "-optimize_interrupt_in_evaluation %" PetscInt_FMT " is invalid: use an evaluation number >= 1 (0: never)",
              opt->test_in);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOptimizerSetEvaluation(AdjOptimizer opt, AdjOptimizerEvaluation fn, void *ctx)
+{
+  PetscFunctionBeginUser;
+  opt->evalfn  = fn;
+  opt->evalctx = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOptimizerGetConstraints(AdjOptimizer opt, AdjConstraints *cs)
+{
+  PetscFunctionBeginUser;
+  *cs = opt->cons.set;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
