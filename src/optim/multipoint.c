@@ -13,8 +13,9 @@
 #include <string.h>
 #include <ctype.h>
 
-#define ADJ_MAX_POINTS     64
-#define ADJ_MAX_POINT_OPTS 64
+#define ADJ_MAX_POINTS           64
+#define ADJ_MAX_POINT_OPTS       64
+#define ADJ_MULTIPOINT_MAX_ARRAY 256
 
 typedef struct {
   char     name[128];   /* -design_pointK_OPTION */
@@ -525,12 +526,26 @@ PetscErrorCode AdjMultipointWrite(AdjMultipoint mp, AdjOutput out)
   PetscCall(AdjOutputWriteOptimizationArray(out, "multipoint_gradient", "1", mp->n, mp->gsum));
   PetscCall(AdjStepperGetParams(mp->master, &params));
   PetscCall(AdjParamsGetNumBlocks(params, &nblocks));
-  for (PetscInt b = 0; b < nblocks; b++) { /* design = value / scale, per active block in block order */
-    const char *name;
-    PetscBool   active;
-    PetscCall(AdjParamsGetBlockInfo(params, b, &name, NULL, NULL, NULL, &active));
-    if (active && nactive < 16) PetscCall(AdjParamsGetScale(params, name, &scale[nactive++]));
+  for (PetscInt b = 0, offset = 0; b < nblocks; b++) { /* design = value / scale, per active block in block order */
+    const char  *name;
+    PetscBool    active;
+    AdjParamKind kind;
+    PetscInt     nb;
+    PetscReal    g[ADJ_MULTIPOINT_MAX_ARRAY];
+    PetscCall(AdjParamsGetBlockInfo(params, b, &name, NULL, &kind, &nb, &active));
+    if (!active) continue;
+    PetscCheck(nactive < 16, mp->comm, PETSC_ERR_SUP, "At most 16 active parameter blocks");
+    PetscCall(AdjParamsGetScale(params, name, &scale[nactive]));
+    /* /gradients/<block> as a single-point run writes it, dJ/dvalue = (dJ/ddesign) / scale, for array blocks (a
+       field block's gradient is in /optimization/multipoint_gradient only) */
+    if (kind == ADJ_PARAM_ARRAY && nb <= ADJ_MULTIPOINT_MAX_ARRAY) {
+      for (PetscInt i = 0; i < nb; i++) g[i] = mp->gsum[offset + i] / scale[nactive];
+      PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_GRADIENTS, name, "objective per parameter unit", nb, g));
+    }
+    nactive++;
+    offset += nb;
   }
+  PetscCall(AdjOutputSetAttributeReal(out, "/gradients", "objective", mp->Jsum));
   PetscCall(AdjOutputSetAttributeReals(out, "/optimization", "multipoint_design_scales", nactive, scale));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
