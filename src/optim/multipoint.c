@@ -6,7 +6,7 @@
  *     -> dJ_k/dp as a row in block order on the point's ranks
  *   MPI_Allgather of (J_k, stopped_k, row_k) from every rank; each rank takes the first rank of each point and
  *   sums w_k J_k and w_k row_k in point order, the same arithmetic on every rank whatever the rank count.
- * The cost: one Allgather of size (n + 2) reals per rank per evaluation, n the design size (small here). */
+ * The cost: one Allgather of size (n + 3) reals per rank per evaluation, n the design size (small here). */
 #include <adjsim/multipoint.h>
 #include <adjsim/constraints.h>
 #include <adjsim/io.h>
@@ -28,12 +28,15 @@ struct _p_AdjMultipoint {
   PetscMPIInt    size, rank, color, rpp; /* ranks per point; color: this rank's point */
   PetscInt       npoints, n;             /* points, design size */
   PetscReal      weight[ADJ_MAX_POINTS];
-  PetscReal      J[ADJ_MAX_POINTS]; /* the last evaluation's J_k */
-  PetscReal     *G;                 /* the last evaluation's dJ_k/dp rows, npoints x n (block order) */
-  PetscReal      Jsum, *gsum;       /* their weighted sums */
-  AdjStepper     master, st;        /* the whole communicator's solver; this point's */
-  AdjDriver      drv;               /* this point's driver */
-  Vec            pdesign, pgrad;    /* this point's design and gradient */
+  PetscReal      J[ADJ_MAX_POINTS];       /* the last evaluation's J_k */
+  PetscReal      seconds[ADJ_MAX_POINTS]; /* ... the wall time of its solves on the point's ranks */
+  PetscReal      wall;                    /* ... and of the whole evaluation (solves, waiting, gathering) */
+  PetscReal      solve_seconds;           /* this rank's point: its solves since the last gather */
+  PetscReal     *G;                       /* the last evaluation's dJ_k/dp rows, npoints x n (block order) */
+  PetscReal      Jsum, *gsum;             /* their weighted sums */
+  AdjStepper     master, st;              /* the whole communicator's solver; this point's */
+  AdjDriver      drv;                     /* this point's driver */
+  Vec            pdesign, pgrad;          /* this point's design and gradient */
   Vec            mordered, mrow, pordered, prow;
   VecScatter     mtoblocks, mtoall, ptoblocks, ptoall;
   PetscReal     *sendbuf, *recvbuf;
@@ -240,16 +243,17 @@ static PetscErrorCode AdjMultipointSetPointDesign(AdjMultipoint mp, Vec p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every point's (value, stopped, gradient row) on every rank: recvbuf[k] from the first rank of point k. The
- * values of this rank's point are v, stopped and mp->prow. Collective. */
+/* Every point's (value, stopped, gradient row, solve seconds) on every rank: recvbuf[k] from the first rank of point k.
+ * The values of this rank's point are v, stopped and mp->prow. Collective. */
 static PetscErrorCode AdjMultipointGather(AdjMultipoint mp, PetscReal v, AdjStepIndex stopped)
 {
   const PetscScalar *row;
-  const PetscInt     w = mp->n + 2;
+  const PetscInt     w = mp->n + 3;
 
   PetscFunctionBeginUser;
-  mp->sendbuf[0] = v;
-  mp->sendbuf[1] = (PetscReal)stopped;
+  mp->sendbuf[0]         = v;
+  mp->sendbuf[1]         = (PetscReal)stopped;
+  mp->sendbuf[mp->n + 2] = mp->solve_seconds;
   PetscCall(VecGetArrayRead(mp->prow, &row));
   PetscCall(PetscArraycpy(mp->sendbuf + 2, row, mp->n));
   PetscCall(VecRestoreArrayRead(mp->prow, &row));
@@ -260,17 +264,22 @@ static PetscErrorCode AdjMultipointGather(AdjMultipoint mp, PetscReal v, AdjStep
 /* recvbuf row of point k. */
 static inline const PetscReal *AdjMultipointReceived(AdjMultipoint mp, PetscInt k)
 {
-  return mp->recvbuf + (size_t)k * mp->rpp * (mp->n + 2);
+  return mp->recvbuf + (size_t)k * mp->rpp * (mp->n + 3);
 }
 
 PetscErrorCode AdjMultipointEvaluate(AdjMultipoint mp, Vec p, PetscReal *J, Vec g, AdjStepIndex *stopped)
 {
-  PetscReal    Jk;
-  AdjStepIndex sk;
+  PetscReal      Jk;
+  AdjStepIndex   sk;
+  PetscLogDouble t0, t1, t2;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
   PetscCall(AdjMultipointSetPointDesign(mp, p));
+  PetscCall(PetscTime(&t1));
   PetscCall(AdjDriverGradient(mp->drv, mp->pdesign, &Jk, mp->pgrad));
+  PetscCall(PetscTime(&t2));
+  mp->solve_seconds = (PetscReal)(t2 - t1);
   PetscCall(AdjDriverGetInterruptedStep(mp->drv, &sk));
   PetscCall(AdjMultipointPointToRow(mp, mp->pgrad));
   PetscCall(AdjMultipointGather(mp, Jk, sk));
@@ -280,11 +289,14 @@ PetscErrorCode AdjMultipointEvaluate(AdjMultipoint mp, Vec p, PetscReal *J, Vec 
   for (PetscInt k = 0; k < mp->npoints; k++) { /* in point order: the same sums on every rank */
     const PetscReal *r = AdjMultipointReceived(mp, k);
     mp->J[k]           = r[0];
+    mp->seconds[k]     = r[mp->n + 2];
     *stopped           = PetscMax(*stopped, (AdjStepIndex)r[1]);
     PetscCall(PetscArraycpy(mp->G + k * mp->n, r + 2, mp->n));
     mp->Jsum += mp->weight[k] * r[0];
     for (PetscInt i = 0; i < mp->n; i++) mp->gsum[i] += mp->weight[k] * r[2 + i];
   }
+  PetscCall(PetscTime(&t2));
+  mp->wall = (PetscReal)(t2 - t0);
   if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
   *J = mp->Jsum;
   PetscCall(AdjMultipointRowToVec(mp->gsum, mp->mordered, mp->mtoblocks, g));
@@ -313,6 +325,7 @@ static PetscErrorCode AdjMultipointFlowHook(void *ctx, const char functional[], 
   PetscFunctionBeginUser;
   PetscCall(AdjMultipointSetPointDesign(mp, p));
   PetscCall(VecSet(mp->prow, 0.0));
+  mp->solve_seconds = 0;
   if (mp->color == point) {
     PetscCall(AdjStepperSelectObjective(mp->st, functional, &known));
     if (known) {
@@ -396,6 +409,32 @@ static PetscErrorCode AdjMultipointCheckDesign(AdjMultipoint mp, Vec p0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Points that spill checkpoints to disk must not share the file (each overwrites the other's slots). Collective. */
+static PetscErrorCode AdjMultipointCheckDiskFiles(AdjMultipoint mp)
+{
+  AdjCheckpoint ckpt;
+  const char   *path;
+  PetscBool     used;
+  char          mine[PETSC_MAX_PATH_LEN] = "", *all;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjDriverGetCheckpoint(mp->drv, &ckpt));
+  PetscCall(AdjCheckpointGetDiskFile(ckpt, &path, &used));
+  if (used) PetscCall(PetscStrncpy(mine, path, sizeof(mine)));
+  PetscCall(PetscMalloc1((size_t)mp->size * sizeof(mine), &all));
+  PetscCallMPI(MPI_Allgather(mine, sizeof(mine), MPI_CHAR, all, sizeof(mine), MPI_CHAR, mp->comm));
+  for (PetscInt k = 1; k < mp->npoints; k++)
+    for (PetscInt j = 0; j < k; j++) {
+      const char *a = all + (size_t)k * mp->rpp * sizeof(mine), *b = all + (size_t)j * mp->rpp * sizeof(mine);
+      PetscCheck(!a[0] || strcmp(a, b), mp->comm, PETSC_ERR_USER_INPUT,
+                 "Design points %" PetscInt_FMT " and %" PetscInt_FMT " would share the checkpoint file %s: give each "
+                 "its own with -design_point%" PetscInt_FMT "_checkpoint_disk_file",
+                 j, k, a, k);
+    }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjMultipointCreate(AdjStepper master, AdjMultipoint *mpout)
 {
   AdjMultipoint m;
@@ -429,9 +468,10 @@ PetscErrorCode AdjMultipointCreate(AdjStepper master, AdjMultipoint *mpout)
   PetscCall(VecGetSize(p0, &m->n));
   PetscCall(AdjParamsCreateBlockOrder(params, p0, &m->mordered, &m->mtoblocks));
   PetscCall(VecScatterCreateToAll(m->mordered, &m->mtoall, &m->mrow));
-  PetscCall(PetscMalloc4(m->n + 2, &m->sendbuf, (size_t)m->size * (m->n + 2), &m->recvbuf, m->npoints * m->n, &m->G,
+  PetscCall(PetscMalloc4(m->n + 3, &m->sendbuf, (size_t)m->size * (m->n + 3), &m->recvbuf, m->npoints * m->n, &m->G,
                          m->n, &m->gsum));
   PetscCall(AdjMultipointBuildPoint(m));
+  PetscCall(AdjMultipointCheckDiskFiles(m));
   PetscCall(AdjStepperGetParameters(master, p0));
   PetscCall(AdjMultipointCheckDesign(m, p0));
   PetscCall(VecDestroy(&p0));
@@ -503,12 +543,14 @@ PetscErrorCode AdjMultipointView(AdjMultipoint mp)
         PetscCall(PetscStrlcat(list, " ", sizeof(list)));
         PetscCall(PetscStrlcat(list, value, sizeof(list)));
       }
-    PetscCall(PetscPrintf(
-        mp->comm, "multipoint: point %" PetscInt_FMT "  weight %g  ranks %d-%d  J_%" PetscInt_FMT " = %.16e %s\n", k,
-        (double)mp->weight[k], (int)(k * mp->rpp), (int)((k + 1) * mp->rpp - 1), k, (double)mp->J[k],
-        list[0] ? list : " (the common options)"));
+    PetscCall(PetscPrintf(mp->comm,
+                          "multipoint: point %" PetscInt_FMT "  weight %g  ranks %d-%d  J_%" PetscInt_FMT
+                          " = %.16e  (solves %.3f s)%s\n",
+                          k, (double)mp->weight[k], (int)(k * mp->rpp), (int)((k + 1) * mp->rpp - 1), k,
+                          (double)mp->J[k], (double)mp->seconds[k], list[0] ? list : " (the common options)"));
   }
-  PetscCall(PetscPrintf(mp->comm, "multipoint: J = sum_k w_k J_k = %.16e\n", (double)mp->Jsum));
+  PetscCall(PetscPrintf(mp->comm, "multipoint: J = sum_k w_k J_k = %.16e  (last evaluation: %.3f s wall)\n",
+                        (double)mp->Jsum, (double)mp->wall));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
