@@ -449,7 +449,8 @@ PetscErrorCode AdjMultipointCreate(AdjStepper master, AdjMultipoint *mpout)
   PetscOptionsBegin(comm, NULL, "Multipoint design", "AdjMultipoint");
   PetscCall(PetscOptionsInt("-design_points",
                             "Multipoint design: the objective is sum_k w_k J_k over this many operating points, solved "
-                            "concurrently on sub-communicators, each with its -design_pointK_OPTION values (0, 1: off)",
+                            "concurrently on sub-communicators, each with its -design_pointK_OPTION values; weights "
+                            "-design_point_weights, ranks per point -design_point_ranks (0, 1: off)",
                             "AdjMultipointCreate", npoints, &npoints, NULL));
   PetscOptionsEnd();
   PetscCheck(npoints >= 0 && npoints <= ADJ_MAX_POINTS, comm, PETSC_ERR_USER_INPUT,
