@@ -53,10 +53,13 @@ PetscErrorCode AdjConstraintsGetSolveCount(AdjConstraints cs, PetscInt *nforward
     random unit-RMS direction for h halved `levels` times from h0; returns the smallest observed rate. Collective. @*/
 PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, PetscReal h0, PetscInt levels,
                                         PetscReal *min_rate);
-/* A flow constraint's value and design gradient (regularization excluded) at design point `point`, in place of the
- * driver's gradient: multipoint design (multipoint.h). Collective on the constraints' communicator. */
-typedef PetscErrorCode (*AdjConstraintFlowEvaluation)(void *ctx, const char functional[], PetscInt point, Vec p,
-                                                      PetscReal *v, Vec g, AdjStepIndex *stopped);
+/* Flow constraints' values v[i] and design gradients g[i] (regularization excluded), constraint i being functional[i]
+ * at design point point[i], in place of the driver's gradient: multipoint design (multipoint.h), which solves the
+ * constraints of different points concurrently. *stopped >= 0: a signal stopped one of them (no values then).
+ * Collective on the constraints' communicator. */
+typedef PetscErrorCode (*AdjConstraintFlowEvaluation)(void *ctx, PetscInt n, const char *const functional[],
+                                                      const PetscInt point[], Vec p, PetscReal v[], Vec g[],
+                                                      AdjStepIndex *stopped);
 /*@ AdjConstraintsSetFlowEvaluation - flow constraints evaluated by fn at one of npoints design points, chosen with
     -optimize_constraint_NAME_point (before AdjConstraintsSetFromOptions). Not collective. @*/
 PetscErrorCode AdjConstraintsSetFlowEvaluation(AdjConstraints cs, PetscInt npoints, AdjConstraintFlowEvaluation fn,

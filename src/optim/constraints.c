@@ -227,7 +227,7 @@ static PetscErrorCode AdjConstraintFlow(AdjConstraints cs, const AdjConstraint *
 
   PetscFunctionBeginUser;
   if (cs->flowfn) { /* on the constraint's design point (multipoint.c), regularization taken out there */
-    PetscCall(cs->flowfn(cs->flowctx, c->functional, c->point, p, v, g, stopped));
+    PetscCall(cs->flowfn(cs->flowctx, 1, &c->functional, &c->point, p, v, &g, stopped));
     cs->nforward++, cs->nadjoint++;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -254,7 +254,19 @@ PetscErrorCode AdjConstraintsEvaluate(AdjConstraints cs, Vec p, PetscReal value[
 {
   PetscFunctionBeginUser;
   *stopped = -1;
-  for (PetscInt i = 0; i < cs->n && *stopped < 0; i++)
+  if (cs->flowfn) { /* all flow constraints in one call: those of different design points run concurrently */
+    const char *functional[ADJ_MAX_CONSTRAINTS];
+    PetscInt    point[ADJ_MAX_CONSTRAINTS], index[ADJ_MAX_CONSTRAINTS], nf = 0;
+    PetscReal   v[ADJ_MAX_CONSTRAINTS];
+    Vec         g[ADJ_MAX_CONSTRAINTS];
+    for (PetscInt i = 0; i < cs->n; i++)
+      if (cs->c[i].flow)
+        functional[nf] = cs->c[i].functional, point[nf] = cs->c[i].point, g[nf] = grad[i], index[nf++] = i;
+    if (nf) PetscCall(cs->flowfn(cs->flowctx, nf, functional, point, p, v, g, stopped));
+    for (PetscInt j = 0; j < nf && *stopped < 0; j++) value[index[j]] = v[j];
+    cs->nforward += nf, cs->nadjoint += nf;
+  }
+  for (PetscInt i = 0; i < cs->n && *stopped < 0 && !cs->flowfn; i++)
     if (cs->c[i].flow) PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, &value[i], grad[i], stopped));
   if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperSetParameters(cs->st, p));

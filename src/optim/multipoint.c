@@ -310,52 +310,88 @@ static PetscErrorCode AdjMultipointEvaluateHook(void *ctx, Vec p, PetscReal *J, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Flow constraint `functional` at point `point`: that point's ranks compute it (the objective replaced by the
- * functional, the regularization taken out as in constraints.c), the others wait; value and gradient row come from
- * the point's first rank. Collective. */
-static PetscErrorCode AdjMultipointFlowHook(void *ctx, const char functional[], PetscInt point, Vec p, PetscReal *v,
-                                            Vec g, AdjStepIndex *stopped)
+/* One flow constraint on this rank's point at its current design: the objective replaced by the functional, the
+ * regularization taken out as in constraints.c; the gradient into mp->prow. Collective on the point. */
+static PetscErrorCode AdjMultipointFlowOne(AdjMultipoint mp, const char functional[], PetscReal *v,
+                                           AdjStepIndex *stopped)
 {
-  AdjMultipoint mp    = (AdjMultipoint)ctx;
-  PetscReal     vk    = 0, R;
-  AdjStepIndex  sk    = -1;
-  PetscBool     known = PETSC_TRUE;
-  PetscInt      unknown, any;
+  PetscBool      known;
+  PetscReal      R;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjMultipointSetPointDesign(mp, p));
-  PetscCall(VecSet(mp->prow, 0.0));
-  mp->solve_seconds = 0;
-  if (mp->color == point) {
-    PetscCall(AdjStepperSelectObjective(mp->st, functional, &known));
-    if (known) {
-      PetscCall(AdjDriverGradient(mp->drv, mp->pdesign, &vk, mp->pgrad));
-      PetscCall(AdjStepperSelectObjective(mp->st, NULL, &known));
-      PetscCall(AdjDriverGetInterruptedStep(mp->drv, &sk));
-      if (sk < 0) {
-        Vec greg;
-        PetscCall(VecDuplicate(mp->pgrad, &greg));
-        PetscCall(AdjStepperZeroGradient(mp->st));
-        PetscCall(AdjStepperRegularization(mp->st, &R));
-        PetscCall(AdjStepperGetGradient(mp->st, greg));
-        vk -= R;
-        PetscCall(VecAXPY(mp->pgrad, -1.0, greg));
-        PetscCall(VecDestroy(&greg));
-      }
-      PetscCall(AdjMultipointPointToRow(mp, mp->pgrad));
-    }
+  PetscCall(PetscTime(&t0));
+  PetscCall(AdjStepperSelectObjective(mp->st, functional, &known));
+  PetscCall(AdjDriverGradient(mp->drv, mp->pdesign, v, mp->pgrad));
+  PetscCall(AdjStepperSelectObjective(mp->st, NULL, &known));
+  PetscCall(AdjDriverGetInterruptedStep(mp->drv, stopped));
+  if (*stopped < 0) {
+    Vec greg;
+    PetscCall(VecDuplicate(mp->pgrad, &greg));
+    PetscCall(AdjStepperZeroGradient(mp->st));
+    PetscCall(AdjStepperRegularization(mp->st, &R));
+    PetscCall(AdjStepperGetGradient(mp->st, greg));
+    *v -= R;
+    PetscCall(VecAXPY(mp->pgrad, -1.0, greg));
+    PetscCall(VecDestroy(&greg));
   }
-  unknown = !known;
+  PetscCall(AdjMultipointPointToRow(mp, mp->pgrad));
+  PetscCall(PetscTime(&t1));
+  mp->solve_seconds = (PetscReal)(t1 - t0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The j-th (from 0) of the constraints at point k, or -1. */
+static PetscInt AdjMultipointNthAt(PetscInt n, const PetscInt point[], PetscInt k, PetscInt j)
+{
+  for (PetscInt i = 0; i < n; i++)
+    if (point[i] == k && j-- == 0) return i;
+  return -1;
+}
+
+/* Flow constraints i = 0..n-1, functional[i] at point[i]: in round r every point computes its r-th constraint (the
+ * points concurrently, as many rounds as the most constraints at one point), then one gather gives every rank the
+ * value and gradient row of each point's r-th constraint. Collective. */
+static PetscErrorCode AdjMultipointFlowHook(void *ctx, PetscInt n, const char *const functional[],
+                                            const PetscInt point[], Vec p, PetscReal v[], Vec g[],
+                                            AdjStepIndex *stopped)
+{
+  AdjMultipoint mp     = (AdjMultipoint)ctx;
+  PetscInt      rounds = 0, unknown = -1, any;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n && unknown < 0; i++) { /* every functional known to this rank's point (same solver) */
+    PetscBool known, restored;
+    PetscCall(AdjStepperSelectObjective(mp->st, functional[i], &known));
+    PetscCall(AdjStepperSelectObjective(mp->st, NULL, &restored));
+    if (!known) unknown = i;
+  }
   PetscCallMPI(MPI_Allreduce(&unknown, &any, 1, MPIU_INT, MPI_MAX, mp->comm));
-  PetscCheck(!any, mp->comm, PETSC_ERR_USER_INPUT,
-             "-optimize_constraints: point %" PetscInt_FMT "'s solver has no output functional '%s'", point,
-             functional);
-  PetscCall(AdjMultipointGather(mp, vk, sk));
-  {
-    const PetscReal *r = AdjMultipointReceived(mp, point);
-    *v                 = r[0];
-    *stopped           = (AdjStepIndex)r[1];
-    if (*stopped < 0) PetscCall(AdjMultipointRowToVec(r + 2, mp->mordered, mp->mtoblocks, g));
+  PetscCheck(any < 0, mp->comm, PETSC_ERR_USER_INPUT, "-optimize_constraints: the solver has no output functional '%s'",
+             functional[any]);
+  for (PetscInt k = 0; k < mp->npoints; k++) {
+    PetscInt c = 0;
+    for (PetscInt i = 0; i < n; i++) c += point[i] == k;
+    rounds = PetscMax(rounds, c);
+  }
+  PetscCall(AdjMultipointSetPointDesign(mp, p));
+  *stopped = -1;
+  for (PetscInt r = 0; r < rounds; r++) {
+    const PetscInt mine = AdjMultipointNthAt(n, point, mp->color, r);
+    PetscReal      vk   = 0;
+    AdjStepIndex   sk   = -1;
+    mp->solve_seconds   = 0;
+    PetscCall(VecSet(mp->prow, 0.0));
+    if (mine >= 0) PetscCall(AdjMultipointFlowOne(mp, functional[mine], &vk, &sk));
+    PetscCall(AdjMultipointGather(mp, vk, sk));
+    for (PetscInt k = 0; k < mp->npoints; k++) {
+      const PetscInt   i  = AdjMultipointNthAt(n, point, k, r);
+      const PetscReal *rk = AdjMultipointReceived(mp, k);
+      if (i < 0) continue;
+      v[i]     = rk[0];
+      *stopped = PetscMax(*stopped, (AdjStepIndex)rk[1]);
+      if ((AdjStepIndex)rk[1] < 0) PetscCall(AdjMultipointRowToVec(rk + 2, mp->mordered, mp->mtoblocks, g[i]));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
