@@ -49,8 +49,9 @@ up = np.where((s[:-1] < 0) & (s[1:] >= 0))[0]
 tw = t[w]
 # crossing times by linear interpolation; St = 1 / mean period (U = L = 1 in these decks)
 tc = tw[up] - s[up] * (tw[up + 1] - tw[up]) / (s[up + 1] - s[up])
-st = (len(tc) - 1) / (tc[-1] - tc[0]) if len(tc) > 2 else float("nan")
 amp = 0.5 * (s.max() - s.min())
+# no Strouhal number of a steady run (crossings of round-off noise) or of fewer than two periods
+st = (len(tc) - 1) / (tc[-1] - tc[0]) if len(tc) > 2 and amp > 1e-4 else float("nan")
 print(f"{sys.argv[2]:<8} {sys.argv[3]:<10} {int(h[-1,0]):8d} {t[-1]:8.2f} {mcd:9.5f} {mcl:9.5f} {amp:9.5f} "
       f"{st:9.5f} {max(len(tc) - 1, 0):8d} {float(sys.argv[4]):8.1f}")
 PY
