@@ -6,8 +6,10 @@
 #include <adjsim/stepperimpl.h>
 #include <adjsim/timeaxis.h>
 
-const char *const AirfoilBodyTypes[] = {"circle",          "naca4",         "dat", "joukowski",
-                                        "AirfoilBodyType", "AIRFOIL_BODY_", NULL};
+const char *const AirfoilBodyTypes[] = {"circle", "naca4",           "dat",           "joukowski",
+                                        "cst",    "AirfoilBodyType", "AIRFOIL_BODY_", NULL};
+
+#define AIRFOIL_CST_MAX 9 /* coefficients per surface: Bernstein order 8 (the shape layer's dual numbers hold 23) */
 
 /* The body from -airfoil_body and its options (position (0, 0): the circle's centre or the airfoil's
  * quarter chord; the angle of attack is the free stream's, -airfoil_alpha). */
@@ -16,13 +18,20 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
   PetscInt  body     = AIRFOIL_BODY_NACA4;
   char      naca[16] = "0012", dat[PETSC_MAX_PATH_LEN] = "";
   PetscReal chord = 1, diameter = 1, jk[2] = {0.1, 0.05};
-  PetscInt  njk = 2;
-  PetscBool jset;
+  PetscReal up[AIRFOIL_CST_MAX] = {0.17, 0.16, 0.15, 0.14}, lo[AIRFOIL_CST_MAX] = {-0.17, -0.16, -0.15, -0.14};
+  PetscInt  njk = 2, nu = AIRFOIL_CST_MAX, nl = AIRFOIL_CST_MAX;
+  PetscBool jset, setu, setl;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(af->comm, af->prefix, "Airfoil: body", "Airfoil");
-  PetscCall(PetscOptionsEList("-airfoil_body", "Body: circle, naca4, dat (a Selig-format file) or joukowski", "",
-                              AirfoilBodyTypes, 4, AirfoilBodyTypes[body], &body, NULL));
+  PetscCall(PetscOptionsEList("-airfoil_body", "Body: circle, naca4, dat (a Selig-format file), joukowski or cst", "",
+                              AirfoilBodyTypes, 5, AirfoilBodyTypes[body], &body, NULL));
+  PetscCall(PetscOptionsRealArray("-airfoil_cst_upper",
+                                  "CST coefficients Au_0..Au_n of the upper surface (class function N1 = 0.5, N2 = 1; "
+                                  "up to 9: Bernstein order 8; default 0.17,0.16,0.15,0.14, near a NACA 0012)",
+                                  "", up, &nu, &setu));
+  PetscCall(PetscOptionsRealArray("-airfoil_cst_lower", "CST coefficients Al_0..Al_n of the lower surface (as many)",
+                                  "", lo, &nl, &setl));
   PetscCall(
       PetscOptionsRealArray("-airfoil_joukowski",
                             "Joukowski thickness and camber parameters eps,kappa (t/c about 1.3 eps, camber about "
@@ -53,6 +62,17 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
     af->shape.p[4] = (naca[0] - '0') / 100.0;
     af->shape.p[5] = naca[1] == '0' ? 0.4 : (naca[1] - '0') / 10.0;
     af->shape.p[6] = ((naca[2] - '0') * 10 + (naca[3] - '0')) / 100.0;
+  } else if (af->body == AIRFOIL_BODY_CST) { /* the surfaces' thickness is checked by AdjShapeSetUp */
+    if (!setu) nu = 4;
+    if (!setl) nl = nu;
+    PetscCheck(nu == nl && nu >= 1, af->comm, PETSC_ERR_USER_INPUT,
+               "-airfoil_cst_upper has %" PetscInt_FMT " coefficients, -airfoil_cst_lower %" PetscInt_FMT
+               ": give as many (at least one) for both",
+               nu, nl);
+    PetscCall(AdjCheckRealOptionArray(af->comm, "-airfoil_cst_upper", nu, up, ADJ_REAL_FINITE, NULL));
+    PetscCall(AdjCheckRealOptionArray(af->comm, "-airfoil_cst_lower", nl, lo, ADJ_REAL_FINITE, NULL));
+    af->shape.type = ADJ_SHAPE_CST, af->shape.ncst = nu, af->shape.np = 4 + 2 * nu, af->shape.p[3] = chord;
+    for (PetscInt i = 0; i < nu; i++) af->shape.p[4 + i] = up[i], af->shape.p[4 + nu + i] = lo[i];
   } else if (af->body == AIRFOIL_BODY_JOUKOWSKI) { /* the parameters are checked by AdjShapeSetUp */
     PetscCheck(!jset || njk == 2, af->comm, PETSC_ERR_USER_INPUT, "-airfoil_joukowski: give two numbers eps,kappa");
     af->shape.type = ADJ_SHAPE_JOUKOWSKI, af->shape.np = 6, af->shape.p[3] = chord;

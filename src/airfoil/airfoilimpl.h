@@ -64,7 +64,13 @@ typedef struct {
 } AirfoilCell;
 #define AIRFOIL_DOF 8
 
-typedef enum { AIRFOIL_BODY_CIRCLE, AIRFOIL_BODY_NACA4, AIRFOIL_BODY_DAT, AIRFOIL_BODY_JOUKOWSKI } AirfoilBodyType;
+typedef enum {
+  AIRFOIL_BODY_CIRCLE,
+  AIRFOIL_BODY_NACA4,
+  AIRFOIL_BODY_DAT,
+  AIRFOIL_BODY_JOUKOWSKI,
+  AIRFOIL_BODY_CST
+} AirfoilBodyType;
 extern const char *const AirfoilBodyTypes[];
 
 typedef struct _n_Airfoil *Airfoil;
