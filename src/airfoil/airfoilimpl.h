@@ -108,6 +108,8 @@ struct _n_Airfoil {
   PetscReal    configured[3];
   /* adjoint (solve.c): u*, v* of the last forward step, work, bars of the far-field data and weights */
   Vec          ustar[2], xbloc, ybar, ybloc, bloc[4], bg[4];
+  Mat          Pt; /* P^T and its solver (the transposed pressure solve) */
+  KSP          kspt;
   PetscReal   *qfb[2], *pfb, *wfb;
   AirfoilForm *dlapv; /* dLv/dwf of the owned far-field row: 3 forms per cell (columns i - 1, i, i + 1) */
   /* parameter bars: rank-local partial sums of dJ/dnu and dJ/dU_inf, and the gradients of the blocks */
