@@ -73,7 +73,7 @@ static PetscErrorCode BaseState(AdjStepper st, PetscInt steps, Vec x)
 static PetscErrorCode DotStep(AdjStepper st, AdjStepIndex k, const char name[], PetscInt *fail)
 {
   Vec       x, dx, xp, xm, y, yo, lin, tdx;
-  PetscReal lhs, rhs, scale;
+  PetscReal lhs, rhs, scale = 0;
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperCreateState(st, &x));
@@ -96,7 +96,7 @@ static PetscErrorCode DotStep(AdjStepper st, AdjStepIndex k, const char name[], 
   PetscCall(AdjStepperStepAdjoint(st, k, x, yo, y, lin));
   PetscCall(VecDot(tdx, y, &lhs));
   PetscCall(VecDot(dx, lin, &rhs));
-  PetscCall(NormProduct(tdx, y, &scale)); /* sets scale */
+  PetscCall(NormProduct(tdx, y, &scale));
   PetscCall(AdjTestReportScaled(name, lhs, rhs, scale, tol, fail));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&dx));
