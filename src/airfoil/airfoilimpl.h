@@ -168,6 +168,22 @@ PetscErrorCode AirfoilRecirculation(Airfoil af, Vec x, PetscReal *len);
 PetscErrorCode AirfoilAdjointSetUp(Airfoil af);
 PetscErrorCode AirfoilAdjointDestroy(Airfoil af);
 PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin);
+/* The step's kernels (solve.c: owned cells from ghosted arrays) and their adjoints (exposed for the dot tests). */
+PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                  AirfoilCell **y, PetscScalar **ru, PetscScalar **rv);
+void           AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                         PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
+                                         AirfoilCell **xb);
+void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us, PetscScalar **vs,
+                          AirfoilCell **y);
+void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
+                                 AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb);
+void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b);
+void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl);
+void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar **vs, const AirfoilCell *const *x,
+                    AirfoilCell **y);
+void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
+                           AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib);
 PetscErrorCode AirfoilFarWeightsAdjoint(Airfoil af, const PetscReal wfb[], PetscReal Ub[2]);
 PetscErrorCode AirfoilForcesAdjoint(Airfoil af, Vec x, const PetscReal cb[3], Vec lambda, PetscReal *nub,
                                     PetscReal Ub[2]);

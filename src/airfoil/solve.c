@@ -280,8 +280,8 @@ static PetscErrorCode AirfoilSplitLocal(Airfoil af, const AirfoilCell *const *x,
 
 /* Step 1 of the fractional step: the right-hand sides of the two momentum solves (in f[0], f[1]) and the
  * convection terms N^n (into y). */
-static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
-                                         AirfoilCell **y, PetscScalar **ru, PetscScalar **rv)
+PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                  AirfoilCell **y, PetscScalar **ru, PetscScalar **rv)
 {
   const AirfoilGeometry *g  = &af->geo;
   const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
@@ -312,8 +312,8 @@ static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const Airfo
 
 /* Step 2: the predicted face fluxes U*, V*, Vt* of the owned cells (into y), from the ghosted momentum-
  * interpolation velocity w = u* + dt G p^n (in y's local copy yl), the ghosted p^n and u* (owned). */
-static void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us,
-                                 PetscScalar **vs, AirfoilCell **y)
+void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us, PetscScalar **vs,
+                          AirfoilCell **y)
 {
   const AirfoilGeometry *g = &af->geo;
 
@@ -336,7 +336,7 @@ static void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, Petsc
 }
 
 /* -D U* / dt of the owned cells (the right-hand side of P phi = -D U* / dt) from the ghosted fluxes. */
-static void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b)
+void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b)
 {
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
@@ -346,8 +346,8 @@ static void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, Petsc
 }
 
 /* Step 4: the corrections by phi (ghosted) into y; u*, v* owned, p^n from x. */
-static void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar **vs,
-                           const AirfoilCell *const *x, AirfoilCell **y)
+void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar **vs, const AirfoilCell *const *x,
+                    AirfoilCell **y)
 {
   const AirfoilGeometry *g = &af->geo;
 
@@ -613,8 +613,8 @@ PetscErrorCode AirfoilLocalFieldsAdd(Airfoil af, Vec *bl, Vec lambda)
 
 /* Adjoint of AirfoilCorrect: from the output bars yb (owned) the bars of u*, v* (usb, owned, set), of the predicted
  * fluxes (sb, owned, set), of p^n (xb, owned cells, added) and of phi (phib, ghosted, added). */
-static void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
-                                  AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib)
+void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
+                           AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib)
 {
   const AirfoilGeometry *g = &af->geo;
 
@@ -640,7 +640,7 @@ static void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, Pets
 }
 
 /* Adjoint of AirfoilDivergenceRHS: the flux bars (ghosted sbl) += (-D/dt)^T bb (owned). */
-static void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl)
+void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl)
 {
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
@@ -655,8 +655,8 @@ static void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCel
 
 /* Adjoint of AirfoilPredictFluxes for the flux bars sb (owned): the bars of w (the u, v of the ghosted wbl), of p^n
  * (ghosted pb), of u*, v* (owned usb, vsb: the far-field flux) and of the data qf, pf and the weights wf. */
-static void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
-                                        AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb)
+void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
+                                 AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb)
 {
   const AirfoilGeometry *g = &af->geo;
 
@@ -714,9 +714,9 @@ static void AirfoilViscousParameterBars(Airfoil af, PetscInt d, PetscScalar **us
 /* Adjoint of AirfoilMomentumRHS for the bars rb of the right-hand sides and the bars of the new convection terms
  * (yb's Nu, Nv, owned): the bars of q (ghosted qb), of the state's fluxes and old convection terms (ghosted xb), of
  * the data qf, pf and the weights wf. */
-static void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
-                                      PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb,
-                                      PetscScalar ***qb, AirfoilCell **xb)
+void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                               PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
+                               AirfoilCell **xb)
 {
   const AirfoilGeometry *g  = &af->geo;
   const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;

@@ -2,6 +2,8 @@
  * (src/airfoil/operators.c, solve.c, forces.c) on a small O-grid, on 1, 2 and 4 ranks:
  *   - the cell kernels on random ghosted arrays: wall and far-field values, the Green-Gauss cell gradient, the
  *     convection term (bilinear: in the fluxes and in q), the application of a stencil form;
+ *   - the step's kernels (solve.c) in all their inputs, far-field data included: the correction, the divergence
+ *     right-hand side, the predicted fluxes, the momentum right-hand side (Euler and Adams-Bashforth 2);
  *   - the force coefficients C_D, C_L, C_M (linear in the state: T dx = C(x + dx) - C(x));
  *   - the whole step (quadratic in the state: T dx = (Phi(x + dx) - Phi(x - dx)) / 2 exactly), at the first step
  *     (Euler convection) and at a later one (Adams-Bashforth 2), without and with the far-field vortex (whose data
@@ -317,6 +319,289 @@ static PetscErrorCode DotKernels(Airfoil af, PetscInt *fail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The step's kernels of solve.c, each as a map from inputs (a state-like array X of dof 8, three cell fields Q, the
+ * far-field data D = (qf_x, qf_y, pf)) to outputs (a state-like array Y, two cell fields R), on random values: T d =
+ * (F(z + d) - F(z - d)) / 2 (exact: every kernel is at most quadratic), output bars random on the outputs the kernel
+ * writes (zero on the entries it passes through unchanged). */
+typedef struct {
+  Vec        X, Q[3];
+  PetscReal *D;
+} KIn;
+typedef struct {
+  Vec Y, R[2];
+} KOut;
+typedef enum { S_CORRECT, S_DIVERGENCE, S_PREDICT, S_MOMENTUM1, S_MOMENTUM3, S_NKERNEL } StepKernel;
+static const char *const StepKernelNames[] = {"correction", "divergence RHS", "predicted fluxes",
+                                              "momentum RHS (Euler)", "momentum RHS (AB2)"};
+
+typedef struct {
+  Vec xl, ql[3], xbl, qbl[3], rg[2];
+} KWork;
+
+/* Ghosted copies of the inputs (rows outside the grid zero) and the data in af->qf, af->pf. */
+static PetscErrorCode KInLocal(Airfoil af, const KIn *in, KWork *w)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecSet(w->xl, 0));
+  PetscCall(DMGlobalToLocal(af->sda, in->X, INSERT_VALUES, w->xl));
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(VecSet(w->ql[c], 0));
+    PetscCall(DMGlobalToLocal(af->da, in->Q[c], INSERT_VALUES, w->ql[c]));
+  }
+  af->qf[0] = in->D, af->qf[1] = in->D + af->geo.ni, af->pf = in->D + 2 * af->geo.ni;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KForward(Airfoil af, StepKernel kk, const KIn *in, KOut *out, KWork *w)
+{
+  const AirfoilCell **x;
+  AirfoilCell       **y;
+  PetscScalar       **q[3], **r[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(KInLocal(af, in, w));
+  if (kk == S_CORRECT)
+    PetscCall(VecCopy(in->X, out->Y)); /* the predicted fluxes come in through X */
+  else
+    PetscCall(VecSet(out->Y, 0));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(VecSet(out->R[c], 0));
+  PetscCall(DMDAVecGetArrayRead(af->sda, w->xl, &x));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, w->ql[c], &q[c]));
+  PetscCall(DMDAVecGetArray(af->sda, out->Y, &y));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(DMDAVecGetArray(af->da, out->R[c], &r[c]));
+  switch (kk) {
+  case S_CORRECT:
+    AirfoilCorrect(af, q[0], q[1], q[2], x, y);
+    break;
+  case S_DIVERGENCE:
+    AirfoilDivergenceRHS(af, x, r[0]);
+    break;
+  case S_PREDICT:
+    AirfoilPredictFluxes(af, x, q[0], q[1], q[2], y);
+    break;
+  default:
+    PetscCall(AirfoilMomentumRHS(af, kk == S_MOMENTUM1 ? 1 : 3, x, q, y, r[0], r[1]));
+  }
+  for (PetscInt c = 0; c < 2; c++) PetscCall(DMDAVecRestoreArray(af->da, out->R[c], &r[c]));
+  PetscCall(DMDAVecRestoreArray(af->sda, out->Y, &y));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, w->ql[c], &q[c]));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, w->xl, &x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Zero the output bars of the entries the kernel does not compute (pass-throughs and untouched entries). */
+static PetscErrorCode KMaskBars(Airfoil af, StepKernel kk, KOut *bar)
+{
+  AirfoilCell **yb;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAVecGetArray(af->sda, bar->Y, &yb));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      AirfoilCell *c = &yb[j][i];
+      if (kk == S_CORRECT || kk == S_PREDICT) {
+        c->Nu = c->Nv = 0;
+        if (j == 0) c->V = 0;
+        if (j != af->geo.nc - 1) c->Vt = 0;
+        if (kk == S_PREDICT) c->u = c->v = c->p = 0;
+      } else {
+        c->u = c->v = c->p = c->U = c->V = c->Vt = 0;
+        if (kk == S_DIVERGENCE) c->Nu = c->Nv = 0;
+      }
+    }
+  PetscCall(DMDAVecRestoreArray(af->sda, bar->Y, &yb));
+  if (kk != S_DIVERGENCE) PetscCall(VecSet(bar->R[0], 0));
+  if (kk == S_CORRECT || kk == S_PREDICT) PetscCall(VecSet(bar->R[1], 0));
+  if (kk == S_DIVERGENCE) PetscCall(VecSet(bar->R[1], 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The input bars of the kernel at the base inputs for the output bars. */
+static PetscErrorCode KAdjoint(Airfoil af, StepKernel kk, const KIn *in, const KOut *bar, KIn *inb, KWork *w)
+{
+  const PetscInt      ni = af->geo.ni;
+  const AirfoilCell **x, **yb;
+  AirfoilCell       **xb, **xbo;
+  PetscScalar       **q[3], **qb[3], **rb[2], **qbo[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(KInLocal(af, in, w));
+  PetscCall(PetscArrayzero(af->qfb[0], 4 * ni));
+  PetscCall(VecSet(w->xbl, 0));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(VecSet(w->qbl[c], 0));
+  PetscCall(VecSet(inb->X, 0));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(VecSet(inb->Q[c], 0));
+  PetscCall(DMDAVecGetArrayRead(af->sda, w->xl, &x));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, w->ql[c], &q[c]));
+  PetscCall(DMDAVecGetArrayRead(af->sda, bar->Y, &yb));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(DMDAVecGetArray(af->da, bar->R[c], &rb[c]));
+  PetscCall(DMDAVecGetArray(af->sda, w->xbl, &xb));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, w->qbl[c], &qb[c]));
+  PetscCall(DMDAVecGetArray(af->sda, inb->X, &xbo));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, inb->Q[c], &qbo[c]));
+  switch (kk) {
+  case S_CORRECT: /* owned bars of u*, v* and of the predicted fluxes (X's U, V, Vt), ghosted bars of phi and p */
+    AirfoilCorrectAdjoint(af, yb, qbo[1], qbo[2], xbo, xb, qb[0]);
+    break;
+  case S_DIVERGENCE:
+    AirfoilDivergenceRHSAdjoint(af, rb[0], xb);
+    break;
+  case S_PREDICT:
+    AirfoilPredictFluxesAdjoint(af, yb, q[1], q[2], xb, qb[0], qbo[1], qbo[2]);
+    break;
+  default:
+    AirfoilMomentumRHSAdjoint(af, kk == S_MOMENTUM1 ? 1 : 3, x, q, rb[0], rb[1], yb, qb, xb);
+  }
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, inb->Q[c], &qbo[c]));
+  PetscCall(DMDAVecRestoreArray(af->sda, inb->X, &xbo));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, w->qbl[c], &qb[c]));
+  PetscCall(DMDAVecRestoreArray(af->sda, w->xbl, &xb));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(DMDAVecRestoreArray(af->da, bar->R[c], &rb[c]));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, bar->Y, &yb));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, w->ql[c], &q[c]));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, w->xl, &x));
+  if (kk == S_CORRECT) { /* CorrectAdjoint sets the flux bars, adds the p bar into the ghosted xb */
+    AirfoilCell **a;
+    PetscCall(DMDAVecGetArray(af->sda, inb->X, &a));
+    PetscCall(DMDAVecGetArray(af->sda, w->xbl, &xb));
+    for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+      for (PetscInt i = af->xs; i < af->xs + af->xm; i++) a[j][i].p = xb[j][i].p, xb[j][i].p = 0;
+    PetscCall(DMDAVecRestoreArray(af->sda, w->xbl, &xb));
+    PetscCall(DMDAVecRestoreArray(af->sda, inb->X, &a));
+  }
+  PetscCall(DMLocalToGlobal(af->sda, w->xbl, ADD_VALUES, inb->X));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMLocalToGlobal(af->da, w->qbl[c], ADD_VALUES, inb->Q[c]));
+  PetscCallMPI(MPI_Allreduce(af->qfb[0], inb->D, (PetscMPIInt)(3 * ni), MPIU_REAL, MPIU_SUM, af->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KInCreate(Airfoil af, KIn *in)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(af->sda, &in->X));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMCreateGlobalVector(af->da, &in->Q[c]));
+  PetscCall(PetscMalloc1(3 * af->geo.ni, &in->D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KInDestroy(KIn *in)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecDestroy(&in->X));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(VecDestroy(&in->Q[c]));
+  PetscCall(PetscFree(in->D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* <a, b> over the inputs (D replicated: counted once). */
+static PetscErrorCode KInDot(Airfoil af, const KIn *a, const KIn *b, PetscReal *dot)
+{
+  PetscReal t;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDot(a->X, b->X, dot));
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(VecDot(a->Q[c], b->Q[c], &t));
+    *dot += t;
+  }
+  for (PetscInt n = 0; n < 3 * af->geo.ni; n++) *dot += a->D[n] * b->D[n];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DotStepKernels(Airfoil af, PetscInt *fail)
+{
+  const PetscInt   ni = af->geo.ni;
+  KIn              z, d, zp, zm, zb;
+  KOut             op, om, ob;
+  KWork            w;
+  PetscReal *const qf0 = af->qf[0], *const qf1 = af->qf[1], *const pf = af->pf;
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(KInCreate(af, &z));
+  PetscCall(KInCreate(af, &d));
+  PetscCall(KInCreate(af, &zp));
+  PetscCall(KInCreate(af, &zm));
+  PetscCall(KInCreate(af, &zb));
+  PetscCall(DMCreateGlobalVector(af->sda, &op.Y));
+  PetscCall(VecDuplicate(op.Y, &om.Y));
+  PetscCall(VecDuplicate(op.Y, &ob.Y));
+  for (PetscInt c = 0; c < 2; c++) {
+    PetscCall(DMCreateGlobalVector(af->da, &op.R[c]));
+    PetscCall(VecDuplicate(op.R[c], &om.R[c]));
+    PetscCall(VecDuplicate(op.R[c], &ob.R[c]));
+  }
+  PetscCall(DMCreateLocalVector(af->sda, &w.xl));
+  PetscCall(VecDuplicate(w.xl, &w.xbl));
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(DMCreateLocalVector(af->da, &w.ql[c]));
+    PetscCall(VecDuplicate(w.ql[c], &w.qbl[c]));
+  }
+  PetscCall(AdjTestRandom(z.X, 31));
+  PetscCall(AdjTestRandom(d.X, 32));
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(AdjTestRandom(z.Q[c], 33 + c));
+    PetscCall(AdjTestRandom(d.Q[c], 36 + c));
+  }
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd)); /* replicated data: the same stream on every rank */
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  for (PetscInt n = 0; n < 3 * ni; n++) PetscCall(PetscRandomGetValueReal(rnd, &z.D[n]));
+  for (PetscInt n = 0; n < 3 * ni; n++) PetscCall(PetscRandomGetValueReal(rnd, &d.D[n]));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecWAXPY(zp.X, 1.0, d.X, z.X));
+  PetscCall(VecWAXPY(zm.X, -1.0, d.X, z.X));
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(VecWAXPY(zp.Q[c], 1.0, d.Q[c], z.Q[c]));
+    PetscCall(VecWAXPY(zm.Q[c], -1.0, d.Q[c], z.Q[c]));
+  }
+  for (PetscInt n = 0; n < 3 * ni; n++) zp.D[n] = z.D[n] + d.D[n], zm.D[n] = z.D[n] - d.D[n];
+  for (StepKernel kk = S_CORRECT; kk < S_NKERNEL; kk++) {
+    PetscReal lhs, rhs, t, n1, n2, scale = 0, tn = 0, bn = 0;
+    PetscCall(KForward(af, kk, &zp, &op, &w));
+    PetscCall(KForward(af, kk, &zm, &om, &w));
+    PetscCall(VecAXPBY(op.Y, -0.5, 0.5, om.Y)); /* T d */
+    for (PetscInt c = 0; c < 2; c++) PetscCall(VecAXPBY(op.R[c], -0.5, 0.5, om.R[c]));
+    PetscCall(AdjTestRandom(ob.Y, 41 + kk));
+    for (PetscInt c = 0; c < 2; c++) PetscCall(AdjTestRandom(ob.R[c], 51 + 2 * kk + c));
+    PetscCall(KMaskBars(af, kk, &ob));
+    PetscCall(VecDot(op.Y, ob.Y, &lhs));
+    PetscCall(VecNorm(op.Y, NORM_2, &n1));
+    PetscCall(VecNorm(ob.Y, NORM_2, &n2));
+    tn += n1 * n1, bn += n2 * n2;
+    for (PetscInt c = 0; c < 2; c++) {
+      PetscCall(VecDot(op.R[c], ob.R[c], &t));
+      PetscCall(VecNorm(op.R[c], NORM_2, &n1));
+      PetscCall(VecNorm(ob.R[c], NORM_2, &n2));
+      lhs += t, tn += n1 * n1, bn += n2 * n2;
+    }
+    scale = PetscSqrtReal(tn * bn);
+    PetscCall(KAdjoint(af, kk, &z, &ob, &zb, &w));
+    PetscCall(KInDot(af, &d, &zb, &rhs));
+    PetscCall(AdjTestReportScaled(StepKernelNames[kk], lhs, rhs, scale, tol, fail));
+  }
+  af->qf[0] = qf0, af->qf[1] = qf1, af->pf = pf;
+  PetscCall(KInDestroy(&z));
+  PetscCall(KInDestroy(&d));
+  PetscCall(KInDestroy(&zp));
+  PetscCall(KInDestroy(&zm));
+  PetscCall(KInDestroy(&zb));
+  PetscCall(VecDestroy(&op.Y));
+  PetscCall(VecDestroy(&om.Y));
+  PetscCall(VecDestroy(&ob.Y));
+  for (PetscInt c = 0; c < 2; c++) {
+    PetscCall(VecDestroy(&op.R[c]));
+    PetscCall(VecDestroy(&om.R[c]));
+    PetscCall(VecDestroy(&ob.R[c]));
+  }
+  PetscCall(VecDestroy(&w.xl));
+  PetscCall(VecDestroy(&w.xbl));
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(VecDestroy(&w.ql[c]));
+    PetscCall(VecDestroy(&w.qbl[c]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   AdjStepper st;
@@ -328,6 +613,7 @@ int main(int argc, char **argv)
   PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "airfoil", Base, NULL, &st));
   PetscCall(AdjStepperGetContext(st, &af));
   PetscCall(DotKernels(af, &fail));
+  PetscCall(DotStepKernels(af, &fail));
   PetscCall(DotForces(af, st, &fail));
   PetscCall(DotStep(st, 1, "step 1 (Euler convection)", &fail));
   PetscCall(DotStep(st, 3, "step 3 (Adams-Bashforth 2)", &fail));
