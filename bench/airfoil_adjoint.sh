@@ -16,8 +16,7 @@ grad=(-mode gradient -airfoil_objective_lift 1 -adjoint_params alpha,re)
 cases=${*:-step}
 per() { awk -v t="$2" -v n="$1" 'BEGIN { printf "%.3g", (n > 0 ? 1000 * t / n : 0) }'; }
 if [[ " $cases " == *" step "* ]]; then
-  dt=$(awk 'BEGIN { printf "%.17g", 40 / 11584 }')
-  run step 1 "${deck[@]}" "${grad[@]}" -steady_tol 0 -airfoil_dt "$dt" -airfoil_steps 100 -checkpoint_ram 128
+  run step 1 "${deck[@]}" "${grad[@]}" -steady_tol 0 -airfoil_final_time 0.345 -airfoil_steps 100 -checkpoint_ram 128
   read -r nf tf < <(ev step StepperStep)
   read -r na ta < <(ev step StepperStepAdj)
   say "step (96 x 49, 1 rank): forward $nf steps $(per "$nf" "$tf") ms/step, adjoint $na steps $(per "$na" "$ta")" \

@@ -563,10 +563,6 @@ PetscErrorCode AirfoilAdjointSetUp(Airfoil af)
     af->qfb[1] = af->qfb[0] + af->geo.ni, af->pfb = af->qfb[0] + 2 * af->geo.ni, af->wfb = af->qfb[0] + 3 * af->geo.ni;
     PetscCall(PetscMalloc1(3 * af->xm, &af->dlapv));
   }
-  if (!af->Pt) { /* P^T explicitly, with a solver of its own: the multigrid's SOR smoothers have no transpose */
-    PetscCall(MatTranspose(af->P, MAT_INITIAL_MATRIX, &af->Pt));
-    PetscCall(AirfoilCreateKSP(af, "pressure_transpose", af->Pt, KSPGMRES, PCMG, af->kspp, &af->kspt));
-  }
   PetscCall(AirfoilViscousWeightForms(af));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -757,6 +753,11 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
 
   PetscFunctionBeginUser;
   (void)xout;
+  if (!af->kspt) { /* at the first adjoint step (forward runs never pay for it): P^T explicitly, with a solver of
+                      its own, since the multigrid's SOR smoothers have no transpose */
+    PetscCall(MatTranspose(af->P, MAT_INITIAL_MATRIX, &af->Pt));
+    PetscCall(AirfoilCreateKSP(af, "pressure_transpose", af->Pt, KSPGMRES, PCMG, af->kspp, &af->kspt));
+  }
   PetscCall(PetscArrayzero(af->qfb[0], 4 * ni));
   PetscCall(AirfoilFarFieldData(af, xin));
   PetscCall(DMGlobalToLocal(af->sda, xin, INSERT_VALUES, af->xloc));
