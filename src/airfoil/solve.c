@@ -310,6 +310,39 @@ PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Adjoint of AirfoilMomentumRHS for the bars rb of the right-hand sides and the bars of the new convection terms
+ * (yb's Nu, Nv, owned): the bars of q (ghosted qb), of the state's fluxes and old convection terms (ghosted xb), of
+ * the data qf, pf and the weights wf. */
+void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                               PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
+                               AirfoilCell **xb)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt     c      = (j - af->ys) * af->xm + (i - af->xs);
+      const PetscReal    A      = g->area[j * g->ni + i];
+      const AirfoilForm *L      = &af->lapv[c];
+      PetscScalar      **rb[2]  = {rbu, rbv};
+      const PetscReal    Nyb[2] = {yb[j][i].Nu, yb[j][i].Nv};
+      PetscReal          gpb[2];
+
+      for (PetscInt d = 0; d < 2; d++) {
+        const PetscReal r = rb[d][j][i];
+        qb[d][j][i] += A * r / dt;
+        AirfoilFormApplyAdjoint(L, i, j, g->ni, (1 - th) * nu * r, qb[d], NULL, NULL);
+        AirfoilFormApplyAdjoint(L, i, j, g->ni, nu * r, NULL, NULL, af->qfb[d]); /* the data: (1 - th) + th */
+        AirfoilConvectionAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, xb, qb[d], NULL,
+                                 &af->qfb[d][i], af->wfb);
+        gpb[d] = -A * r;
+      }
+      xb[j][i].Nu += A * ab * rbu[j][i], xb[j][i].Nv += A * ab * rbv[j][i];
+      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gpb, qb[2], &af->pfb[i]);
+    }
+}
+
 /* Step 2: the predicted face fluxes U*, V*, Vt* of the owned cells (into y), from the ghosted momentum-
  * interpolation velocity w = u* + dt G p^n (in y's local copy yl), the ghosted p^n and u* (owned). */
 void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us, PetscScalar **vs,
@@ -335,6 +368,36 @@ void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar 
     }
 }
 
+/* Adjoint of AirfoilPredictFluxes for the flux bars sb (owned): the bars of w (the u, v of the ghosted wbl), of p^n
+ * (ghosted pb), of u*, v* (owned usb, vsb: the far-field flux) and of the data qf, pf and the weights wf. */
+void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
+                                 AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt   c = (j - af->ys) * af->xm + (i - af->xs), f = j * g->ni + i;
+      const PetscReal *si = g->si + 2 * f, *sj = g->sj + 2 * f, Ub = sb[j][i].U;
+
+      wbl[j][i - 1].u += 0.5 * Ub * si[0], wbl[j][i].u += 0.5 * Ub * si[0];
+      wbl[j][i - 1].v += 0.5 * Ub * si[1], wbl[j][i].v += 0.5 * Ub * si[1];
+      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -af->dt * Ub, pb, NULL, af->pfb);
+      if (j > 0) {
+        const PetscReal Vb = sb[j][i].V;
+        wbl[j - 1][i].u += 0.5 * Vb * sj[0], wbl[j][i].u += 0.5 * Vb * sj[0];
+        wbl[j - 1][i].v += 0.5 * Vb * sj[1], wbl[j][i].v += 0.5 * Vb * sj[1];
+        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -af->dt * Vb, pb, NULL, af->pfb);
+      }
+      if (j == g->nc - 1) {
+        const PetscReal *st = g->sj + 2 * (f + g->ni), w = af->wf[i], Vb = sb[j][i].Vt;
+        usb[j][i] += (1 - w) * st[0] * Vb, vsb[j][i] += (1 - w) * st[1] * Vb;
+        af->qfb[0][i] += w * st[0] * Vb, af->qfb[1][i] += w * st[1] * Vb;
+        af->wfb[i] += ((af->qf[0][i] - us[j][i]) * st[0] + (af->qf[1][i] - vs[j][i]) * st[1]) * Vb;
+      }
+    }
+}
+
 /* -D U* / dt of the owned cells (the right-hand side of P phi = -D U* / dt) from the ghosted fluxes. */
 void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b)
 {
@@ -342,6 +405,20 @@ void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar 
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
       const PetscReal top = j == af->geo.nc - 1 ? yl[j][i].Vt : yl[j + 1][i].V;
       b[j][i]             = -(yl[j][i + 1].U - yl[j][i].U + top - yl[j][i].V) / af->dt;
+    }
+}
+
+/* Adjoint of AirfoilDivergenceRHS: the flux bars (ghosted sbl) += (-D/dt)^T bb (owned). */
+void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl)
+{
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal a = -bb[j][i] / af->dt;
+      sbl[j][i + 1].U += a, sbl[j][i].U -= a, sbl[j][i].V -= a;
+      if (j == af->geo.nc - 1)
+        sbl[j][i].Vt += a;
+      else
+        sbl[j + 1][i].V += a;
     }
 }
 
@@ -363,6 +440,34 @@ void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar
       y[j][i].U -= af->dt * AirfoilFormApply(&af->gfi[c], i, j, g->ni, phi, NULL, NULL);
       if (j > 0) y[j][i].V -= af->dt * AirfoilFormApply(&af->gfj[c], i, j, g->ni, phi, NULL, NULL);
       if (j == g->nc - 1) y[j][i].Vt -= af->dt * AirfoilFormApply(&af->gft[c], i, j, g->ni, phi, NULL, NULL);
+    }
+}
+
+/* Adjoint of AirfoilCorrect: from the output bars yb (owned) the bars of u*, v* (usb, owned, set), of the predicted
+ * fluxes (sb, owned, set), of p^n (xb, owned cells, added) and of phi (phib, ghosted, added). */
+void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
+                           AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  c     = (j - af->ys) * af->xm + (i - af->xs);
+      const PetscReal gb[2] = {-af->dt * yb[j][i].u, -af->dt * yb[j][i].v};
+
+      usb[j][i] = yb[j][i].u, vsb[j][i] = yb[j][i].v;
+      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gb, phib, NULL);
+      xb[j][i].p += yb[j][i].p, phib[j][i] += yb[j][i].p;
+      sb[j][i].U = yb[j][i].U, sb[j][i].V = 0, sb[j][i].Vt = 0;
+      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -af->dt * yb[j][i].U, phib, NULL, NULL);
+      if (j > 0) {
+        sb[j][i].V = yb[j][i].V;
+        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -af->dt * yb[j][i].V, phib, NULL, NULL);
+      }
+      if (j == g->nc - 1) {
+        sb[j][i].Vt = yb[j][i].Vt;
+        AirfoilFormApplyAdjoint(&af->gft[c], i, j, g->ni, -af->dt * yb[j][i].Vt, phib, NULL, NULL);
+      }
     }
 }
 
@@ -607,78 +712,6 @@ PetscErrorCode AirfoilLocalFieldsAdd(Airfoil af, Vec *bl, Vec lambda)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Adjoint of AirfoilCorrect: from the output bars yb (owned) the bars of u*, v* (usb, owned, set), of the predicted
- * fluxes (sb, owned, set), of p^n (xb, owned cells, added) and of phi (phib, ghosted, added). */
-void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
-                           AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib)
-{
-  const AirfoilGeometry *g = &af->geo;
-
-  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
-    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      const PetscInt  c     = (j - af->ys) * af->xm + (i - af->xs);
-      const PetscReal gb[2] = {-af->dt * yb[j][i].u, -af->dt * yb[j][i].v};
-
-      usb[j][i] = yb[j][i].u, vsb[j][i] = yb[j][i].v;
-      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gb, phib, NULL);
-      xb[j][i].p += yb[j][i].p, phib[j][i] += yb[j][i].p;
-      sb[j][i].U = yb[j][i].U, sb[j][i].V = 0, sb[j][i].Vt = 0;
-      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -af->dt * yb[j][i].U, phib, NULL, NULL);
-      if (j > 0) {
-        sb[j][i].V = yb[j][i].V;
-        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -af->dt * yb[j][i].V, phib, NULL, NULL);
-      }
-      if (j == g->nc - 1) {
-        sb[j][i].Vt = yb[j][i].Vt;
-        AirfoilFormApplyAdjoint(&af->gft[c], i, j, g->ni, -af->dt * yb[j][i].Vt, phib, NULL, NULL);
-      }
-    }
-}
-
-/* Adjoint of AirfoilDivergenceRHS: the flux bars (ghosted sbl) += (-D/dt)^T bb (owned). */
-void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl)
-{
-  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
-    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      const PetscReal a = -bb[j][i] / af->dt;
-      sbl[j][i + 1].U += a, sbl[j][i].U -= a, sbl[j][i].V -= a;
-      if (j == af->geo.nc - 1)
-        sbl[j][i].Vt += a;
-      else
-        sbl[j + 1][i].V += a;
-    }
-}
-
-/* Adjoint of AirfoilPredictFluxes for the flux bars sb (owned): the bars of w (the u, v of the ghosted wbl), of p^n
- * (ghosted pb), of u*, v* (owned usb, vsb: the far-field flux) and of the data qf, pf and the weights wf. */
-void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
-                                 AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb)
-{
-  const AirfoilGeometry *g = &af->geo;
-
-  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
-    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      const PetscInt   c = (j - af->ys) * af->xm + (i - af->xs), f = j * g->ni + i;
-      const PetscReal *si = g->si + 2 * f, *sj = g->sj + 2 * f, Ub = sb[j][i].U;
-
-      wbl[j][i - 1].u += 0.5 * Ub * si[0], wbl[j][i].u += 0.5 * Ub * si[0];
-      wbl[j][i - 1].v += 0.5 * Ub * si[1], wbl[j][i].v += 0.5 * Ub * si[1];
-      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -af->dt * Ub, pb, NULL, af->pfb);
-      if (j > 0) {
-        const PetscReal Vb = sb[j][i].V;
-        wbl[j - 1][i].u += 0.5 * Vb * sj[0], wbl[j][i].u += 0.5 * Vb * sj[0];
-        wbl[j - 1][i].v += 0.5 * Vb * sj[1], wbl[j][i].v += 0.5 * Vb * sj[1];
-        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -af->dt * Vb, pb, NULL, af->pfb);
-      }
-      if (j == g->nc - 1) {
-        const PetscReal *st = g->sj + 2 * (f + g->ni), w = af->wf[i], Vb = sb[j][i].Vt;
-        usb[j][i] += (1 - w) * st[0] * Vb, vsb[j][i] += (1 - w) * st[1] * Vb;
-        af->qfb[0][i] += w * st[0] * Vb, af->qfb[1][i] += w * st[1] * Vb;
-        af->wfb[i] += ((af->qf[0][i] - us[j][i]) * st[0] + (af->qf[1][i] - vs[j][i]) * st[1]) * Vb;
-      }
-    }
-}
-
 /* The bars of nu and wf from the velocity solve K u* = r, K = A/dt - theta nu Lv(wf), and the right-hand side's
  * nu Lv terms, for the bars rb of r (K^-T u*b): the step's viscous part is
  *   nu [theta Lv(wf) u* + (1 - theta) Lv(wf) q + Lv_data(wf) qf],
@@ -704,39 +737,6 @@ static void AirfoilViscousParameterBars(Airfoil af, PetscInt d, PetscScalar **us
                                AirfoilFormApplyData(dL, i, g->ni, NULL, af->qf[d]);
           af->wfb[(i + a + g->ni) % g->ni] += nu * rb[j][i] * dv;
         }
-    }
-}
-
-/* Adjoint of AirfoilMomentumRHS for the bars rb of the right-hand sides and the bars of the new convection terms
- * (yb's Nu, Nv, owned): the bars of q (ghosted qb), of the state's fluxes and old convection terms (ghosted xb), of
- * the data qf, pf and the weights wf. */
-void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
-                               PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
-                               AirfoilCell **xb)
-{
-  const AirfoilGeometry *g  = &af->geo;
-  const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
-
-  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
-    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      const PetscInt     c      = (j - af->ys) * af->xm + (i - af->xs);
-      const PetscReal    A      = g->area[j * g->ni + i];
-      const AirfoilForm *L      = &af->lapv[c];
-      PetscScalar      **rb[2]  = {rbu, rbv};
-      const PetscReal    Nyb[2] = {yb[j][i].Nu, yb[j][i].Nv};
-      PetscReal          gpb[2];
-
-      for (PetscInt d = 0; d < 2; d++) {
-        const PetscReal r = rb[d][j][i];
-        qb[d][j][i] += A * r / dt;
-        AirfoilFormApplyAdjoint(L, i, j, g->ni, (1 - th) * nu * r, qb[d], NULL, NULL);
-        AirfoilFormApplyAdjoint(L, i, j, g->ni, nu * r, NULL, NULL, af->qfb[d]); /* the data: (1 - th) + th */
-        AirfoilConvectionAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, xb, qb[d], NULL,
-                                 &af->qfb[d][i], af->wfb);
-        gpb[d] = -A * r;
-      }
-      xb[j][i].Nu += A * ab * rbu[j][i], xb[j][i].Nv += A * ab * rbv[j][i];
-      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gpb, qb[2], &af->pfb[i]);
     }
 }
 
