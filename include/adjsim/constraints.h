@@ -15,6 +15,7 @@
  *   -optimize_constraint_NAME eq|ge|le          sense (required for each listed NAME)
  *   -optimize_constraint_NAME_value b[,b...]    bound (default: the value at the initial design)
  *   -optimize_constraint_thickness_at x[,x...]  chord stations of the thickness (one constraint each)
+ *   -optimize_constraint_NAME_point k[,k...]    multipoint: the design points of a flow constraint (one each)
  * TAO form (TAOALMM): equalities v - b = 0; inequalities v - b >= 0 (ge) or b - v >= 0 (le). */
 #pragma once
 
@@ -52,4 +53,15 @@ PetscErrorCode AdjConstraintsGetSolveCount(AdjConstraints cs, PetscInt *nforward
     random unit-RMS direction for h halved `levels` times from h0; returns the smallest observed rate. Collective. @*/
 PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, PetscReal h0, PetscInt levels,
                                         PetscReal *min_rate);
+/* Flow constraints' values v[i] and design gradients g[i] (regularization excluded), constraint i being functional[i]
+ * at design point point[i], in place of the driver's gradient: multipoint design (multipoint.h), which solves the
+ * constraints of different points concurrently. *stopped >= 0: a signal stopped one of them (no values then).
+ * Collective on the constraints' communicator. */
+typedef PetscErrorCode (*AdjConstraintFlowEvaluation)(void *ctx, PetscInt n, const char *const functional[],
+                                                      const PetscInt point[], Vec p, PetscReal v[], Vec g[],
+                                                      AdjStepIndex *stopped);
+/*@ AdjConstraintsSetFlowEvaluation - flow constraints evaluated by fn at one of npoints design points, chosen with
+    -optimize_constraint_NAME_point (before AdjConstraintsSetFromOptions). Not collective. @*/
+PetscErrorCode AdjConstraintsSetFlowEvaluation(AdjConstraints cs, PetscInt npoints, AdjConstraintFlowEvaluation fn,
+                                               void *ctx);
 PetscErrorCode AdjConstraintsDestroy(AdjConstraints *cs);

@@ -15,6 +15,13 @@
  *                                                  y/c += sum_k b_k sin^3(pi (x/c)^(log 0.5 / log h_k)), peaks
  *                                                  h_k = k/(n+1): the design parameters of a file airfoil;
  *                                                  reference point: the quarter chord)
+ *   joukowski: x0, y0, alpha, chord, eps, kappa   (the Joukowski map z = zeta + 1/zeta of the circle through zeta = 1
+ *                                                  about (-eps, kappa): eps > 0 sets the thickness (t/c about
+ *                                                  1.3 eps), kappa the camber (about kappa / 2 of the chord);
+ *                                                  cusped trailing edge; scaled and turned so that the leading
+ *                                                  edge (the image of the point opposite zeta = 1) lies at the
+ *                                                  origin and the trailing edge at (chord, 0); reference point:
+ *                                                  the quarter chord)
  *   plane:    x0, y0, alpha, nx, ny               (the half-plane behind the line through (x0, y0) with
  *                                                  outward normal (nx, ny), made unit by AdjShapeSetUp,
  *                                                  turned by alpha like the other shapes; an obstacle or
@@ -44,7 +51,8 @@ typedef enum {
   ADJ_SHAPE_NACA4,
   ADJ_SHAPE_CST,
   ADJ_SHAPE_PLANE,
-  ADJ_SHAPE_DAT
+  ADJ_SHAPE_DAT,
+  ADJ_SHAPE_JOUKOWSKI
 } AdjShapeType;
 extern const char *const AdjShapeTypes[];
 

@@ -84,6 +84,10 @@ PetscErrorCode AdjStepperStep(AdjStepper stepper, AdjStepIndex k, Vec xin, Vec x
     must follow AdjStepperStep for the same k and the same unmodified xin (an error otherwise). @*/
 PetscErrorCode AdjStepperStepAdjoint(AdjStepper stepper, AdjStepIndex k, Vec xin, Vec xout, Vec lambda_k,
                                      Vec lambda_km1);
+/*@ AdjStepperIsStepCurrent - whether a step adjoint of step k on xin may follow now without retaking the step:
+    the last forward step was k on this unmodified xin, and no step adjoint has spent its intermediates since (a type
+    whose adjoint keeps them: AdjStepperSetAdjointKeepsStep). Not collective. @*/
+PetscErrorCode AdjStepperIsStepCurrent(AdjStepper stepper, AdjStepIndex k, Vec xin, PetscBool *current);
 PetscErrorCode AdjStepperObjective(AdjStepper stepper, AdjStepIndex k, Vec x, PetscReal *J); /* J_k(x_k) */
 /*@ AdjStepperObjectiveAdjoint - lambda_k += dJ_k/dx_k, grad += dJ_k/dp. @*/
 PetscErrorCode AdjStepperObjectiveAdjoint(AdjStepper stepper, AdjStepIndex k, Vec x, Vec lambda);

@@ -94,6 +94,13 @@ PetscErrorCode AdjStepperSetStateTemplate(AdjStepper stepper, Vec x, const char 
     operation. x0 is referenced, not copied. Not collective. @*/
 PetscErrorCode AdjStepperSetInitialStateVec(AdjStepper stepper, Vec x0);
 
+/*@ AdjStepperSetAdjointKeepsStep - declare that the type's stepadjoint leaves the intermediates of the forward step
+    it follows intact, so that several step adjoints of step k (with different lambda_k) may follow one forward step
+    (AdjStepperIsStepCurrent; the steady adjoint applies dPhi^T many times at one x*). Only declare it for an adjoint
+    that reads, and never overwrites, what step stored (a test must show the repeated adjoints equal to ones after a
+    retaken step, bit for bit: tests/adjoint/steady_reuse.sh). Not collective. @*/
+PetscErrorCode AdjStepperSetAdjointKeepsStep(AdjStepper stepper, PetscBool flag);
+
 /*@ AdjStepperAddGradientVec - declare one of the type's gradient accumulators: a vector the adjoint operations add
     to (the gradient of a field block, a sensitivity map). The stepper zeroes it before every gradient, and writes
     and reads it when a gradient run stops on a signal and continues in a later job (its values are this run's

@@ -476,7 +476,7 @@ PetscErrorCode AdjDriverForward(AdjDriver drv, Vec p, PetscBool write_output, Pe
     PetscCall(bad);
     PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, &drv->steady_stopped));
     if (drv->steady_stopped) n = k; /* this step is the last: outputs and the restart file say so */
-    PetscCall(VecSwap(drv->x, drv->y));
+    AdjDriverSwapVecs(&drv->x, &drv->y);
     PetscCall(AdjStepperObjective(drv->stepper, k, drv->x, &Jk));
     *J += Jk;
     if (out) PetscCall(AdjOutputSetRestartObjective(drv->out, *J)); /* recorded by restart writes at step k */
@@ -519,7 +519,7 @@ static PetscErrorCode AdjDriverReverseStep(AdjDriver drv, AdjStepIndex k, AdjSte
   if (k == n) PetscCall(VecSet(drv->lam, 0.0));
   PetscCall(AdjStepperObjectiveAdjoint(drv->stepper, k, drv->y, drv->lam));
   PetscCall(AdjStepperStepAdjoint(drv->stepper, k, drv->x, drv->y, drv->lam, drv->lamprev));
-  PetscCall(VecSwap(drv->lam, drv->lamprev));
+  AdjDriverSwapVecs(&drv->lam, &drv->lamprev);
   PetscCall(PetscLogEventEnd(ADJ_ReverseStep, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -574,7 +574,7 @@ static PetscErrorCode AdjDriverGradientAdvance(AdjDriver drv, AdjGradientSweep *
         break;
       }
     }
-    PetscCall(VecSwap(drv->x, drv->y));
+    AdjDriverSwapVecs(&drv->x, &drv->y);
     sw->advanced = k;
     PetscCall(AdjDriverTestStopStep(drv));
     PetscCall(AdjDriverGradientStopRequested(drv, k, stop));

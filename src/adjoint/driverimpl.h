@@ -17,6 +17,8 @@ typedef struct {
   PetscReal          rnorm, bnorm;
   KSPConvergedReason reason;
   PetscInt64         applications; /* step-adjoint applications of the last gradient (operator and final one) */
+  PetscInt64         steps;        /* forward steps retaken at x* by the last gradient (its march not counted) */
+  PetscBool          retake;       /* -steady_adjoint_retake_step: retake the step before every application */
 } AdjDriverSteady;
 
 struct _p_AdjDriver {
@@ -77,3 +79,14 @@ PetscErrorCode AdjDriverSteadyForward(AdjDriver drv, Vec p, PetscBool write_outp
 PetscErrorCode AdjDriverSteadyGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g);
 PetscErrorCode AdjDriverSteadyRecord(AdjDriver drv, const char group[]);
 PetscErrorCode AdjDriverSteadyDestroy(AdjDriver drv);
+
+/* x <-> y by exchanging the handles, not the values (PETSc's VecSwap copies both arrays: four streams of the state per
+ * step, about 15% of a memory-bound transport step at 2048^2).  Every user of the driver's state vectors takes them
+ * from drv after the swap, and the stepper's adjoint contract follows the handle it was given. */
+static inline void AdjDriverSwapVecs(Vec *a, Vec *b)
+{
+  Vec t = *a;
+
+  *a = *b;
+  *b = t;
+}

@@ -45,6 +45,11 @@ PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
       "fixed-point adjoint (I - (dPhi/dx)^T) mu = b at x* by KSP (options -steady_adjoint_ksp_*, default gmres, "
       "restart 100, rtol 1e-12) instead of reversing the march: one state, no checkpoints (docs/steady.md)",
       "", s->on, &s->on, NULL));
+  PetscCall(PetscOptionsBool("-steady_adjoint_retake_step",
+                             "Retake the forward step at x* before every step-adjoint application, even when the "
+                             "solver's adjoint keeps the step's intermediates (the default then takes it once): for "
+                             "checking that both give the same gradient bit for bit",
+                             "", s->retake, &s->retake, NULL));
   PetscOptionsEnd();
   if (!s->on) PetscFunctionReturn(PETSC_SUCCESS);
   {
@@ -174,7 +179,7 @@ static PetscErrorCode AdjSteadyMarchStep(AdjDriver drv, AdjStepIndex k, AdjStepI
   if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
   PetscCall(bad);
   PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, stop));
-  PetscCall(VecSwap(drv->x, drv->y));
+  AdjDriverSwapVecs(&drv->x, &drv->y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -285,9 +290,24 @@ PetscErrorCode AdjDriverSteadyForward(AdjDriver drv, Vec p, PetscBool write_outp
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* w = (I - A^T) v with A = dPhi_k/dx at x* = drv->x: the step is retaken first (the adjoint contract), and v is
- * copied so that no solver's step adjoint writes into a vector the KSP owns. No objective term enters: the step
- * adjoint then adds only (dPhi/dp)^T v to the parameter gradient, which AdjSteadyFinalGradient zeroes. */
+/* y = Phi_k(x*) with the step's intermediates ready for a step adjoint (the adjoint contract): the step is taken
+ * only when the last one is not still current, i.e. once per gradient for a solver whose adjoint keeps them
+ * (AdjStepperSetAdjointKeepsStep), before every application otherwise (or with -steady_adjoint_retake_step). */
+static PetscErrorCode AdjSteadyStepAtFixedPoint(AdjDriver drv)
+{
+  PetscBool current;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperIsStepCurrent(drv->stepper, drv->steady.info.k, drv->x, &current));
+  if (current && !drv->steady.retake) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperStep(drv->stepper, drv->steady.info.k, drv->x, drv->y));
+  drv->steady.steps++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* w = (I - A^T) v with A = dPhi_k/dx at x* = drv->x, v copied so that no solver's step adjoint writes into a vector
+ * the KSP owns. No objective term enters: the step adjoint then adds only (dPhi/dp)^T v to the parameter gradient,
+ * which AdjSteadyFinalGradient zeroes. */
 static PetscErrorCode AdjSteadyMult(Mat op, Vec v, Vec w)
 {
   AdjDriver drv;
@@ -295,7 +315,7 @@ static PetscErrorCode AdjSteadyMult(Mat op, Vec v, Vec w)
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(op, &drv));
   PetscCall(VecCopy(v, drv->lam));
-  PetscCall(AdjStepperStep(drv->stepper, drv->steady.info.k, drv->x, drv->y));
+  PetscCall(AdjSteadyStepAtFixedPoint(drv));
   PetscCall(AdjStepperStepAdjoint(drv->stepper, drv->steady.info.k, drv->x, drv->y, drv->lam, drv->lamprev));
   PetscCall(VecWAXPY(w, -1.0, drv->lamprev, v));
   drv->steady.applications++;
@@ -327,7 +347,7 @@ static PetscErrorCode AdjSteadyRightHandSide(AdjDriver drv)
   const AdjStepIndex k = drv->steady.info.k;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
+  PetscCall(AdjSteadyStepAtFixedPoint(drv));
   PetscCall(VecSet(drv->lam, 0.0));
   PetscCall(AdjStepperObjectiveAdjoint(drv->stepper, k, drv->y, drv->lam));
   PetscCall(AdjStepperStepAdjoint(drv->stepper, k, drv->x, drv->y, drv->lam, drv->steady.b));
@@ -368,7 +388,7 @@ static PetscErrorCode AdjSteadyFinalGradient(AdjDriver drv, Vec g, PetscReal *R)
 
   PetscFunctionBeginUser;
   PetscCall(AdjStepperZeroGradient(drv->stepper));
-  PetscCall(AdjStepperStep(drv->stepper, k, drv->x, drv->y));
+  PetscCall(AdjSteadyStepAtFixedPoint(drv));
   PetscCall(VecCopy(drv->steady.mu, drv->lam));
   PetscCall(AdjStepperObjectiveAdjoint(drv->stepper, k, drv->y, drv->lam));
   PetscCall(AdjStepperStepAdjoint(drv->stepper, k, drv->x, drv->y, drv->lam, drv->lamprev));
@@ -391,6 +411,7 @@ PetscErrorCode AdjDriverSteadyGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g
   drv->final_step     = -1;
   s->solved           = PETSC_FALSE;
   s->applications     = 0;
+  s->steps            = 0;
   PetscCall(AdjSteadyMarch(drv, p, PETSC_FALSE, &n, &dt));
   if (n < 0) { /* interrupted: no gradient (AdjDriverGetInterruptedStep() >= 0) */
     *J = PETSC_MAX_REAL;
@@ -409,10 +430,11 @@ PetscErrorCode AdjDriverSteadyGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g
   PetscCall(KSPGetType(s->ksp, &type));
   PetscCall(PetscPrintf(drv->comm,
                         "steady adjoint: %s %s in %" PetscInt_FMT " iterations, residual %.3e (%.3e relative), "
-                        "%" PetscInt64_FMT " step-adjoint applications; steady state at step %" PetscInt64_FMT
+                        "%" PetscInt64_FMT " step-adjoint applications after %" PetscInt64_FMT
+                        " forward step(s) at x*; steady state at step %" PetscInt64_FMT
                         " (change rate %.3e 1/s), objective of step %" PetscInt64_FMT "\n",
                         type, KSPConvergedReasons[s->reason], s->iterations, (double)s->rnorm,
-                        (double)(s->bnorm > 0 ? s->rnorm / s->bnorm : 0), s->applications, (PetscInt64)n,
+                        (double)(s->bnorm > 0 ? s->rnorm / s->bnorm : 0), s->applications, s->steps, (PetscInt64)n,
                         (double)s->residual, (PetscInt64)s->info.k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -433,13 +455,14 @@ PetscErrorCode AdjDriverSteadyRecord(AdjDriver drv, const char group[])
   if (!s->solved) PetscFunctionReturn(PETSC_SUCCESS);
   {
     KSPType  type;
-    PetscInt counts[2] = {s->iterations, (PetscInt)s->applications};
+    PetscInt counts[3] = {s->iterations, (PetscInt)s->applications, (PetscInt)s->steps};
 
     PetscCall(KSPGetType(s->ksp, &type));
     PetscCall(AdjOutputSetAttribute(drv->out, group, "steady_adjoint_ksp_type", type));
     PetscCall(AdjOutputSetAttribute(drv->out, group, "steady_adjoint_reason", KSPConvergedReasons[s->reason]));
     PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_iterations", 1, &counts[0]));
     PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_applications", 1, &counts[1]));
+    PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_forward_steps", 1, &counts[2]));
     PetscCall(AdjOutputSetAttributeReal(drv->out, group, "steady_adjoint_residual", s->rnorm));
     PetscCall(AdjOutputSetAttributeReal(drv->out, group, "steady_adjoint_rhs_norm", s->bnorm));
   }

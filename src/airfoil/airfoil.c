@@ -6,7 +6,8 @@
 #include <adjsim/stepperimpl.h>
 #include <adjsim/timeaxis.h>
 
-const char *const AirfoilBodyTypes[] = {"circle", "naca4", "dat", "AirfoilBodyType", "AIRFOIL_BODY_", NULL};
+const char *const AirfoilBodyTypes[] = {"circle",          "naca4",         "dat", "joukowski",
+                                        "AirfoilBodyType", "AIRFOIL_BODY_", NULL};
 
 /* The body from -airfoil_body and its options (position (0, 0): the circle's centre or the airfoil's
  * quarter chord; the angle of attack is the free stream's, -airfoil_alpha). */
@@ -14,12 +15,19 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
 {
   PetscInt  body     = AIRFOIL_BODY_NACA4;
   char      naca[16] = "0012", dat[PETSC_MAX_PATH_LEN] = "";
-  PetscReal chord = 1, diameter = 1;
+  PetscReal chord = 1, diameter = 1, jk[2] = {0.1, 0.05};
+  PetscInt  njk = 2;
+  PetscBool jset;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(af->comm, af->prefix, "Airfoil: body", "Airfoil");
-  PetscCall(PetscOptionsEList("-airfoil_body", "Body: circle, naca4 or dat (a Selig-format file)", "", AirfoilBodyTypes,
-                              3, AirfoilBodyTypes[body], &body, NULL));
+  PetscCall(PetscOptionsEList("-airfoil_body", "Body: circle, naca4, dat (a Selig-format file) or joukowski", "",
+                              AirfoilBodyTypes, 4, AirfoilBodyTypes[body], &body, NULL));
+  PetscCall(
+      PetscOptionsRealArray("-airfoil_joukowski",
+                            "Joukowski thickness and camber parameters eps,kappa (t/c about 1.3 eps, camber about "
+                            "kappa/2 of the chord; docs/airfoil.md)",
+                            "", jk, &njk, &jset));
   PetscCall(PetscOptionsString("-airfoil_naca", "NACA 4-digit designation, e.g. 0012 or 2412", "", naca, naca,
                                sizeof(naca), NULL));
   PetscCall(
@@ -45,6 +53,10 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
     af->shape.p[4] = (naca[0] - '0') / 100.0;
     af->shape.p[5] = naca[1] == '0' ? 0.4 : (naca[1] - '0') / 10.0;
     af->shape.p[6] = ((naca[2] - '0') * 10 + (naca[3] - '0')) / 100.0;
+  } else if (af->body == AIRFOIL_BODY_JOUKOWSKI) { /* the parameters are checked by AdjShapeSetUp */
+    PetscCheck(!jset || njk == 2, af->comm, PETSC_ERR_USER_INPUT, "-airfoil_joukowski: give two numbers eps,kappa");
+    af->shape.type = ADJ_SHAPE_JOUKOWSKI, af->shape.np = 6, af->shape.p[3] = chord;
+    af->shape.p[4] = jk[0], af->shape.p[5] = jk[1];
   } else {
     PetscCheck(dat[0], af->comm, PETSC_ERR_USER_INPUT, "-airfoil_body dat needs -airfoil_dat <Selig-format file>");
     PetscCall(AdjShapeReadSelig(af->comm, dat, "-airfoil_dat", 0, &af->shape));

@@ -64,7 +64,7 @@ typedef struct {
 } AirfoilCell;
 #define AIRFOIL_DOF 8
 
-typedef enum { AIRFOIL_BODY_CIRCLE, AIRFOIL_BODY_NACA4, AIRFOIL_BODY_DAT } AirfoilBodyType;
+typedef enum { AIRFOIL_BODY_CIRCLE, AIRFOIL_BODY_NACA4, AIRFOIL_BODY_DAT, AIRFOIL_BODY_JOUKOWSKI } AirfoilBodyType;
 extern const char *const AirfoilBodyTypes[];
 
 typedef struct _n_Airfoil *Airfoil;
@@ -132,6 +132,25 @@ PetscReal AirfoilFormApplyData(const AirfoilForm *F, PetscInt i, PetscInt ni, co
                                const PetscReal qf[]);
 PetscReal AirfoilFormApply(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscScalar **q,
                            const PetscReal qw[], const PetscReal qf[]);
+
+/* Derivatives of the geometry and the forms (metrics.c) and the chain to the shape parameters
+ * (shapeadjoint.c).  A "bar" geometry gb holds the adjoint (bar) of each array of a geometry, a tangent
+ * geometry dg the derivative of each array; both have the sizes of g (AirfoilGeometryBarCreate, all zero)
+ * and are destroyed by AirfoilGeometryDestroy. */
+PetscErrorCode AirfoilGeometryBarCreate(const AirfoilGeometry *g, AirfoilGeometry *gb);
+PetscErrorCode AirfoilGeometryBarZero(AirfoilGeometry *gb);
+void           AirfoilGeometryTangent(const AirfoilGeometry *g, const PetscReal dxn[], AirfoilGeometry *dg);
+void           AirfoilGeometryAdjoint(const AirfoilGeometry *g, AirfoilGeometry *gb);
+void AirfoilFormIFaceAdjoint(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, PetscInt s,
+                             const AirfoilForm *Fb, AirfoilGeometry *gb, PetscReal wfb[]);
+void AirfoilFormJFaceAdjoint(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j, PetscInt t,
+                             const AirfoilForm *Fb, AirfoilGeometry *gb, PetscReal wfb[]);
+void AirfoilFormLaplacianAdjoint(const AirfoilGeometry *g, const AirfoilBoundary *bc, PetscInt i, PetscInt j,
+                                 const AirfoilForm *Fb, AirfoilGeometry *gb, PetscReal wfb[]);
+PetscErrorCode AirfoilOGridGather(AdjOGrid og, Vec X, PetscReal xn[]);
+PetscErrorCode AirfoilShapeTangent(AdjOGrid og, const AirfoilGeometry *g, const PetscReal dp[], AirfoilGeometry *dg);
+PetscErrorCode AirfoilNodeBarToShape(AdjOGrid og, const PetscReal xnb[], PetscReal pb[]);
+PetscErrorCode AirfoilShapeAdjoint(AdjOGrid og, const AirfoilGeometry *g, AirfoilGeometry *gb, PetscReal pb[]);
 
 /* Field kernels (operators.c): owned cells from ghosted arrays. */
 PetscReal AirfoilWallValue(const AirfoilGeometry *g, PetscInt i, PetscScalar **q);

@@ -375,12 +375,34 @@ PetscErrorCode AdjOGridGetQuality(AdjOGrid og, AdjOGridQuality *q)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A folded cell or a cell angle below -airfoil_grid_min_angle is refused. Collective. */
+/* The far-field circle must enclose the body with room to spare: R >= 2 rho, rho the largest distance of a wall
+ * point from the reference point c (the centre of the far-field circle).  A closer far field folds the grid or
+ * pinches it between the body and the circle (measured: a NACA 0012 folds at R = 0.8 chords, a circle at
+ * R = 0.6 diameters), and would in any case spoil the forces (the default is 50 reference lengths).  Decided
+ * from the replicated wall points, so the same on every rank. Collective. */
+static PetscErrorCode OGridCheckFarField(AdjOGrid og)
+{
+  PetscReal rho = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < og->ni; i++)
+    rho = PetscMax(rho, PetscHypotReal(og->S[i][0] - og->shape.p[0], og->S[i][1] - og->shape.p[1]));
+  PetscCheck(og->radius >= 2 * rho, og->comm, PETSC_ERR_USER_INPUT,
+             "-airfoil_farfield %g puts the far field (radius %g m) too close to the %s, which reaches %g m from its "
+             "reference point: the far-field radius must be at least twice that (give -airfoil_farfield >= %g; "
+             "forces need of order 50)",
+             (double)og->farfield, (double)og->radius, AdjShapeTypes[og->shape.type], (double)rho,
+             (double)(2 * rho * og->farfield / og->radius));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A far field too close, a folded cell or a cell angle below -airfoil_grid_min_angle is refused. Collective. */
 static PetscErrorCode OGridCheck(AdjOGrid og)
 {
   AdjOGridQuality q;
 
   PetscFunctionBeginUser;
+  PetscCall(OGridCheckFarField(og));
   PetscCall(AdjOGridGetQuality(og, &q));
   PetscCheck(q.min_jacobian > 0 && !PetscIsInfOrNanReal(q.min_jacobian), og->comm, PETSC_ERR_USER_INPUT,
              "The O-grid around the %s has folded cells (smallest cell Jacobian %g m^2): the body curve may cross "
@@ -545,6 +567,7 @@ PetscErrorCode AdjOGridView(AdjOGrid og, PetscViewer viewer)
   AdjOGridQuality q;
 
   PetscFunctionBeginUser;
+  PetscCall(OGridCheckFarField(og));
   PetscCall(AdjOGridGetQuality(og, &q));
   PetscCall(PetscViewerASCIIPrintf(
       viewer,

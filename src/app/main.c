@@ -5,6 +5,7 @@
 #include <adjsim/driver.h>
 #include <adjsim/io.h>
 #include <adjsim/optim.h>
+#include <adjsim/multipoint.h>
 #include <adjsim/interrupt.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -140,6 +141,44 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Gradient mode of a multipoint design: J = sum_k w_k J_k and its gradient (every point concurrently), the points'
+ * values on stdout and in /optimization/multipoint_* of the run file, and the Taylor test of the sum. */
+static PetscErrorCode AdjRunGradientMultipoint(MPI_Comm comm, const AdjRunOptions *ro, AdjMultipoint mp, Vec p,
+                                               AdjOutput out, int *exit_status)
+{
+  Vec          g;
+  PetscReal    J, gnorm;
+  AdjStepIndex stopped;
+
+  PetscFunctionBeginUser;
+  PetscCheck(ro->fd_components == 0, comm, PETSC_ERR_USER_INPUT,
+             "-adjoint_fd_check is not available with -design_points: use -adjoint_taylor_test");
+  PetscCall(VecDuplicate(p, &g));
+  PetscCall(AdjMultipointEvaluate(mp, p, &J, g, &stopped));
+  if (stopped >= 0) {
+    PetscCall(PetscPrintf(comm, "adjsim: multipoint gradient stopped by a signal; run it again (exit status %d)\n",
+                          ADJ_EXIT_INTERRUPTED));
+    *exit_status = ADJ_EXIT_INTERRUPTED;
+    PetscCall(VecDestroy(&g));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecNorm(g, NORM_2, &gnorm));
+  PetscCall(AdjMultipointView(mp));
+  PetscCall(
+      PetscPrintf(comm, "gradient: J = %.16e  |g| = %.10e (design space, multipoint)\n", (double)J, (double)gnorm));
+  PetscCall(AdjMultipointWrite(mp, out));
+  if (ro->taylor) {
+    PetscReal rate;
+    PetscCall(AdjMultipointTaylorTest(mp, p, &rate));
+    PetscCall(PetscPrintf(comm, "Taylor test: smallest second-order rate %.3f (required >= %.2f): %s\n", (double)rate,
+                          (double)ro->taylor_min_rate, rate >= ro->taylor_min_rate ? "PASS" : "FAIL"));
+    PetscCheck(rate >= ro->taylor_min_rate, comm, PETSC_ERR_NOT_CONVERGED, "Taylor test failed: rate %.3f < %.2f",
+               (double)rate, (double)ro->taylor_min_rate);
+  }
+  PetscCall(VecDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* After a graceful stop on a signal: where the restart state is, and exit status 85. */
 static PetscErrorCode AdjReportInterrupted(MPI_Comm comm, AdjOutput out, const char what[], PetscInt64 at,
                                            int *exit_status)
@@ -192,8 +231,8 @@ static PetscErrorCode AdjProjectedGradientNorm(AdjParams params, Vec p, Vec g, P
 
 /* Optimization; with -restart it resumes from an optimization restart file, and on SIGUSR1 or
  * SIGTERM it stops after the current iteration with a restart file (exit status 85). */
-static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjOutput out,
-                                     Vec p, int *exit_status)
+static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer opt, AdjStepper st, AdjMultipoint mp,
+                                     AdjOutput out, Vec p, int *exit_status)
 {
   PetscReal   J, gnorm, pgnorm;
   AdjParams   params;
@@ -216,8 +255,22 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
     PetscCall(AdjReportInterrupted(comm, out, "iteration", stopped, exit_status));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* Leave the model at the optimum: the gradient there, and a forward run with fields. */
   PetscCall(VecDuplicate(p, &g));
+  if (mp) { /* the points at the optimum (no fields: each point's forward run is a single-point run of its options) */
+    AdjStepIndex stopped_at;
+    PetscCall(AdjMultipointEvaluate(mp, p, &J, g, &stopped_at));
+    PetscCall(VecNorm(g, NORM_2, &gnorm));
+    PetscCall(AdjProjectedGradientNorm(params, p, g, &pgnorm));
+    PetscCall(AdjMultipointView(mp));
+    PetscCall(AdjMultipointWrite(mp, out));
+    PetscCall(PetscPrintf(comm,
+                          "optimize: final J = %.16e  |g| = %.4e projected on the bounds (as in the history), %.4e "
+                          "in full (design space; multipoint)\n",
+                          (double)J, (double)pgnorm, (double)gnorm));
+    PetscCall(VecDestroy(&g));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* Leave the model at the optimum: the gradient there, and a forward run with fields. */
   PetscCall(AdjDriverGradient(drv, p, &J, g));
   PetscCall(VecNorm(g, NORM_2, &gnorm));
   PetscCall(AdjProjectedGradientNorm(params, p, g, &pgnorm));
@@ -311,6 +364,7 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
   AdjDriver        drv;
   AdjOutput        out;
   AdjOptimizer     opt;
+  AdjMultipoint    mp = NULL;
   Vec              p;
   DM               da;
   const PetscReal *lower, *upper;
@@ -330,7 +384,11 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
   PetscCall(AdjDriverSetFromOptions(drv));
   PetscCall(AdjOutputCreate(comm, &out));
   PetscCall(AdjOutputSetFromOptions(out));
+  PetscCall(AdjMultipointCreate(st, &mp));
+  PetscCheck(!mp || ro.mode != MODE_FORWARD, comm, PETSC_ERR_USER_INPUT,
+             "-design_points is for -mode gradient and optimize: run each operating point's forward run on its own");
   PetscCall(AdjOptimizerCreate(drv, &opt));
+  if (mp) PetscCall(AdjMultipointAttach(mp, opt));
   PetscCall(AdjOptimizerSetFromOptions(opt));
   if (ro.mode != MODE_FORWARD) PetscCall(AdjCheckAdjointRun(comm, &ro, st, drv));
   PetscCall(AdjDriverCheckSteadySupported(drv));
@@ -353,10 +411,12 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
         PetscCall(AdjReportInterrupted(comm, out, "step", (PetscInt64)stopped, exit_status));
       } else
         PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
-    } else if (ro.mode == MODE_GRADIENT)
+    } else if (ro.mode == MODE_GRADIENT && mp)
+      PetscCall(AdjRunGradientMultipoint(comm, &ro, mp, p, out, exit_status));
+    else if (ro.mode == MODE_GRADIENT)
       PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p, exit_status));
     else
-      PetscCall(AdjRunOptimize(comm, drv, opt, st, out, p, exit_status));
+      PetscCall(AdjRunOptimize(comm, drv, opt, st, mp, out, p, exit_status));
     PetscCall(AdjStepperWriteParameters(st, out));
     if (*exit_status == 0) PetscCall(AdjOutputClose(out)); /* an interrupted run's file stays .partial */
     PetscCall(VecDestroy(&p));
@@ -365,6 +425,7 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
                           *exit_status ? "interrupted" : "done", t1 - t0));
   }
   PetscCall(AdjOptimizerDestroy(&opt));
+  PetscCall(AdjMultipointDestroy(&mp));
   PetscCall(AdjOutputDestroy(&out));
   PetscCall(AdjDriverDestroy(&drv));
   PetscCall(AdjStepperDestroy(&st));

@@ -164,7 +164,7 @@ static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
 
   PetscFunctionBeginUser;
   *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0 || fl->obj.w_drag != 0 ||
-                     fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
+                     fl->obj.w_lift != 0 || fl->obj.w_ld != 0 || fl->obj.w_endurance != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,7 +175,7 @@ static PetscErrorCode FluidObjectiveFinalStep(void *ctx, const char **term)
 {
   Fluid     fl       = (Fluid)ctx;
   PetscBool averaged = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.w_drag != 0 ||
-                                   fl->obj.w_lift != 0 || fl->obj.w_ld != 0);
+                                   fl->obj.w_lift != 0 || fl->obj.w_ld != 0 || fl->obj.w_endurance != 0);
 
   PetscFunctionBeginUser;
   *term = averaged && fl->obj.klast == fl->nsteps
@@ -531,6 +531,9 @@ PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
   PetscCall(PetscNew(&fl));
   PetscCall(AdjStepperGetComm(st, &fl->comm));
   PetscCall(AdjStepperSetImplementation(st, fl, &FluidOps));
+  /* the RK3 adjoint reads the stages and masks the step stored and writes only its own work vectors (the force
+     weights it resets are the objective's, not the step's): tests steady_reuse_fluid* */
+  PetscCall(AdjStepperSetAdjointKeepsStep(st, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -53,15 +53,15 @@ static inline PetscBool FluidIsBoundaryFace(const FluidGrid *g, PetscInt d, Pets
 /* Objective terms (objective.c), each weighted; kinetic energy and enstrophy are averaged over
  * the steps whose time lies in [window[0], window[1]] (default: the final step only). */
 typedef struct {
-  PetscReal     w_energy, w_enstrophy, w_misfit, w_drag, w_lift, w_ld;
+  PetscReal     w_energy, w_enstrophy, w_misfit, w_drag, w_lift, w_ld, w_endurance;
   PetscReal     window[2];
   PetscInt      nwindow; /* steps in the window */
   AdjStepIndex  kfirst, klast;
   PetscInt      nobs;
   AdjStepIndex *obs_step;
   Vec          *obs_u, *obs_v; /* cell-centred observed velocities on pda */
-  PetscBool     selected;       /* a force functional alone (FluidObjectiveSelect): no field terms, no misfit */
-  PetscReal     configured[5];  /* the weights w_energy, w_enstrophy, w_drag, w_lift, w_ld it replaced */
+  PetscBool     selected;      /* a force functional alone (FluidObjectiveSelect): no field terms, no misfit */
+  PetscReal     configured[6]; /* the weights w_energy, w_enstrophy, w_drag, w_lift, w_ld, w_endurance it replaced */
 } FluidObjective;
 
 /* Immersed body (body.c): Brinkman penalization with a smooth mask on the faces. */

@@ -1,7 +1,7 @@
 /* Objectives of the fluid solver and their adjoints.  With weights w_E, w_Z, w_d:
  *
- *   J = (1/N) sum_{k in window} [ w_E E + w_Z Z + w_D C_D + w_L C_L + w_R C_L/C_D ](x_k)  +  w_d/2 sum_{k observed}
- * ||U(x_k) - d_k||^2
+ *   J = (1/N) sum_{k in window} [ w_E E + w_Z Z + w_D C_D + w_L C_L + w_R C_L/C_D + w_P P(C_L)/C_D ](x_k)
+ *       +  w_d/2 sum_{k observed} ||U(x_k) - d_k||^2
  *
  *   E = 1/2 sum_faces (u^2 + v^2) hx hy          kinetic energy per unit depth [m^4/s^2] over the
  *                                                 stored non-boundary faces (the MAC energy norm)
@@ -10,6 +10,9 @@
  *                                                 four corner values)
  *   C_D, C_L, C_L/C_D                            drag and lift coefficients of the immersed body
  *                                                 (body.c; the ratio is averaged step by step)
+ *   P(C_L)/C_D, P(C) = sign(C) |C|^(3/2)         the endurance factor C_L^1.5/C_D (averaged step by step);
+ *                                                 P extends C^1.5 to C_L < 0 as an odd C^1 function (P' =
+ *                                                 1.5 |C|^(1/2), 0 at C = 0), so no branch is hidden
  *   U = cell-centre velocities (u_c, v_c)        compared with the fields "u", "v" of an earlier
  *                                                 run file (its output steps are the observations)
  *
@@ -209,6 +212,10 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
                              "Weight of the lift-to-drag ratio C_L/C_D of the immersed body (use a negative weight to "
                              "maximize it)",
                              "", o->w_ld, &o->w_ld, NULL));
+  PetscCall(PetscOptionsReal("-fluid_objective_endurance",
+                             "Weight of the endurance factor C_L^1.5/C_D of the immersed body (sign(C_L) |C_L|^1.5 / "
+                             "C_D for negative lift; use a negative weight to maximize it)",
+                             "", o->w_endurance, &o->w_endurance, NULL));
   PetscCall(PetscOptionsRealArray("-fluid_objective_window",
                                   "Time window t0,t1 [s] over which energy and enstrophy are averaged (default: "
                                   "the final step alone)",
@@ -224,16 +231,18 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
   PetscCheck(!set || n == 2, fl->comm, PETSC_ERR_USER_INPUT, "-fluid_objective_window needs two times t0,t1");
   { /* a negative weight maximizes a term (e.g. lift-to-drag); inf or nan is never a weight */
     const char *const names[] = {"-fluid_objective_kinetic_energy", "-fluid_objective_enstrophy",
-                                 "-fluid_objective_drag", "-fluid_objective_lift", "-fluid_objective_lift_to_drag"};
-    const PetscReal   w[]     = {o->w_energy, o->w_enstrophy, o->w_drag, o->w_lift, o->w_ld};
-    for (PetscInt t = 0; t < 5; t++) PetscCall(AdjCheckRealOption(fl->comm, names[t], w[t], ADJ_REAL_FINITE, NULL));
+                                 "-fluid_objective_drag",           "-fluid_objective_lift",
+                                 "-fluid_objective_lift_to_drag",   "-fluid_objective_endurance"};
+    const PetscReal   w[]     = {o->w_energy, o->w_enstrophy, o->w_drag, o->w_lift, o->w_ld, o->w_endurance};
+    for (PetscInt t = 0; t < 6; t++) PetscCall(AdjCheckRealOption(fl->comm, names[t], w[t], ADJ_REAL_FINITE, NULL));
     PetscCall(AdjCheckRealOption(fl->comm, "-fluid_obs_weight", o->w_misfit, ADJ_REAL_NONNEGATIVE, "s^2/m^4"));
     if (set)
       PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_objective_window", n, o->window, ADJ_REAL_FINITE, "s"));
   }
-  PetscCheck(
-      fl->body.on || (o->w_drag == 0 && o->w_lift == 0 && o->w_ld == 0), fl->comm, PETSC_ERR_USER_INPUT,
-      "-fluid_objective_drag, _lift and _lift_to_drag need an immersed body (-fluid_body circle|ellipse|naca4|cst)");
+  PetscCheck(fl->body.on || (o->w_drag == 0 && o->w_lift == 0 && o->w_ld == 0 && o->w_endurance == 0), fl->comm,
+             PETSC_ERR_USER_INPUT,
+             "-fluid_objective_drag, _lift, _lift_to_drag and _endurance need an immersed body (-fluid_body "
+             "circle|ellipse|naca4|cst)");
   PetscCall(FluidObjectiveWindow(fl, set));
   if (obs[0]) PetscCall(FluidLoadObservations(fl, obs));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -252,12 +261,31 @@ PetscErrorCode FluidObjectiveDestroy(Fluid fl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Do the force terms (drag, lift, their ratio) count at step k? */
+/* The force terms of one step, (w_D C_D + w_L C_L + w_R C_L/C_D + w_P P(C_L)/C_D) / N with c = (C_D, C_L), and
+ * their partial derivatives w = (d/dC_D, d/dC_L):  d(C_L/C_D) = dC_L/C_D - C_L dC_D/C_D^2,
+ * d(P/C_D) = 1.5 |C_L|^(1/2) dC_L/C_D - P dC_D/C_D^2.  The ratio terms are added only when weighted, so that c may
+ * be a dummy (1, 0) then.  Not collective. */
+static PetscReal FluidForceTerms(const FluidObjective *o, const PetscReal c[2], PetscReal w[2])
+{
+  const PetscReal P = o->w_endurance != 0 ? PetscSign(c[1]) * PetscPowReal(PetscAbsReal(c[1]), 1.5) : 0;
+  const PetscReal J = o->w_drag * c[0] + o->w_lift * c[1] + (o->w_ld != 0 ? o->w_ld * c[1] / c[0] : 0) +
+                      (o->w_endurance != 0 ? o->w_endurance * P / c[0] : 0);
+
+  w[0] = (o->w_drag - (o->w_ld != 0 ? o->w_ld * c[1] / (c[0] * c[0]) : 0) -
+          (o->w_endurance != 0 ? o->w_endurance * P / (c[0] * c[0]) : 0)) /
+         o->nwindow;
+  w[1] = (o->w_lift + (o->w_ld != 0 ? o->w_ld / c[0] : 0) +
+          (o->w_endurance != 0 ? o->w_endurance * 1.5 * PetscSqrtReal(PetscAbsReal(c[1])) / c[0] : 0)) /
+         o->nwindow;
+  return J / o->nwindow;
+}
+
+/* Do the force terms (drag, lift, their ratio, the endurance factor) count at step k? */
 static PetscBool FluidHasForceTerms(Fluid fl, AdjStepIndex k)
 {
   const FluidObjective *o = &fl->obj;
-  return (PetscBool)(fl->body.on && (o->w_drag != 0 || o->w_lift != 0 || o->w_ld != 0) && k >= o->kfirst &&
-                     k <= o->klast);
+  return (PetscBool)(fl->body.on && (o->w_drag != 0 || o->w_lift != 0 || o->w_ld != 0 || o->w_endurance != 0) &&
+                     k >= o->kfirst && k <= o->klast);
 }
 
 static PetscInt FluidObservationIndex(const FluidObjective *o, AdjStepIndex k)
@@ -324,10 +352,9 @@ PetscErrorCode FluidObjectiveEvaluate(void *ctx, AdjStepIndex k, Vec x, PetscRea
     PetscCallMPI(MPI_Allreduce(&local, J, 1, MPIU_REAL, MPIU_SUM, fl->comm));
   }
   if (FluidHasForceTerms(fl, k)) {
-    PetscReal c[2];
+    PetscReal c[2], w[2];
     PetscCall(FluidBodyCoefficients(fl, k, c));
-    *J += (fl->obj.w_drag * c[0] + fl->obj.w_lift * c[1] + (fl->obj.w_ld != 0 ? fl->obj.w_ld * c[1] / c[0] : 0)) /
-          fl->obj.nwindow;
+    *J += FluidForceTerms(&fl->obj, c, w);
   }
   PetscCall(PetscLogEventEnd(FLUID_Objective, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -353,11 +380,10 @@ PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambd
     PetscCall(DMDAVecRestoreArrayRead(fl->da, fl->xloc, &xa));
     PetscCall(FluidLocalToGlobalFilledAdjoint(fl, fl->xbloc, lambda));
   }
-  if (FluidHasForceTerms(fl, k)) { /* d(C_L/C_D) = dC_L/C_D - C_L dC_D/C_D^2 */
+  if (FluidHasForceTerms(fl, k)) {
     PetscReal c[2] = {1, 0}, w[2];
-    if (fl->obj.w_ld != 0) PetscCall(FluidBodyCoefficients(fl, k, c));
-    w[0] = (fl->obj.w_drag - (fl->obj.w_ld != 0 ? fl->obj.w_ld * c[1] / (c[0] * c[0]) : 0)) / fl->obj.nwindow;
-    w[1] = (fl->obj.w_lift + (fl->obj.w_ld != 0 ? fl->obj.w_ld / c[0] : 0)) / fl->obj.nwindow;
+    if (fl->obj.w_ld != 0 || fl->obj.w_endurance != 0) PetscCall(FluidBodyCoefficients(fl, k, c));
+    (void)FluidForceTerms(&fl->obj, c, w);
     PetscCall(FluidBodySetForceWeights(fl, k, w)); /* the forces are the step's: adjoint in its adjoint */
   }
   PetscCall(PetscLogEventEnd(FLUID_ObjectiveAdj, 0, 0, 0, 0));
@@ -365,35 +391,35 @@ PetscErrorCode FluidObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambd
 }
 
 /*@ FluidObjectiveSelect - the objective becomes one force functional alone, over the objective's window:
-    "lift" C_L, "drag" C_D, "lift_to_drag" C_L/C_D (the flow constraints of an optimization, each with its own
-    adjoint solve); NULL restores the configured weights. *known: whether the name is one of these (and a body
-    exists). Not collective. @*/
+    "lift" C_L, "drag" C_D, "lift_to_drag" C_L/C_D, "endurance" C_L^1.5/C_D (the flow constraints of an optimization,
+   each with its own adjoint solve); NULL restores the configured weights. *known: whether the name is one of these (and
+   a body exists). Not collective. @*/
 PetscErrorCode FluidObjectiveSelect(void *ctx, const char name[], PetscBool *known)
 {
   Fluid           fl   = (Fluid)ctx;
   FluidObjective *o    = &fl->obj;
-  PetscReal      *w[5] = {&o->w_energy, &o->w_enstrophy, &o->w_drag, &o->w_lift, &o->w_ld};
+  PetscReal      *w[6] = {&o->w_energy, &o->w_enstrophy, &o->w_drag, &o->w_lift, &o->w_ld, &o->w_endurance};
   PetscInt        term = -1;
 
   PetscFunctionBeginUser;
   *known = PETSC_FALSE;
   if (!name) {
     if (o->selected)
-      for (PetscInt t = 0; t < 5; t++) *w[t] = o->configured[t];
+      for (PetscInt t = 0; t < 6; t++) *w[t] = o->configured[t];
     o->selected = PETSC_FALSE;
     *known      = PETSC_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (PetscInt t = 2; t < 5; t++) {
-    static const char *const names[5] = {NULL, NULL, "drag", "lift", "lift_to_drag"};
+  for (PetscInt t = 2; t < 6; t++) {
+    static const char *const names[6] = {NULL, NULL, "drag", "lift", "lift_to_drag", "endurance"};
     PetscBool                same;
     PetscCall(PetscStrcmp(name, names[t], &same));
     if (same) term = t;
   }
   if (term < 0 || !fl->body.on) PetscFunctionReturn(PETSC_SUCCESS);
   if (!o->selected)
-    for (PetscInt t = 0; t < 5; t++) o->configured[t] = *w[t];
-  for (PetscInt t = 0; t < 5; t++) *w[t] = t == term ? 1.0 : 0.0;
+    for (PetscInt t = 0; t < 6; t++) o->configured[t] = *w[t];
+  for (PetscInt t = 0; t < 6; t++) *w[t] = t == term ? 1.0 : 0.0;
   o->selected = PETSC_TRUE;
   *known      = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

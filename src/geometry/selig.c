@@ -129,6 +129,33 @@ static void SeligSurface(const SeligPoints *pts, const PetscReal xi[], const Pet
   SeligSpline(n, sig, y, s->dat[side][2]);
 }
 
+/* The two surfaces must not cross or touch between the edges: the upper (listed first) above the lower at x/c =
+ * 0.3 (else the order is wrong or the airfoil has no thickness there), then at every station of the cosine
+ * sampling the geometry layer checks later (AdjShapeSetUp), reported here with the file's lines. */
+static void SeligCheckThickness(const SeligPoints *pts, PetscInt le, const AdjShape *s, char err[], size_t len)
+{
+  const PetscReal yu = SeligValue(s, 0, PetscSqrtReal(0.3)), yl = SeligValue(s, 1, PetscSqrtReal(0.3));
+
+  if (yu < yl)
+    snprintf(err, len,
+             "at x/c = 0.3 the surface listed first (lines %d to %d) lies below the other: a Selig file lists "
+             "the upper surface first (trailing edge, upper surface, leading edge, lower surface)",
+             (int)pts->line[0], (int)pts->line[le]);
+  else if (!(yu > yl))
+    snprintf(err, len, "at x/c = 0.3 the two surfaces coincide (y/c = %g): the airfoil has no thickness", (double)yu);
+  for (PetscInt j = 1; !err[0] && j < ADJ_AIRFOIL_POINTS - 1; j++) {
+    const PetscReal t = 0.5 * (1 - PetscCosReal(PETSC_PI * j / (ADJ_AIRFOIL_POINTS - 1))), sg = PetscSqrtReal(t);
+    const PetscReal u = SeligValue(s, 0, sg), l = SeligValue(s, 1, sg);
+
+    if (!(u > l))
+      snprintf(err, len,
+               "the surfaces %s at x/c = %.4f (upper y/c = %g, lower %g; the upper surface is lines %d to %d, the "
+               "lower lines %d to %d): the body curve would cross itself",
+               u < l ? "cross" : "touch", (double)t, (double)u, (double)l, (int)pts->line[0], (int)pts->line[le],
+               (int)pts->line[le], (int)pts->line[pts->n - 1]);
+  }
+}
+
 /* Chord coordinates of the points (leading edge at the origin, trailing edge at (1, 0)) and the two splines. */
 static void SeligNormalize(const SeligPoints *pts, AdjShape *s, PetscReal *gap, char err[], size_t len)
 {
@@ -163,11 +190,7 @@ static void SeligNormalize(const SeligPoints *pts, AdjShape *s, PetscReal *gap, 
   }
   SeligSurface(pts, xi, eta, le, 0, "upper", s, 0, err, len);
   if (!err[0]) SeligSurface(pts, xi, eta, le, n - 1, "lower", s, 1, err, len);
-  if (!err[0] && !(SeligValue(s, 0, PetscSqrtReal(0.3)) > SeligValue(s, 1, PetscSqrtReal(0.3))))
-    snprintf(err, len,
-             "at x/c = 0.3 the surface listed first (lines %d to %d) lies below the other: a Selig file lists "
-             "the upper surface first (trailing edge, upper surface, leading edge, lower surface)",
-             (int)pts->line[0], (int)pts->line[le]);
+  if (!err[0]) SeligCheckThickness(pts, le, s, err, len);
 }
 
 PetscErrorCode AdjShapeReadSelig(MPI_Comm comm, const char path[], const char option[], PetscInt nbump, AdjShape *s)

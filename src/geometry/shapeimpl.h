@@ -13,5 +13,7 @@ enum { P_X0, P_Y0, P_ALPHA, P_SIZE }; /* parameters common to every shape, then 
 
 /* NACA 4-digit surface point (X, Y) in chord units at the station t = sigma^2 (upper: side = +1). */
 void AdjNaca4Point(const AdjShape *s, AdjDual sigma, PetscReal side, AdjDual *X, AdjDual *Y);
+/* Joukowski airfoil point (X, Y) in chord units at the circle angle psi from the leading edge (upper: side = +1). */
+void AdjJoukowskiPoint(const AdjShape *s, AdjDual psi, PetscReal side, AdjDual *X, AdjDual *Y);
 /* y/c of the upper (side 0) or lower (side 1) surface of a CST or file airfoil at t = sigma^2. */
 AdjDual AdjAirfoilSurfaceY(const AdjShape *s, AdjDual sigma, PetscInt side);

@@ -4,8 +4,8 @@
 #include "dual.h"
 #include "shapeimpl.h"
 
-const char *const AdjShapeTypes[] = {"circle", "ellipse",      "naca4",      "cst", "plane",
-                                     "dat",    "AdjShapeType", "ADJ_SHAPE_", NULL};
+const char *const AdjShapeTypes[] = {"circle", "ellipse",   "naca4",        "cst",        "plane",
+                                     "dat",    "joukowski", "AdjShapeType", "ADJ_SHAPE_", NULL};
 
 /* Body-frame coordinates (X, Y) of the world point (x, y): translate to the reference point, turn
  * by +alpha (the body is turned by -alpha), so that the body's own axis is X. */
@@ -271,6 +271,174 @@ AdjDual AdjAirfoilSurfaceY(const AdjShape *s, AdjDual sigma, PetscInt side)
   return AdjCstSurface(s, sigma, P_SIZE + 1 + side * s->ncst);
 }
 
+/* ---- Joukowski airfoils ----
+ * The circle through the singular point zeta = 1 about c = (-eps, kappa), zeta(phi) = c + (1 - c) e^(i phi), mapped by
+ * z = zeta + 1/zeta: a cusped trailing edge at z(0) = 2, thickness from eps, camber from kappa.  Near the trailing
+ * edge z - 2 ~ -(1 - c)^2 phi^2: both surfaces arrive along the cusp axis u = (1 - c)^2 / |1 - c|^2.  Stations are
+ * measured along that axis: the leading edge is the point of the body farthest up the axis, z(phi_L) with phi_L the
+ * minimum of h = Re(conj(u) z) (Newton), and the station of a point is s = Re(conj(u) (z - z_LE)) / L,
+ * L = Re(conj(u) (2 - z_LE)); s rises monotonically from 0 to 1 along each surface (checked on a fine sampling for
+ * eps in [0.001, 0.5] and |kappa| <= 0.3, the accepted range), and the surface point at the station t is the point
+ * of that surface with s = t (upper: phi in [0, phi_L], lower: [phi_L, 2 pi]; safeguarded Newton).  So the upper
+ * and lower points of one station sit symmetrically about the cusp (with the circle angle as the parameter they
+ * would not: the grid's trailing-edge normal came out 30 degrees off and the O-grid folded; with stations along the
+ * chord the normal missed the cusp axis by the trailing-edge camber slope and the first cell folded).  The points
+ * are returned in the chord frame, leading edge at the origin and trailing edge at (1, 0): with d = 2 - z_LE and
+ * v = z - z_LE, X = Re(conj(d) v) / |d|^2, Y = Im(conj(d) v) / |d|^2.
+ * Derivatives: phi_L and phi are roots, so one Newton step in dual numbers at the converged root,
+ * phi = phi* - F(phi*) / F'(phi*) with F in dual numbers, gives their exact parameter (and psi) derivatives.  At the
+ * leading edge (t = 0, where s' = 0) phi = phi_L with dphi/dpsi = -+ 1 / sqrt(2 s''(phi_L)) (s ~ s'' (phi - phi_L)^2
+ * / 2, t ~ psi^2 / 4); at the trailing edge phi = 0 or 2 pi for all parameters (z' = 0 there). */
+typedef struct {
+  PetscReal r, i;
+} JkR; /* a complex number */
+typedef struct {
+  AdjDual r, i;
+} JkD; /* a complex dual number */
+
+static inline JkR JkRMul(JkR a, JkR b)
+{
+  JkR p = {a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r};
+  return p;
+}
+
+static inline JkR JkRInv(JkR a)
+{
+  const PetscReal n = a.r * a.r + a.i * a.i;
+  JkR             p = {a.r / n, -a.i / n};
+  return p;
+}
+
+static inline JkD JkDMul(JkD a, JkD b)
+{
+  JkD p = {AdjDualSub(AdjDualMul(a.r, b.r), AdjDualMul(a.i, b.i)),
+           AdjDualAdd(AdjDualMul(a.r, b.i), AdjDualMul(a.i, b.r))};
+  return p;
+}
+
+static inline JkD JkDInv(JkD a)
+{
+  const AdjDual in = AdjDualDiv(AdjDualConst(1), AdjDualAdd(AdjDualMul(a.r, a.r), AdjDualMul(a.i, a.i)));
+  JkD           p  = {AdjDualMul(a.r, in), AdjDualScale(AdjDualMul(a.i, in), -1)};
+  return p;
+}
+
+/* z, z' and z'' at phi (plain numbers): zeta' = i (zeta - c), zeta'' = -(zeta - c), z' = zeta' (1 - zeta^-2),
+ * z'' = zeta'' (1 - zeta^-2) + 2 zeta'^2 zeta^-3. */
+static void JkReal(PetscReal eps, PetscReal kappa, PetscReal phi, JkR *z, JkR *z1, JkR *z2)
+{
+  const JkR r    = JkRMul((JkR){1 + eps, -kappa}, (JkR){PetscCosReal(phi), PetscSinReal(phi)}),
+            zeta = {r.r - eps, r.i + kappa};
+  const JkR iz = JkRInv(zeta), iz2 = JkRMul(iz, iz), f = {1 - iz2.r, -iz2.i}, ir = {-r.i, r.r};
+  const JkR a = JkRMul((JkR){-r.r, -r.i}, f), b = JkRMul(JkRMul(ir, ir), JkRMul(iz2, iz));
+
+  *z = (JkR){zeta.r + iz.r, zeta.i + iz.i}, *z1 = JkRMul(ir, f), *z2 = (JkR){a.r + 2 * b.r, a.i + 2 * b.i};
+}
+
+/* z and z' at phi in dual numbers (parameters eps, kappa; phi may carry derivatives). */
+static void JkDual(AdjDual eps, AdjDual kappa, AdjDual phi, JkD *z, JkD *z1)
+{
+  const JkD r = JkDMul((JkD){AdjDualShift(eps, 1), AdjDualScale(kappa, -1)}, (JkD){AdjDualCos(phi), AdjDualSin(phi)});
+  const JkD zeta = {AdjDualSub(r.r, eps), AdjDualAdd(r.i, kappa)}, iz = JkDInv(zeta), iz2 = JkDMul(iz, iz);
+  const JkD f = {AdjDualScale(AdjDualShift(iz2.r, -1), -1), AdjDualScale(iz2.i, -1)}, ir = {AdjDualScale(r.i, -1), r.r};
+
+  z->r = AdjDualAdd(zeta.r, iz.r), z->i = AdjDualAdd(zeta.i, iz.i);
+  if (z1) *z1 = JkDMul(ir, f);
+}
+
+/* phi_L, the minimum of h = Re(conj(u) z): the best of 64 samples, then Newton on h' = Re(conj(u) z') = 0. */
+static PetscReal JkLeadingEdgeAngle(PetscReal eps, PetscReal kappa, JkR u)
+{
+  PetscReal phi = PETSC_PI, best = PETSC_MAX_REAL;
+  JkR       z, z1, z2;
+
+  for (PetscInt k = 1; k < 64; k++) {
+    const PetscReal a = 2 * PETSC_PI * k / 64;
+    JkReal(eps, kappa, a, &z, &z1, &z2);
+    if (u.r * z.r + u.i * z.i < best) best = u.r * z.r + u.i * z.i, phi = a;
+  }
+  for (PetscInt it = 0; it < 50; it++) {
+    PetscReal h1, h2, step;
+    JkReal(eps, kappa, phi, &z, &z1, &z2);
+    h1   = u.r * z1.r + u.i * z1.i;
+    h2   = u.r * z2.r + u.i * z2.i;
+    step = h2 > 0 ? -h1 / h2 : (h1 > 0 ? -0.01 : 0.01); /* descent where not convex */
+    phi += step;
+    if (PetscAbsReal(step) < 1e-15) break;
+  }
+  return phi;
+}
+
+/* Re(conj(a) b) of complex dual numbers. */
+static inline AdjDual JkDDot(JkD a, JkD b)
+{
+  return AdjDualAdd(AdjDualMul(a.r, b.r), AdjDualMul(a.i, b.i));
+}
+
+void AdjJoukowskiPoint(const AdjShape *s, AdjDual psi, PetscReal side, AdjDual *X, AdjDual *Y)
+{
+  const PetscReal e = s->p[P_SIZE + 1], k = s->p[P_SIZE + 2], tv = PetscSqr(PetscSinReal(0.5 * psi.v));
+  const AdjDual   eps = AdjDualVar(e, P_SIZE + 1), kappa = AdjDualVar(k, P_SIZE + 2), ope = AdjDualShift(eps, 1);
+  const AdjDual   n2   = AdjDualAdd(AdjDualMul(ope, ope), AdjDualMul(kappa, kappa)); /* |1 - c|^2 */
+  const JkD       u    = {AdjDualDiv(AdjDualSub(AdjDualMul(ope, ope), AdjDualMul(kappa, kappa)), n2),
+                          AdjDualDiv(AdjDualScale(AdjDualMul(ope, kappa), -2), n2)}; /* (1 - c)^2 / |1 - c|^2 */
+  const JkR       ur   = {u.r.v, u.i.v};
+  const PetscReal phiL = JkLeadingEdgeAngle(e, k, ur);
+  JkR             zr, z1r, z2r;
+  JkD             z, z1, zl, d;
+  AdjDual         phi, L, il2;
+  PetscReal       Lr, zlr[2];
+
+  /* phi_L in dual numbers: one Newton step of h' at the root; then z_LE, the axis length L and the chord d */
+  JkReal(e, k, phiL, &zr, &z1r, &z2r);
+  JkDual(eps, kappa, AdjDualConst(phiL), &z, &z1);
+  phi = AdjDualShift(AdjDualScale(JkDDot(u, z1), -1 / (ur.r * z2r.r + ur.i * z2r.i)), phiL);
+  JkDual(eps, kappa, phi, &zl, NULL);
+  d.r = AdjDualScale(AdjDualShift(zl.r, -2), -1), d.i = AdjDualScale(zl.i, -1);
+  L   = JkDDot(u, d);
+  il2 = AdjDualDiv(AdjDualConst(1), JkDDot(d, d));
+  Lr = L.v, zlr[0] = zl.r.v, zlr[1] = zl.i.v;
+  if (tv == 0) { /* the leading edge */
+    const PetscReal s2  = (ur.r * z2r.r + ur.i * z2r.i) / Lr;
+    phi.d[ADJ_PSI_SLOT] = psi.d[ADJ_PSI_SLOT] * (side > 0 ? -1 : 1) / PetscSqrtReal(2 * s2);
+  } else if (psi.v >= PETSC_PI) { /* the trailing edge: zeta = 1 for all parameters */
+    phi = AdjDualConst(side > 0 ? 0 : 2 * PETSC_PI);
+  } else { /* s(phi) = t on the surface's bracket: s increases from phi_L towards 0 (upper) or 2 pi (lower) */
+    PetscReal lo = side > 0 ? 0 : phiL, hi = side > 0 ? phiL : 2 * PETSC_PI, p = 0.5 * (lo + hi), s1;
+    AdjDual   F, td = AdjDualConst(tv);
+    JkD       v;
+
+    for (PetscInt it = 0; it < 100; it++) {
+      PetscReal F0, next;
+      JkReal(e, k, p, &zr, &z1r, &z2r);
+      F0 = (ur.r * (zr.r - zlr[0]) + ur.i * (zr.i - zlr[1])) / Lr - tv;
+      s1 = (ur.r * z1r.r + ur.i * z1r.i) / Lr;
+      if ((F0 > 0) == (side < 0))
+        hi = p; /* keep the root bracketed */
+      else
+        lo = p;
+      next = p - F0 / s1;
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (PetscAbsReal(next - p) < 1e-15 || hi - lo < 1e-15) {
+        p = next;
+        break;
+      }
+      p = next;
+    }
+    JkReal(e, k, p, &zr, &z1r, &z2r);
+    s1                 = (ur.r * z1r.r + ur.i * z1r.i) / Lr;
+    td.d[ADJ_PSI_SLOT] = 0.5 * PetscSinReal(psi.v) * psi.d[ADJ_PSI_SLOT]; /* dt/dpsi */
+    JkDual(eps, kappa, AdjDualConst(p), &z, NULL);
+    v.r = AdjDualSub(z.r, zl.r), v.i = AdjDualSub(z.i, zl.i);
+    F   = AdjDualSub(AdjDualDiv(JkDDot(u, v), L), td);
+    phi = AdjDualShift(AdjDualScale(F, -1 / s1), p);
+  }
+  JkDual(eps, kappa, phi, &z, NULL);
+  z.r = AdjDualSub(z.r, zl.r), z.i = AdjDualSub(z.i, zl.i); /* v */
+  *X = AdjDualMul(JkDDot(d, z), il2);
+  *Y = AdjDualMul(AdjDualSub(AdjDualMul(d.r, z.i), AdjDualMul(d.i, z.r)), il2);
+}
+
 /* Point of the upper (side 0) or lower (side 1) surface at psi in [0, pi] (station
  * t = sin^2(psi/2): psi = 0 the leading edge, pi the trailing edge), in metres in the body frame
  * with the leading edge at the origin.  With dpsi, the slot ADJ_PSI_SLOT carries dS/dpsi. */
@@ -281,7 +449,11 @@ static void AdjAirfoilBranchPoint(const AdjShape *s, PetscInt side, PetscReal ps
   AdjDual       sigma = AdjDualConst(PetscSinReal(0.5 * psi));
 
   if (dpsi) sigma.d[ADJ_PSI_SLOT] = 0.5 * PetscCosReal(0.5 * psi);
-  if (s->type == ADJ_SHAPE_NACA4)
+  if (s->type == ADJ_SHAPE_JOUKOWSKI) {
+    AdjDual ps = AdjDualConst(psi);
+    if (dpsi) ps.d[ADJ_PSI_SLOT] = 1;
+    AdjJoukowskiPoint(s, ps, side ? -1.0 : 1.0, X, Y);
+  } else if (s->type == ADJ_SHAPE_NACA4)
     AdjNaca4Point(s, sigma, side ? -1.0 : 1.0, X, Y);
   else {
     *X = AdjDualMul(sigma, sigma);
@@ -306,7 +478,8 @@ void AdjShapeSurfacePoint(const AdjShape *s, PetscReal u, PetscReal xy[2], Petsc
 {
   AdjDual X, Y, w[2];
 
-  if (s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT) {
+  if (s->type == ADJ_SHAPE_NACA4 || s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT ||
+      s->type == ADJ_SHAPE_JOUKOWSKI) {
     /* branch points have the leading edge at the origin; the reference point is the quarter chord */
     AdjAirfoilBranchPoint(s, u < 0.5 ? 1 : 0, PETSC_PI * PetscAbsReal(1 - 2 * u), PETSC_FALSE, &X, &Y);
     X = AdjDualSub(X, AdjDualScale(AdjDualVar(s->p[P_SIZE], P_SIZE), 0.25));
@@ -418,6 +591,18 @@ PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s)
     s->radius = q[0];
     PetscCall(AdjAirfoilSample(comm, s));
     break;
+  case ADJ_SHAPE_JOUKOWSKI:
+    s->np = P_SIZE + 3;
+    PetscCheck(q[0] > 0, comm, PETSC_ERR_USER_INPUT, "Airfoil chord %g m must be > 0", (double)q[0]);
+    PetscCheck(q[1] >= 0.001 && q[1] <= 0.5, comm, PETSC_ERR_USER_INPUT,
+               "Joukowski thickness parameter eps = %g must be in [0.001, 0.5] (t/c about 1.2 eps; 0 is a flat plate)",
+               (double)q[1]);
+    PetscCheck(PetscAbsReal(q[2]) <= 0.3, comm, PETSC_ERR_USER_INPUT,
+               "Joukowski camber parameter kappa = %g must be in [-0.3, 0.3] (camber about kappa / 2 of the chord)",
+               (double)q[2]);
+    s->radius = q[0];
+    PetscCall(AdjAirfoilSample(comm, s));
+    break;
   case ADJ_SHAPE_DAT:
     s->np = P_SIZE + 1 + 2 * s->nbump;
     PetscCheck(s->ndat[0] >= 2 && s->ndat[1] >= 2, comm, PETSC_ERR_ORDER,
@@ -447,8 +632,10 @@ void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, con
   *unit = i == P_ALPHA ? "deg" : "m";
   if (i < P_SIZE)
     *name = common[i];
-  else if (i == P_SIZE && s->type == ADJ_SHAPE_DAT)
+  else if (i == P_SIZE && (s->type == ADJ_SHAPE_DAT || s->type == ADJ_SHAPE_JOUKOWSKI))
     *name = "chord";
+  else if (s->type == ADJ_SHAPE_JOUKOWSKI)
+    *name = i == P_SIZE + 1 ? "eps" : "kappa";
   else if (s->type == ADJ_SHAPE_DAT)
     *name = i - P_SIZE - 1 < s->nbump ? "bump_upper" : "bump_lower";
   else if (s->type != ADJ_SHAPE_CST || i == P_SIZE)
@@ -456,7 +643,8 @@ void AdjShapeParameterName(const AdjShape *s, PetscInt i, const char **name, con
   else
     *name = i - P_SIZE - 1 < s->ncst ? "Au" : "Al";
   if (s->type == ADJ_SHAPE_NACA4 && i > P_SIZE) *unit = "1";
-  if ((s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT) && i > P_SIZE) *unit = "1";
+  if ((s->type == ADJ_SHAPE_CST || s->type == ADJ_SHAPE_DAT || s->type == ADJ_SHAPE_JOUKOWSKI) && i > P_SIZE)
+    *unit = "1";
   if (s->type == ADJ_SHAPE_PLANE && i >= P_SIZE) *unit = "1";
 }
 

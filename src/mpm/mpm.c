@@ -146,6 +146,7 @@ static PetscErrorCode MPMDestroy(AdjStepper st)
   PetscCall(MPMExchangeDestroy(mpm));
   PetscCall(MPMObjectiveDestroy(mpm));
   PetscCall(MPMEnergyDestroy(mpm));
+  PetscCall(MPMActuationDestroy(mpm));
   PetscCall(PetscFree(mpm->body_of));
   PetscCall(PetscFree(mpm->seed_x));
   PetscCall(PetscFree(mpm->seed_v));
@@ -221,6 +222,7 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
   PetscCall(MPMSetUpTime(mpm));
   PetscCall(MPMObjectiveSetFromOptions(mpm));
   PetscCall(MPMSetUpFields(mpm));
+  PetscCall(MPMActuationSetUp(mpm));
   PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: output", "MPM");
   PetscCall(PetscOptionsBool("-mpm_output_grid",
                              "Also write the grid mass [kg/m] and velocity [m/s] (grid_mass, grid_vx, grid_vy) at "
@@ -248,6 +250,7 @@ static PetscErrorCode MPMSetFromOptions(AdjStepper st)
   PetscCall(AdjStepperGetParams(st, &params));
   PetscCall(MPMRegisterParameters(mpm, params));
   PetscCall(MPMDeclareGradients(mpm, st));
+  PetscCall(MPMActuationRegister(mpm, st, params));
   PetscCall(MPMDescribeFields(mpm, st));
   PetscCall(PetscInfo(NULL,
                       "mpm: %" PetscInt_FMT " particles, grid %" PetscInt_FMT " x %" PetscInt_FMT

@@ -148,6 +148,9 @@ typedef enum {
 } MPMExchangeCount;
 enum { MPM_OWNERS_UNKNOWN = 0, MPM_OWNERS_SAME = 1, MPM_OWNERS_CHANGED = 2 };
 
+/* Soft-robot actuation (actuation.h, actuation.c): NULL when no actuator is given. */
+typedef struct _n_MPMActuation *MPMActuation;
+
 typedef struct _n_MPM *MPM;
 struct _n_MPM {
   MPI_Comm    comm;
@@ -259,6 +262,8 @@ struct _n_MPM {
   /* energy history (energy.c): rows not yet written to /history/energy */
   PetscReal *energy_rows;
   PetscInt   energy_nrows;
+  /* actuators and their open-loop signal (actuation.c; NULL: none) */
+  MPMActuation act;
 };
 
 /* Kernels: pure functions.  Each forward kernel's adjoint (same name + Adjoint) sits right below it in
@@ -335,6 +340,16 @@ PetscErrorCode MPMObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
 PetscErrorCode MPMGridFields(MPM mpm, AdjStepIndex k, Vec x, Vec mass, Vec vel[MPM_DIM]);
 PetscErrorCode MPMGridMass(MPM mpm, AdjStepIndex k, Vec x, Vec mass);
 PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec lambda);
+
+/* Actuation (actuation.c): set-up, the step's active stress and its adjoint, energy penalty, parameter block */
+PetscErrorCode MPMActuationSetUp(MPM mpm);
+PetscErrorCode MPMActuationDestroy(MPM mpm);
+PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k);
+PetscErrorCode MPMActuationScatter(MPM mpm, PetscReal dt, MPMNode **nodes);
+PetscErrorCode MPMActuationScatterAdjoint(MPM mpm, AdjStepIndex k, const MPMNode *const *nodesb);
+PetscErrorCode MPMActuationEnergy(MPM mpm, PetscReal *E);
+PetscErrorCode MPMActuationGradientSums(MPM mpm);
+PetscErrorCode MPMActuationRegister(MPM mpm, AdjStepper st, AdjParams params);
 
 /* Energy history (energy.c) */
 PetscErrorCode MPMEnergyMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);

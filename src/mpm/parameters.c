@@ -53,6 +53,7 @@ static PetscErrorCode MPMGradientSums(void *ctx)
     PetscCallMPI(MPI_Allreduce(&mpm->gfriction, &mpm->sfriction, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
   for (PetscInt f = 0; f < MPM_NFIELDS; f++)
     if (mpm->field_on[f]) PetscCall(MPMFieldGradient(mpm, (MPMFieldKind)f, mpm->field_grad[f]));
+  PetscCall(MPMActuationGradientSums(mpm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -324,16 +325,17 @@ static PetscErrorCode MPMParametersChanged(void *ctx)
  *   dR/dE_p = alpha_E V0_p (E_p - Eref_p) / Eref_p^2,   dR/dnu_p = alpha_nu V0_p (nu_p - nuref_p),
  * added to the per-particle material gradient.  The relative misfit makes alpha_E independent of the unit
  * and size of E; the volume weight makes R a quadrature of the integral over the bodies, independent of
- * the particle count. Collective. */
+ * the particle count.  Plus the actuators' energy-use penalty (MPMActuationEnergy: it depends on the coefficients
+ * only). Collective. */
 PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R)
 {
   MPM                     mpm = (MPM)ctx;
   MPMMaterialPoint       *gm;
   const MPMMaterialPoint *mat;
-  PetscReal               local = 0;
+  PetscReal               local = 0, Rf;
 
   PetscFunctionBeginUser;
-  *R = 0;
+  PetscCall(MPMActuationEnergy(mpm, R)); /* the actuators' energy-use penalty (0 without) */
   if (!mpm->gmat) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecGetArray(mpm->gmat, (PetscScalar **)&gm));
@@ -362,7 +364,8 @@ PetscErrorCode MPMRegularization(void *ctx, AdjParams params, PetscReal *R)
   }
   PetscCall(VecRestoreArray(mpm->gmat, (PetscScalar **)&gm));
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCallMPI(MPI_Allreduce(&local, R, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
+  PetscCallMPI(MPI_Allreduce(&local, &Rf, 1, MPIU_REAL, MPIU_SUM, mpm->comm));
+  *R += Rf;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -432,6 +435,13 @@ PetscErrorCode MPMSetUpFields(MPM mpm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Default bounds of the parameters the models refuse at their end points (E, rho, sigma_y > 0; 0 < friction angle
+ * < 90 degrees): a bound-constrained optimizer may step exactly onto a bound, so the bounds lie inside the valid
+ * range, at 1e-6 of the start value for the positive ones and 0.1 degree from the ends for the friction angle
+ * (-lower_NAME / -upper_NAME still set any other bounds). */
+#define MPM_POSITIVE_FLOOR        1e-6
+#define MPM_FRICTION_ANGLE_MARGIN 0.1
+
 /* An array block with its storage, gradient units and bounds. */
 static PetscErrorCode MPMAddArray(MPM mpm, AdjParams params, const char name[], const char units[], PetscInt n,
                                   PetscReal value[], const PetscReal gradient[], const char gunits[])
@@ -458,7 +468,7 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
   if (!mpm->field_on[MPM_FIELD_E]) {
     PetscCall(MPMAddArray(mpm, params, "E", "Pa", mpm->nlabels, mpm->E, mpm->sE, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "E", mpm->E[0]));
-    PetscCall(AdjParamsSetBounds(params, "E", 0.0, PETSC_INFINITY));
+    PetscCall(AdjParamsSetBounds(params, "E", MPM_POSITIVE_FLOOR * mpm->E[0], PETSC_INFINITY));
   }
   if (!mpm->field_on[MPM_FIELD_NU]) {
     PetscCall(MPMAddArray(mpm, params, "nu", "1", mpm->nlabels, mpm->nu, mpm->snu, "objective per unit"));
@@ -466,7 +476,7 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
   }
   PetscCall(MPMAddArray(mpm, params, "rho", "kg/m^3", mpm->nlabels, mpm->rho, mpm->srho, "objective per kg/m^3"));
   PetscCall(AdjParamsSetScale(params, "rho", mpm->rho[0]));
-  PetscCall(AdjParamsSetBounds(params, "rho", 0.0, PETSC_INFINITY));
+  PetscCall(AdjParamsSetBounds(params, "rho", MPM_POSITIVE_FLOOR * mpm->rho[0], PETSC_INFINITY));
   PetscCall(MPMAddArray(mpm, params, "gravity", "m/s^2", MPM_DIM, mpm->gravity, mpm->sgravity, "objective per m/s^2"));
   PetscCall(AdjParamsSetScale(params, "gravity", gscale > 0 ? gscale : 1.0));
   PetscCall(MPMAddArray(mpm, params, "velocity", "m/s", nb, NULL, mpm->svelocity, "objective per m/s"));
@@ -486,14 +496,14 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
     PetscCall(AdjParamsSetChangeHook(params, name, MPMParametersChanged, mpm));
     if (f == MPM_FIELD_E) PetscCall(AdjParamsSetScale(params, name, mpm->E[0]));
     if (f == MPM_FIELD_E)
-      PetscCall(AdjParamsSetBounds(params, name, 0.0, PETSC_INFINITY));
+      PetscCall(AdjParamsSetBounds(params, name, MPM_POSITIVE_FLOOR * mpm->E[0], PETSC_INFINITY));
     else
       PetscCall(AdjParamsSetBounds(params, name, -0.99, 0.49));
   }
   if (mpm->plastic) { /* the plastic models' yield stress and hardening modulus per label */
     PetscCall(MPMAddArray(mpm, params, "sigma_y", "Pa", mpm->nlabels, mpm->sigma_y, mpm->ssigma_y, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "sigma_y", mpm->sigma_y[0]));
-    PetscCall(AdjParamsSetBounds(params, "sigma_y", 0.0, PETSC_INFINITY));
+    PetscCall(AdjParamsSetBounds(params, "sigma_y", MPM_POSITIVE_FLOOR * mpm->sigma_y[0], PETSC_INFINITY));
     PetscCall(MPMAddArray(mpm, params, "H", "Pa", mpm->nlabels, mpm->H, mpm->sH, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "H", mpm->H[0] > 0 ? mpm->H[0] : mpm->sigma_y[0]));
     PetscCall(AdjParamsSetBounds(params, "H", 0.0, PETSC_INFINITY));
@@ -502,7 +512,7 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
     PetscCall(MPMAddArray(mpm, params, "friction_angle", "deg", mpm->nlabels, mpm->friction_angle, mpm->sfriction_angle,
                           "objective per degree"));
     PetscCall(AdjParamsSetScale(params, "friction_angle", mpm->friction_angle[0]));
-    PetscCall(AdjParamsSetBounds(params, "friction_angle", 0.0, 90.0));
+    PetscCall(AdjParamsSetBounds(params, "friction_angle", MPM_FRICTION_ANGLE_MARGIN, 90.0 - MPM_FRICTION_ANGLE_MARGIN));
     PetscCall(
         MPMAddArray(mpm, params, "cohesion", "Pa", mpm->nlabels, mpm->cohesion, mpm->scohesion, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "cohesion", mpm->cohesion[0] > 0 ? mpm->cohesion[0] : 1e-3 * mpm->E[0]));

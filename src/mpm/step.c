@@ -18,6 +18,7 @@ static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
   PetscCall(VecZeroEntries(mpm->lnodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodes, &nodes));
   PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zout, nodes));
+  PetscCall(MPMActuationScatter(mpm, dt, nodes)); /* the active stress of the actuators (none: nothing) */
   PetscCall(DMDAVecRestoreArray(mpm->da, mpm->lnodes, &nodes));
   PetscCall(VecZeroEntries(mpm->gnodes));
   PetscCall(DMLocalToGlobal(mpm->da, mpm->lnodes, ADD_VALUES, mpm->gnodes));
@@ -38,6 +39,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(PetscLogEventBegin(MPM_Step, 0, 0, 0, 0));
   PetscCall(MPMExchangeSetUp(mpm, k, k - 1, xin));
   PetscCall(MPMExchangeToOwnersStep(mpm, k - 1, xin));
+  PetscCall(MPMActuationStepLevels(mpm, k));
   PetscCall(MPMScatterToGrid(mpm, mpm->dt));
   PetscCall(PetscLogEventBegin(MPM_Grid, 0, 0, 0, 0));
   /* the grid update is nonlinear with friction walls: its adjoint needs its input */
@@ -150,6 +152,7 @@ PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec 
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin,
                                      mpm->zoutb, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb, mpm->pmatb));
+  PetscCall(MPMActuationScatterAdjoint(mpm, k, (const MPMNode *const *)nodesb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
   /* per-particle material gradients (E_field, nu_field) in the home layout */

@@ -16,20 +16,24 @@ typedef struct {
   const char        *functional; /* flow: the solver's functional */
   AdjShapeMeasure    measure;    /* geometric */
   PetscReal          station;    /* thickness: x/c */
+  PetscInt           point;      /* flow: the design point whose flow gives the value (multipoint.h) */
   AdjConstraintSense sense;
   PetscReal          bound;
   PetscBool          bound_set; /* else: the value at the initial design */
 } AdjConstraint;
 
 struct _p_AdjConstraints {
-  MPI_Comm      comm;
-  AdjDriver     drv;
-  AdjStepper    st;
-  PetscInt      n;
-  AdjConstraint c[ADJ_MAX_CONSTRAINTS];
-  PetscBool     setup;
-  PetscInt      nforward, nadjoint;
-  Vec           greg; /* gradient of the regularization, taken out of flow gradients */
+  MPI_Comm                    comm;
+  AdjDriver                   drv;
+  AdjStepper                  st;
+  PetscInt                    n;
+  AdjConstraint               c[ADJ_MAX_CONSTRAINTS];
+  PetscBool                   setup;
+  PetscInt                    nforward, nadjoint;
+  Vec                         greg;    /* gradient of the regularization, taken out of flow gradients */
+  PetscInt                    npoints; /* design points (1 without multipoint) */
+  AdjConstraintFlowEvaluation flowfn;  /* evaluates flow constraints instead of the driver (multipoint) */
+  void                       *flowctx;
 };
 
 PetscErrorCode AdjConstraintsCreate(AdjDriver drv, AdjConstraints *cs)
@@ -38,7 +42,8 @@ PetscErrorCode AdjConstraintsCreate(AdjDriver drv, AdjConstraints *cs)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&c));
-  c->drv = drv;
+  c->drv     = drv;
+  c->npoints = 1;
   PetscCall(AdjDriverGetStepper(drv, &c->st));
   PetscCall(AdjStepperGetComm(c->st, &c->comm));
   *cs = c;
@@ -59,7 +64,7 @@ static PetscInt AdjConstraintKind(const char name[])
 
 /* Adds one constraint (one station of a thickness) of the given kind. */
 static PetscErrorCode AdjConstraintsAdd(AdjConstraints cs, const char kind[], PetscInt k, AdjConstraintSense sense,
-                                        PetscReal station, PetscBool bset, PetscReal bound)
+                                        PetscReal station, PetscInt point, PetscBool bset, PetscReal bound)
 {
   AdjConstraint *c = &cs->c[cs->n];
 
@@ -71,11 +76,14 @@ static PetscErrorCode AdjConstraintsAdd(AdjConstraints cs, const char kind[], Pe
   c->functional = c->flow ? AdjFlowFunctionals[k] : NULL;
   c->measure    = (AdjShapeMeasure)(c->flow ? 0 : k - ADJ_NFLOW);
   c->station    = station;
+  c->point      = point;
   c->sense      = sense;
   c->bound      = bound;
   c->bound_set  = bset;
   if (!c->flow && c->measure == ADJ_SHAPE_MEASURE_THICKNESS)
     PetscCall(PetscSNPrintf(c->name, sizeof(c->name), "%s@%g", kind, (double)station));
+  else if (c->flow && cs->npoints > 1)
+    PetscCall(PetscSNPrintf(c->name, sizeof(c->name), "%s@point%" PetscInt_FMT, kind, point));
   else
     PetscCall(PetscStrncpy(c->name, kind, sizeof(c->name)));
   PetscCall(PetscSNPrintf(c->option, sizeof(c->option), "-optimize_constraint_%s", kind));
@@ -86,15 +94,18 @@ static PetscErrorCode AdjConstraintsAdd(AdjConstraints cs, const char kind[], Pe
 /* The options of one listed kind: sense, bounds, stations. */
 static PetscErrorCode AdjConstraintsKindFromOptions(AdjConstraints cs, const char kind[], PetscInt k)
 {
-  char      opt[128], optv[128], opta[128];
-  PetscInt  sense = -1, nv = ADJ_MAX_CONSTRAINTS, na = ADJ_MAX_CONSTRAINTS;
+  char      opt[128], optv[128], opta[128], optp[128];
+  PetscInt  sense = -1, nv = ADJ_MAX_CONSTRAINTS, na = ADJ_MAX_CONSTRAINTS, np = ADJ_MAX_CONSTRAINTS;
+  PetscInt  points[ADJ_MAX_CONSTRAINTS] = {0};
   PetscReal values[ADJ_MAX_CONSTRAINTS], at[ADJ_MAX_CONSTRAINTS] = {0};
-  PetscBool set, vset, aset = PETSC_FALSE, thick = (PetscBool)(k == ADJ_NFLOW + ADJ_SHAPE_MEASURE_THICKNESS);
+  PetscBool set, vset, aset = PETSC_FALSE, pset = PETSC_FALSE;
+  PetscBool thick = (PetscBool)(k == ADJ_NFLOW + ADJ_SHAPE_MEASURE_THICKNESS), flow = (PetscBool)(k < ADJ_NFLOW);
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-optimize_constraint_%s", kind));
   PetscCall(PetscSNPrintf(optv, sizeof(optv), "-optimize_constraint_%s_value", kind));
   PetscCall(PetscSNPrintf(opta, sizeof(opta), "-optimize_constraint_%s_at", kind));
+  PetscCall(PetscSNPrintf(optp, sizeof(optp), "-optimize_constraint_%s_point", kind));
   PetscOptionsBegin(cs->comm, NULL, "Optimization: design constraints", "AdjConstraints");
   PetscCall(PetscOptionsEList(opt,
                               "Sense of the constraint: eq (value = bound), ge (value >= bound), le (value <= bound)",
@@ -107,22 +118,33 @@ static PetscErrorCode AdjConstraintsKindFromOptions(AdjConstraints cs, const cha
   if (thick)
     PetscCall(PetscOptionsRealArray(opta, "Chord stations x/c of the thickness constraint, in (0, 1)",
                                     "AdjConstraintsSetFromOptions", at, &na, &aset));
+  if (flow)
+    PetscCall(PetscOptionsIntArray(optp,
+                                   "Multipoint design (-design_points): the points whose flow the constraint holds at, "
+                                   "one constraint each (default 0)",
+                                   "AdjConstraintsSetFromOptions", points, &np, &pset));
   PetscOptionsEnd();
+  if (!pset) np = 1;
+  PetscCheck(!pset || np > 0, cs->comm, PETSC_ERR_USER_INPUT, "%s needs at least one point index", optp);
+  for (PetscInt s = 0; s < np; s++)
+    PetscCheck(points[s] >= 0 && points[s] < cs->npoints, cs->comm, PETSC_ERR_USER_INPUT,
+               "%s %" PetscInt_FMT ": there %s %" PetscInt_FMT " design point%s (-design_points), numbered from 0",
+               optp, points[s], cs->npoints == 1 ? "is" : "are", cs->npoints, cs->npoints == 1 ? "" : "s");
   PetscCheck(set, cs->comm, PETSC_ERR_USER_INPUT,
              "-optimize_constraints lists %s but %s is not given: say eq, ge or le (e.g. %s ge)", kind, opt, opt);
-  if (!thick) na = 1;
+  if (!thick) na = flow ? np : 1;
   PetscCheck(!thick || (aset && na > 0), cs->comm, PETSC_ERR_USER_INPUT,
              "-optimize_constraints lists thickness but %s is not given: the chord stations x/c, e.g. %s 0.3", opta,
              opta);
   PetscCheck(!vset || nv == 1 || nv == na, cs->comm, PETSC_ERR_USER_INPUT,
-             "%s has %" PetscInt_FMT " values for %" PetscInt_FMT " stations: give one for all or one per station",
-             optv, nv, na);
+             "%s has %" PetscInt_FMT " values for %" PetscInt_FMT " %s: give one for all or one per %s", optv, nv, na,
+             flow ? "points" : "stations", flow ? "point" : "station");
   if (vset) PetscCall(AdjCheckRealOptionArray(cs->comm, optv, nv, values, ADJ_REAL_FINITE, NULL));
   for (PetscInt s = 0; s < na; s++) {
     PetscCheck(!thick || (at[s] > 0 && at[s] < 1), cs->comm, PETSC_ERR_USER_INPUT,
                "%s %g: a chord station x/c must lie strictly between 0 and 1", opta, (double)at[s]);
-    PetscCall(
-        AdjConstraintsAdd(cs, kind, k, (AdjConstraintSense)sense, at[s], vset, vset ? values[nv == 1 ? 0 : s] : 0));
+    PetscCall(AdjConstraintsAdd(cs, kind, k, (AdjConstraintSense)sense, at[s], flow ? points[s] : 0, vset,
+                                vset ? values[nv == 1 ? 0 : s] : 0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -204,6 +226,11 @@ static PetscErrorCode AdjConstraintFlow(AdjConstraints cs, const AdjConstraint *
   PetscReal R;
 
   PetscFunctionBeginUser;
+  if (cs->flowfn) { /* on the constraint's design point (multipoint.c), regularization taken out there */
+    PetscCall(cs->flowfn(cs->flowctx, 1, &c->functional, &c->point, p, v, &g, stopped));
+    cs->nforward++, cs->nadjoint++;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(AdjStepperSelectObjective(cs->st, c->functional, &known));
   PetscCheck(known, cs->comm, PETSC_ERR_USER_INPUT,
              "-optimize_constraints %s: this solver has no output functional '%s' (the fluid has lift, drag and "
@@ -227,7 +254,19 @@ PetscErrorCode AdjConstraintsEvaluate(AdjConstraints cs, Vec p, PetscReal value[
 {
   PetscFunctionBeginUser;
   *stopped = -1;
-  for (PetscInt i = 0; i < cs->n && *stopped < 0; i++)
+  if (cs->flowfn) { /* all flow constraints in one call: those of different design points run concurrently */
+    const char *functional[ADJ_MAX_CONSTRAINTS];
+    PetscInt    point[ADJ_MAX_CONSTRAINTS], index[ADJ_MAX_CONSTRAINTS], nf = 0;
+    PetscReal   v[ADJ_MAX_CONSTRAINTS];
+    Vec         g[ADJ_MAX_CONSTRAINTS];
+    for (PetscInt i = 0; i < cs->n; i++)
+      if (cs->c[i].flow)
+        functional[nf] = cs->c[i].functional, point[nf] = cs->c[i].point, g[nf] = grad[i], index[nf++] = i;
+    if (nf) PetscCall(cs->flowfn(cs->flowctx, nf, functional, point, p, v, g, stopped));
+    for (PetscInt j = 0; j < nf && *stopped < 0; j++) value[index[j]] = v[j];
+    cs->nforward += nf, cs->nadjoint += nf;
+  }
+  for (PetscInt i = 0; i < cs->n && *stopped < 0 && !cs->flowfn; i++)
     if (cs->c[i].flow) PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, &value[i], grad[i], stopped));
   if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperSetParameters(cs->st, p));
@@ -369,6 +408,16 @@ PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, Pe
   PetscCall(VecDestroy(&d));
   PetscCall(VecDestroy(&q));
   PetscCall(VecDestroy(&gq));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjConstraintsSetFlowEvaluation(AdjConstraints cs, PetscInt npoints, AdjConstraintFlowEvaluation fn,
+                                               void *ctx)
+{
+  PetscFunctionBeginUser;
+  cs->npoints = npoints;
+  cs->flowfn  = fn;
+  cs->flowctx = ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

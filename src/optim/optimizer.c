@@ -26,6 +26,7 @@
  * A restart file without the log (written before it existed) resumes as then: TAO starts again at its
  * last iterate with an empty quasi-Newton memory, and the iterates differ from an uninterrupted run's. */
 #include <adjsim/optim.h>
+#include <petsc/private/taoimpl.h> /* tao->data: the multipliers of TAOALMM (AdjOptimizerGetMultipliers) */
 #include <adjsim/constraints.h>
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
@@ -87,6 +88,11 @@ struct _p_AdjOptimizer {
   PetscInt          restart_every; /* write the restart file after every this many iterations (0: on a signal only) */
   PetscBool         test_reverse;  /* ... in its reverse sweep rather than its forward sweep */
   AdjOptConstraints cons;
+  PetscBool         taylor; /* -optimize_constraints_taylor_test: check each constraint's gradient first */
+  PetscReal         taylor_h0, taylor_min_rate;
+  PetscInt          taylor_levels;
+  AdjOptimizerEvaluation evalfn; /* J and its gradient in place of the driver's (multipoint.c) */
+  void                  *evalctx;
 };
 
 static PetscErrorCode AdjHistoryAppend(AdjHistory *h, PetscReal it, PetscReal J, PetscReal gnorm)
@@ -287,8 +293,12 @@ static PetscErrorCode AdjOptimizerObjectiveGradient(Tao tao, Vec x, PetscReal *f
   }
   if (opt->resumed && !opt->legacy && !opt->announced) PetscCall(AdjOptimizerAnnounceResume(opt));
   if (opt->interruptible && opt->test_in == opt->evaluations + 1) PetscCall(AdjOptimizerTestInterruptIn(opt));
-  PetscCall(AdjDriverGradient(opt->drv, x, f, g));
-  PetscCall(AdjDriverGetInterruptedStep(opt->drv, &stopped));
+  if (opt->evalfn)
+    PetscCall(opt->evalfn(opt->evalctx, x, f, g, &stopped));
+  else {
+    PetscCall(AdjDriverGradient(opt->drv, x, f, g));
+    PetscCall(AdjDriverGetInterruptedStep(opt->drv, &stopped));
+  }
   if (stopped < 0 && opt->cons.m) { /* every constraint with it: TAOALMM asks for them at each design it evaluates */
     PetscCall(AdjConstraintsEvaluate(opt->cons.set, x, opt->cons.value, opt->cons.grad, &stopped));
     if (stopped < 0) PetscCall(AdjOptimizerConstraintsCached(opt, x));
@@ -482,25 +492,60 @@ static PetscErrorCode AdjOptimizerWriteRestart(AdjOptimizer opt, Vec x, const ch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Multipliers of TAOALMM in constraint order (TAO's convention: L = f + y^T c with c in TAO form, so y <= 0 on
- * an active inequality), on every rank. */
-static PetscErrorCode AdjOptimizerGetMultipliers(AdjOptimizer opt, Tao tao, PetscReal y[])
+/* The head of TAOALMM's private context (src/tao/constrained/impls/almm/almm.h, the same from PETSc 3.15 to 3.20):
+ * PETSc 3.18's TaoALMMGetMultipliers returns, for a problem with both equality and inequality constraints, a
+ * combined vector Y = (Y_E, Y_I) made once at set-up and never updated from Y_E and Y_I, which the method updates
+ * (checked on a one-variable problem: Y stays 0 while the method converges); the separate Y_E and Y_I are read
+ * here instead. The layout is checked against the vectors and matrices this optimizer gave TAO (Ae, Ai, Ce, Ci and
+ * the solution); if they do not match (another PETSc), the multipliers are reported as NaN. */
+typedef struct {
+  Tao subsolver, parent;
+  PetscErrorCode (*sub_obj)(Tao);
+  TaoALMMType type;
+  IS         *Pis, *Yis;
+  VecScatter *Pscatter, *Yscatter;
+  Mat         Ae, Ai;
+  Vec         Px, LgradX, Ce, Ci, G;
+  Vec         Ps, LgradS, Yi, Ye;
+} AdjTaoALMMHead;
+
+/* Y_E and Y_I of TAOALMM (either NULL when that kind is absent); false when the layout check fails. */
+static PetscErrorCode AdjOptimizerALMMDuals(AdjOptimizer opt, Tao tao, Vec *ye, Vec *yi, PetscBool *ok)
 {
-  Vec        Y, part[2] = {NULL, NULL}, all;
-  IS         is[2];
-  VecScatter sc;
-  PetscInt   k[2] = {0, 0};
+  const AdjTaoALMMHead *h = (const AdjTaoALMMHead *)tao->data;
+  Vec                   x;
 
   PetscFunctionBeginUser;
-  PetscCall(TaoALMMGetMultipliers(tao, &Y));
-  if (opt->cons.neq && opt->cons.nin) {
-    PetscCall(TaoALMMGetDualIS(tao, &is[0], &is[1]));
-    PetscCall(VecGetSubVector(Y, is[0], &part[0]));
-    PetscCall(VecGetSubVector(Y, is[1], &part[1]));
-  } else
-    part[opt->cons.neq ? 0 : 1] = Y;
+  PetscCall(TaoGetSolution(tao, &x));
+  *ok = (PetscBool)(h && h->parent == tao && h->Px == x && (!opt->cons.neq || (h->Ae == opt->cons.Ae && h->Ye)) &&
+                    (!opt->cons.nin || (h->Ai == opt->cons.Ai && h->Yi)));
+  *ye = *ok && opt->cons.neq ? h->Ye : NULL;
+  *yi = *ok && opt->cons.nin ? h->Yi : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Multipliers of TAOALMM in constraint order, on every rank, in one convention: L = f + y^T c with c in TAO form, so
+ * y <= 0 on an active inequality. That is TAO's own with -tao_almm_type classic (L = f + y_E^T c_E + y_I^T (c_I - s)).
+ * PETSc 3.18's default formulation, phr, works with -c_I <= 0 (it negates c_I and its Jacobian), so its inequality
+ * multipliers are >= 0 and stationarity reads grad f + y_E grad c_E - y_I grad c_I = 0: they are negated here
+ * (checked on min (x-2)^2 s.t. 1 - x >= 0: phr gives y -> +2, classic -> -2). Before its first outer iteration,
+ * TAOALMM's multipliers are its initial estimate, 1 for every constraint in PETSc 3.18.5 with phr (a standalone TAO
+ * example shows the same), not a computed value. */
+static PetscErrorCode AdjOptimizerGetMultipliers(AdjOptimizer opt, Tao tao, PetscReal y[])
+{
+  Vec         part[2];
+  PetscInt    k[2] = {0, 0};
+  TaoALMMType type;
+  PetscBool   ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOptimizerALMMDuals(opt, tao, &part[0], &part[1], &ok));
+  for (PetscInt i = 0; i < opt->cons.m && !ok; i++) y[i] = (PetscReal)NAN;
+  if (!ok) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt s = 0; s < 2; s++) {
     const PetscScalar *a;
+    VecScatter         sc;
+    Vec                all;
     if (!part[s]) continue;
     PetscCall(VecScatterCreateToAll(part[s], &sc, &all));
     PetscCall(VecScatterBegin(sc, part[s], all, INSERT_VALUES, SCATTER_FORWARD));
@@ -515,9 +560,11 @@ static PetscErrorCode AdjOptimizerGetMultipliers(AdjOptimizer opt, Tao tao, Pets
     PetscCall(VecScatterDestroy(&sc));
     PetscCall(VecDestroy(&all));
   }
-  if (opt->cons.neq && opt->cons.nin) {
-    PetscCall(VecRestoreSubVector(Y, is[0], &part[0]));
-    PetscCall(VecRestoreSubVector(Y, is[1], &part[1]));
+  PetscCall(TaoALMMGetType(tao, &type));
+  for (PetscInt i = 0; i < opt->cons.m && type == TAO_ALMM_PHR; i++) {
+    AdjConstraintSense sense;
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, NULL, &sense, NULL, NULL));
+    if (sense != ADJ_CONSTRAINT_EQ) y[i] = -y[i];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -697,9 +744,11 @@ PetscErrorCode AdjOptimizerCreate(AdjDriver drv, AdjOptimizer *opt)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&o));
-  o->drv            = drv;
-  o->interrupted_at = -1;
-  o->restart_every  = 1;
+  o->drv             = drv;
+  o->interrupted_at  = -1;
+  o->restart_every   = 1;
+  o->taylor_levels   = 4;
+  o->taylor_min_rate = 1.9;
   PetscCall(AdjDriverGetStepper(drv, &o->stepper));
   PetscCall(AdjStepperGetComm(o->stepper, &o->comm));
   PetscCall(TaoCreate(o->comm, &o->tao));
@@ -789,7 +838,30 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
                              "For tests: -optimize_interrupt_in_evaluation stops it in the middle of its reverse sweep "
                              "instead",
                              "AdjOptimizerSetInterruptible", opt->test_reverse, &opt->test_reverse, NULL));
+  PetscCall(PetscOptionsBool("-optimize_constraints_taylor_test",
+                             "Before optimizing: Taylor test of every constraint's gradient at the initial design (the "
+                             "remainder |v(p+hd)-v(p)-h g.d| along a random unit-RMS direction must fall at rate 2); "
+                             "the run fails below -optimize_constraints_taylor_min_rate",
+                             "AdjConstraintsTaylorTest", opt->taylor, &opt->taylor, NULL));
+  PetscCall(PetscOptionsReal("-optimize_constraints_taylor_h0",
+                             "Constraint Taylor test: first step h along the unit-RMS direction (0: 1e-2 max(1, RMS of "
+                             "the design))",
+                             "AdjConstraintsTaylorTest", opt->taylor_h0, &opt->taylor_h0, NULL));
+  PetscCall(PetscOptionsInt("-optimize_constraints_taylor_levels",
+                            "Constraint Taylor test: number of step sizes h, halved each time",
+                            "AdjConstraintsTaylorTest", opt->taylor_levels, &opt->taylor_levels, NULL));
+  PetscCall(PetscOptionsReal("-optimize_constraints_taylor_min_rate",
+                             "Constraint Taylor test: smallest accepted second-order rate", "AdjConstraintsTaylorTest",
+                             opt->taylor_min_rate, &opt->taylor_min_rate, NULL));
   PetscOptionsEnd();
+  PetscCheck(!opt->taylor || opt->cons.m, opt->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints_taylor_test needs constraints to test: give -optimize_constraints (the objective's "
+             "own test is -mode gradient -adjoint_taylor_test)");
+  PetscCheck(opt->taylor_levels >= 2, opt->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints_taylor_levels %" PetscInt_FMT " is invalid: use at least 2 step sizes",
+             opt->taylor_levels);
+  PetscCheck(opt->taylor_h0 >= 0 && !PetscIsInfOrNanReal(opt->taylor_h0), opt->comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints_taylor_h0 %g is invalid: use a step > 0 (0: automatic)", (double)opt->taylor_h0);
   PetscCheck(opt->restart_every >= 0, opt->comm, PETSC_ERR_USER_INPUT,
              "-optimize_restart_interval %" PetscInt_FMT " is invalid: use a count of iterations >= 0 (0: on a signal "
              "only)",
@@ -800,6 +872,21 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
   PetscCheck(opt->test_in >= 0, opt->comm, PETSC_ERR_USER_INPUT,
              "-optimize_interrupt_in_evaluation %" PetscInt_FMT " is invalid: use an evaluation number >= 1 (0: never)",
              opt->test_in);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOptimizerSetEvaluation(AdjOptimizer opt, AdjOptimizerEvaluation fn, void *ctx)
+{
+  PetscFunctionBeginUser;
+  opt->evalfn  = fn;
+  opt->evalctx = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjOptimizerGetConstraints(AdjOptimizer opt, AdjConstraints *cs)
+{
+  PetscFunctionBeginUser;
+  *cs = opt->cons.set;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1087,6 +1174,43 @@ static PetscErrorCode AdjOptimizerReportConstraints(AdjOptimizer opt, Vec design
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -optimize_constraints_taylor_test: every constraint's gradient at the initial design, by the Taylor test of
+ * AdjConstraintsTaylorTest; a rate below the minimum stops the run (geometric measures linear in the design have
+ * remainders at round-off and no rate: they pass). Leaves the solver at the design. Collective. */
+static PetscErrorCode AdjOptimizerTaylorTestConstraints(AdjOptimizer opt, Vec design)
+{
+  PetscReal h0 = opt->taylor_h0, rms;
+  PetscInt  n, nfail = 0;
+
+  PetscFunctionBeginUser;
+  if (h0 == 0) {
+    PetscCall(VecGetSize(design, &n));
+    PetscCall(VecNorm(design, NORM_2, &rms));
+    h0 = 1e-2 * PetscMax(1, rms / PetscSqrtReal((PetscReal)n));
+  }
+  for (PetscInt i = 0; i < opt->cons.m; i++) {
+    const char *name;
+    PetscReal   rate;
+    PetscBool   ok;
+    PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, &name, NULL, NULL, NULL));
+    PetscCall(AdjConstraintsTaylorTest(opt->cons.set, i, design, h0, opt->taylor_levels, &rate));
+    ok = (PetscBool)(rate >= opt->taylor_min_rate); /* PETSC_MAX_REAL: all remainders at round-off */
+    if (!ok) nfail++;
+    if (rate == PETSC_MAX_REAL)
+      PetscCall(PetscPrintf(opt->comm, "Taylor test of constraint %s: remainders at round-off (linear along d): PASS\n",
+                            name));
+    else
+      PetscCall(PetscPrintf(opt->comm,
+                            "Taylor test of constraint %s: smallest second-order rate %.3f (required >= %.2f): %s\n",
+                            name, (double)rate, (double)opt->taylor_min_rate, ok ? "PASS" : "FAIL"));
+  }
+  PetscCheck(!nfail, opt->comm, PETSC_ERR_NOT_CONVERGED,
+             "Taylor test of the constraints failed for %" PetscInt_FMT " of %" PetscInt_FMT
+             " constraints (-optimize_constraints_taylor_test): their gradients are not those of their values",
+             nfail, opt->cons.m);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjOptimizerSolve - minimizes J over the design within the parameter bounds, starting from
     `design`, which holds the optimum on return. A resumed run with an evaluation log starts from the
     logged initial design instead. Collective. @*/
@@ -1123,6 +1247,7 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
   PetscCall(AdjParamsGetBounds(params, opt->lower, opt->upper));
   PetscCall(TaoSetVariableBounds(opt->tao, opt->lower, opt->upper));
   if (opt->cons.m) PetscCall(AdjOptimizerSetUpConstraints(opt, design));
+  if (opt->taylor && !opt->nreplay) PetscCall(AdjOptimizerTaylorTestConstraints(opt, design));
   PetscCall(TaoSetSolution(opt->tao, design));
   if (opt->interruptible) PetscCall(AdjDriverSetInterruptible(opt->drv, PETSC_TRUE)); /* signals in a sweep */
   PetscCall(TaoSolve(opt->tao));

@@ -94,6 +94,16 @@ static PetscErrorCode AdjStepperCheckContract(AdjStepper st, AdjStepIndex k, Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjStepperIsStepCurrent(AdjStepper st, AdjStepIndex k, Vec xin, PetscBool *current)
+{
+  PetscObjectState state;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectStateGet((PetscObject)xin, &state));
+  *current = (PetscBool)(st->stepped_k == k && st->stepped_xin == xin && st->stepped_state == state);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjStepperStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout, Vec lambda_k, Vec lambda_km1)
 {
   PetscFunctionBeginUser;
@@ -102,7 +112,7 @@ PetscErrorCode AdjStepperStepAdjoint(AdjStepper st, AdjStepIndex k, Vec xin, Vec
   PetscCall(PetscLogEventBegin(ADJSTEPPER_StepAdjoint, 0, 0, 0, 0));
   PetscCall(st->ops.stepadjoint(st->ctx, k, xin, xout, lambda_k, lambda_km1));
   PetscCall(PetscLogEventEnd(ADJSTEPPER_StepAdjoint, 0, 0, 0, 0));
-  st->stepped_k = -1; /* an adjoint may overwrite the step's intermediates */
+  if (!st->adjoint_keeps_step) st->stepped_k = -1; /* an adjoint may overwrite the step's intermediates */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

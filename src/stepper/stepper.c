@@ -266,6 +266,13 @@ PetscErrorCode AdjStepperSetStateTemplate(AdjStepper st, Vec x, const char name[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdjStepperSetAdjointKeepsStep(AdjStepper st, PetscBool flag)
+{
+  PetscFunctionBeginUser;
+  st->adjoint_keeps_step = flag;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjStepperSetInitialStateVec(AdjStepper st, Vec x0)
 {
   PetscFunctionBeginUser;

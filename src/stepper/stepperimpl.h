@@ -54,6 +54,7 @@ struct _p_AdjStepper {
   AdjStepIndex     stepped_k;
   Vec              stepped_xin;
   PetscObjectState stepped_state;
+  PetscBool        adjoint_keeps_step; /* AdjStepperSetAdjointKeepsStep */
 };
 
 PetscErrorCode AdjStepperViewFields(AdjStepper st, PetscViewer viewer);

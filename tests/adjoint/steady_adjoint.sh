@@ -6,7 +6,10 @@
 #      as many step-adjoint applications: equal to round-off, so the parameter gradient that every application adds
 #      inside the solver does not leak into the result (it is zeroed before the final application),
 #   4. the ordinary unsteady revolve gradient of the same objective at the last step of a run long enough to be
-#      steady: equal to the steady tolerance.
+#      steady: equal to the steady tolerance,
+#   5. run 1 again with -steady_adjoint_retake_step (the forward step retaken at x* before every step-adjoint
+#      application): bit for bit run 1's gradient, which took the step once (the solver's adjoint keeps the step's
+#      intermediates: AdjStepperSetAdjointKeepsStep), as the recorded forward-step counts must show.
 # The run files must record the steady run (adjoint_mode, the KSP's figures, final_step < N, stop_reason steady_tol).
 # usage: steady_adjoint.sh <mpiexec> <adjsim> <python> <compare.py> <tag> <physics> <T> <N> <tol> <unsteady rtol>
 #                          "<Taylor options>" -- options...
@@ -23,6 +26,8 @@ run 1 "$@" "${steady[@]}" -adjoint_taylor_test $taylor -output ${tag}_np1.h5 | g
 run 2 "$@" "${steady[@]}" -output ${tag}_np2.h5 | grep -E 'steady adjoint|gradient:'
 run 1 "$@" "${steady[@]}" -steady_adjoint_ksp_type richardson -output ${tag}_fixedpoint.h5 | grep -E 'steady adjoint'
 run 1 "$@" -checkpoint_ram 64 -output ${tag}_unsteady.h5 | grep -E 'gradient:'
+run 1 "$@" "${steady[@]}" -steady_adjoint_retake_step -output ${tag}_retake.h5 | grep -E 'steady adjoint'
+"$py" "$compare" ${tag}_np1.h5 ${tag}_retake.h5 --groups /gradients --exact
 "$py" "$compare" ${tag}_np1.h5 ${tag}_np2.h5 --groups /gradients --rtol 1e-10
 "$py" "$compare" ${tag}_np1.h5 ${tag}_fixedpoint.h5 --groups /gradients --rtol 1e-10
 "$py" "$compare" ${tag}_np1.h5 ${tag}_unsteady.h5 --groups /gradients --rtol "$urtol"
@@ -37,10 +42,15 @@ for a, kind in zip(g[:2], ("gmres", "richardson")):
     assert a["stop_reason"] == b"steady_tol" and a["final_step"][0] < N, f"stopped at {a['final_step']} of {N}"
     assert a["steady_adjoint_residual"] <= 1e-12 * a["steady_adjoint_rhs_norm"] * 1.0001, "residual above rtol"
 na, nb = g[0]["steady_adjoint_applications"][0], g[1]["steady_adjoint_applications"][0]
+r = h5py.File(sys.argv[1].replace("_np1.h5", "_retake.h5"), "r")["/gradients"].attrs
+steps = (g[0]["steady_adjoint_forward_steps"][0], r["steady_adjoint_forward_steps"][0])
+assert steps == (0, r["steady_adjoint_applications"][0]), f"forward steps at x* (once, retaken): {steps}"
+
 assert nb >= 2 * na, f"fixed-point iteration used {nb} step-adjoint applications, GMRES {na}: not a pollution test"
 J = [a["objective"] for a in g]
 assert abs(J[0] - J[1]) <= 1e-12 * abs(J[0]), f"objectives differ: {J[0]!r} {J[1]!r}"
 assert abs(J[0] - J[2]) <= urtol * abs(J[0]), f"steady J {J[0]!r} != unsteady J {J[2]!r}"
 print(f"steady adjoint: GMRES {na}, fixed point {nb} step-adjoint applications, same gradient; "
+      f"retaking the step {steps[1]} times gives it bit for bit; "
       f"steady state at step {g[0]['final_step'][0]} of {N}; J steady {J[0]!r} unsteady {J[2]!r}")
 PY

@@ -2,7 +2,7 @@
 """Checks the run file of a constrained optimization (tests/optim): the final design against a known answer, the
 final violations, and the datasets of the per-iteration history /history/constraints.
 
-usage: check_constrained.py RUN.h5 --design i=value[,i=value...] --tol T --violation V --constraints a,b,..."""
+usage: check_constrained.py RUN.h5 --design i=value[,i=value...] --tol T --violation V --constraints a,b,... [--kkt K]"""
 import argparse
 import sys
 
@@ -15,6 +15,7 @@ ap.add_argument("--design", required=True)
 ap.add_argument("--tol", type=float, required=True)
 ap.add_argument("--violation", type=float, required=True)
 ap.add_argument("--constraints", required=True)
+ap.add_argument("--kkt", type=float, default=None, help="largest accepted final KKT residual (multipliers read right)")
 a = ap.parse_args()
 fail = []
 with h5py.File(a.run, "r") as f:
@@ -41,6 +42,8 @@ else:
     print(f"{its}; final max violation {last[4]:.3e}, KKT residual {last[3]:.3e}")
     if not last[4] <= a.violation:
         fail.append(f"final max violation {last[4]:.3e} > {a.violation}")
+    if a.kkt is not None and not last[3] <= a.kkt:
+        fail.append(f"final KKT residual {last[3]:.3e} > {a.kkt}")
     if not np.all(np.isfinite(rows[:, [0, 1, 2, 4]])):
         fail.append("non-finite history entries")
 if fail:

@@ -54,6 +54,11 @@ DECK_TABLE=(
   "fluid_cylinder_re100|-fluid_grid 120,80 -fluid_final_time 5 -output_interval 20 -restart_interval 20"
   "fluid_naca0012_re1000|-fluid_grid 160,120 -fluid_final_time 1 -output_interval 20 -restart_interval 20"
   "fluid_airfoil_optimize|-fluid_grid 96,48 -fluid_final_time 1 -fluid_objective_window 0.5,1 -checkpoint_ram 8 -tao_max_it 3 -output_interval 10 -restart_interval 10"
+  "fluid_airfoil_constrained|-fluid_grid 60,30 -fluid_final_time 0.2 -fluid_objective_window 0.1,0.2 -checkpoint_ram 4 -tao_max_it 1 -output_interval 5 -restart_interval 5"
+  # ---- airfoil (body-fitted): 32 x 13 cells, no steady state reached (the whole time axis runs)
+  "airfoil_naca0012_re1000|-airfoil_grid_around 32 -airfoil_grid_normal 14 -airfoil_final_time 0.5 -output_interval 16 -restart_interval 16"
+  "airfoil_cylinder_re40|-airfoil_grid_around 32 -airfoil_grid_normal 14 -airfoil_final_time 1 -output_interval 16 -restart_interval 16"
+  "airfoil_dat_example|-airfoil_dat $INPUTS/airfoil_naca2412.dat -airfoil_grid_around 32 -airfoil_grid_normal 14 -airfoil_final_time 0.5 -output_interval 16 -restart_interval 16"
   # ---- mpm
   "mpm_inverse_truth|-restart_interval 50"
   "mpm_inverse|-mpm_obs_file mpm_inverse_truth_np@NP@.h5 -tao_max_it 3 -output_interval 50 -restart_interval 50"
@@ -68,6 +73,11 @@ DECK_TABLE=(
   "mpm_obstacle|-mpm_final_time 0.3 -output_interval 40 -restart_interval 40"
   "mpm_plastic_clay|-mpm_final_time 0.1 -output_interval 25 -restart_interval 25"
   "mpm_sand_column|-mpm_final_time 0.05 -output_interval 40 -restart_interval 40"
+  "mpm_sand_inverse_truth|-mpm_final_time 0.1 -output_interval 625 -restart_interval 625"
+  "mpm_sand_inverse|-mpm_final_time 0.1 -mpm_objective_mass_file mpm_sand_inverse_truth_np@NP@.h5 -tao_max_it 3 -output_interval 625 -restart_interval 625"
+  "mpm_walker|-mpm_final_time 0.04 -tao_max_it 2 -output_interval 25 -restart_interval 25"
+  "mpm_clay_inverse_truth|-restart_interval 300"
+  "mpm_clay_inverse|-mpm_objective_mass_file mpm_clay_inverse_truth_np@NP@.h5 -tao_max_it 3 -output_interval 300 -restart_interval 300"
 )
 
 usage() {

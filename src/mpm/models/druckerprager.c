@@ -31,12 +31,11 @@
 
 /* The intermediates of the return mapping at (F, z), shared by the forward kernel and its adjoint. */
 typedef struct {
-  PetscReal mu, lambda, K3, sn, cs, a, beta, ta;         /* material: 3K = K3, sin, cos phi, cone slopes, apex trace */
-  PetscReal Fe[MPM_DIM][MPM_DIM], b[3], e[3], ezz;       /* trial elastic state */
-  PetscReal t, s[3], szz, q;                             /* trace, deviator (xx, yy, xy), s_zz, |dev e| */
-  PetscReal u, w1, up, du_u, du_w, R, w2, g, dg_f, dg_w; /* the two smoothed clamps and their partials */
-  PetscReal kappa, tp, dalpha;                           /* deviator reduction, trace t', plastic increment */
-  PetscBool plastic;
+  PetscReal      mu, lambda, K3, sn, cs, a, beta, ta; /* material: 3K = K3, sin, cos phi, cone slopes, apex trace */
+  MPMHenckyTrial h;                                   /* trial elastic state: Fe_tr, e, t, dev e, q */
+  PetscReal      u, w1, up, du_u, du_w, R, w2, g, dg_f, dg_w; /* the two smoothed clamps and their partials */
+  PetscReal      kappa, tp, dalpha;                           /* deviator reduction, trace t', plastic increment */
+  PetscBool      plastic;
 } DPReturn;
 
 /* The cone of the material point: Lame parameters, Klar's slope a, beta and the apex trace t_a. */
@@ -60,25 +59,15 @@ static void DPReturnMapping(const MPMMaterialPoint *mp, const PetscScalar F[MPM_
   const PetscReal eps = mp->yield_smoothing;
 
   DPCone(mp, r);
-  for (PetscInt a = 0; a < MPM_DIM; a++)
-    for (PetscInt c = 0; c < MPM_DIM; c++) r->Fe[a][c] = F[a][0] * z[c] + F[a][1] * z[2 + c];
-  r->b[0] = r->Fe[0][0] * r->Fe[0][0] + r->Fe[0][1] * r->Fe[0][1];
-  r->b[1] = r->Fe[1][0] * r->Fe[1][0] + r->Fe[1][1] * r->Fe[1][1];
-  r->b[2] = r->Fe[0][0] * r->Fe[1][0] + r->Fe[0][1] * r->Fe[1][1];
-  MPMSymHalfLog(r->b, r->e);
-  r->ezz  = z[4];
-  r->t    = r->e[0] + r->e[1] + r->ezz;
-  r->s[0] = r->e[0] - r->t / 3, r->s[1] = r->e[1] - r->t / 3, r->s[2] = r->e[2];
-  r->szz = r->ezz - r->t / 3;
-  r->q   = PetscSqrtReal(r->s[0] * r->s[0] + r->s[1] * r->s[1] + 2 * r->s[2] * r->s[2] + r->szz * r->szz);
-  r->u   = r->ta - r->t;
-  r->w1  = eps * r->q / r->beta;
-  r->up  = MPMSmoothMax(r->u, r->w1, &r->du_u, &r->du_w);
-  r->R   = r->beta * r->up;
-  r->w2  = eps * r->R;
-  r->g   = MPMSmoothMax(r->q - r->R, r->w2, &r->dg_f, &r->dg_w);
+  MPMHenckyTrialState(F, z, &r->h);
+  r->u  = r->ta - r->h.t;
+  r->w1 = eps * r->h.q / r->beta;
+  r->up = MPMSmoothMax(r->u, r->w1, &r->du_u, &r->du_w);
+  r->R  = r->beta * r->up;
+  r->w2 = eps * r->R;
+  r->g  = MPMSmoothMax(r->h.q - r->R, r->w2, &r->dg_f, &r->dg_w);
   /* g > 0 implies q > beta u' (1 - eps) >= 0, or q > 0 when u' = 0: the direction dev e / q exists */
-  r->kappa   = r->g > 0 ? r->g / r->q : 0;
+  r->kappa   = r->g > 0 ? r->g / r->h.q : 0;
   r->tp      = r->ta - r->up;
   r->plastic = (PetscBool)(r->g > 0 || r->up != r->u);
   r->dalpha  = PetscSqrtReal((r->up - r->u) * (r->up - r->u) / 3 + r->g * r->g);
@@ -89,9 +78,9 @@ static void DPFlowIncrement(const DPReturn *r, MPMSym2 S)
 {
   const PetscReal dt3 = (r->u - r->up) / 3; /* (t' - t) / 3 */
 
-  S[0] = dt3 - r->kappa * r->s[0];
-  S[1] = dt3 - r->kappa * r->s[1];
-  S[2] = -r->kappa * r->s[2];
+  S[0] = dt3 - r->kappa * r->h.s[0];
+  S[1] = dt3 - r->kappa * r->h.s[1];
+  S[2] = -r->kappa * r->h.s[2];
 }
 
 /* tau = 2 mu e' + lambda t' I and z' = (F^-1 exp(e' - e) Fe_tr, e'_zz, alpha + |e - e'|). */
@@ -103,15 +92,15 @@ static void DruckerPrager(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DI
 
   DPReturnMapping(mp, F, z, &r);
   k1        = 1 - r.kappa;
-  tau[0][0] = 2 * r.mu * (r.tp / 3 + k1 * r.s[0]) + r.lambda * r.tp;
-  tau[1][1] = 2 * r.mu * (r.tp / 3 + k1 * r.s[1]) + r.lambda * r.tp;
-  tau[0][1] = tau[1][0] = 2 * r.mu * k1 * r.s[2];
+  tau[0][0] = 2 * r.mu * (r.tp / 3 + k1 * r.h.s[0]) + r.lambda * r.tp;
+  tau[1][1] = 2 * r.mu * (r.tp / 3 + k1 * r.h.s[1]) + r.lambda * r.tp;
+  tau[0][1] = tau[1][0] = 2 * r.mu * k1 * r.h.s[2];
   if (r.plastic) {
     MPMSym2 S;
 
     DPFlowIncrement(&r, S);
-    MPMPlasticFlow(F, r.Fe, S, znew);
-    znew[4] = r.tp / 3 + k1 * r.szz;
+    MPMPlasticFlow(F, r.h.Fe, S, znew);
+    znew[4] = r.tp / 3 + k1 * r.h.szz;
     znew[5] = z[5] + r.dalpha;
   } else /* exactly unchanged (tau above is then the trial stress to round-off) */
     for (PetscInt c = 0; c < 6; c++) znew[c] = z[c];
@@ -138,24 +127,6 @@ static void DPConeAdjoint(const MPMMaterialPoint *mp, const DPReturn *r, PetscRe
   mpb->friction_angle += phib * PETSC_PI / 180;
 }
 
-/* Adjoint of the strain measures: (sb, szzb, tb) -> Fe_trb, ezzb through dev, trace and e = 1/2 log(Fe Fe^T). */
-static void DPStrainAdjoint(const DPReturn *r, const PetscReal sb[3], PetscReal szzb, PetscReal tb, PetscReal *ezzb,
-                            PetscReal Feb[MPM_DIM][MPM_DIM])
-{
-  PetscReal eb[3], bb[3] = {0, 0, 0};
-
-  tb -= (sb[0] + sb[1] + szzb) / 3;
-  eb[0] = sb[0] + tb;
-  eb[1] = sb[1] + tb;
-  eb[2] = sb[2];
-  *ezzb += szzb + tb;
-  MPMSymHalfLogAdjoint(r->b, eb, bb);
-  for (PetscInt k = 0; k < MPM_DIM; k++) {
-    Feb[0][k] += 2 * bb[0] * r->Fe[0][k] + bb[2] * r->Fe[1][k];
-    Feb[1][k] += 2 * bb[1] * r->Fe[1][k] + bb[2] * r->Fe[0][k];
-  }
-}
-
 /* Adjoint of the two clamps: from (kappab, upb, gb) to (sb, szzb, tb, betab, tab) in reverse order of
  * DPReturnMapping (kappa = g / q, g = smax_w2(q - beta u'), w2 = eps beta u', u' = smax_w1(u), w1 = eps q / beta,
  * u = t_a - t). */
@@ -166,8 +137,8 @@ static void DPClampAdjoint(const MPMMaterialPoint *mp, const DPReturn *r, PetscR
   PetscReal       qb  = 0, fb, Rb, w1b, ub;
 
   if (r->g > 0) {
-    gb += kappab / r->q;
-    qb -= kappab * r->g / (r->q * r->q);
+    gb += kappab / r->h.q;
+    qb -= kappab * r->g / (r->h.q * r->h.q);
   }
   fb = gb * r->dg_f;
   Rb = eps * gb * r->dg_w - fb;
@@ -177,14 +148,10 @@ static void DPClampAdjoint(const MPMMaterialPoint *mp, const DPReturn *r, PetscR
   ub  = upb * r->du_u;
   w1b = upb * r->du_w;
   qb += eps * w1b / r->beta;
-  *betab -= eps * r->q * w1b / (r->beta * r->beta);
+  *betab -= eps * r->h.q * w1b / (r->beta * r->beta);
   *tab += ub;
   *tb -= ub;
-  if (r->q > 0 && qb != 0) {
-    for (PetscInt k = 0; k < 2; k++) sb[k] += qb * r->s[k] / r->q;
-    sb[2] += 2 * qb * r->s[2] / r->q;
-    *szzb += qb * r->szz / r->q;
-  }
+  MPMDeviatorNormAdjoint(&r->h, qb, sb, szzb);
 }
 
 /* Fb, zb, mpb->(E, nu, friction_angle, cohesion) += the transpose of the linearized return mapping applied to
@@ -195,7 +162,7 @@ static void DruckerPragerAdjoint(const MPMMaterialPoint *mp, const PetscScalar F
                                  MPMMaterialPoint *mpb)
 {
   DPReturn        r;
-  PetscReal       Feb[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}}, sb[3] = {0, 0, 0}, szzb = 0, tb = 0, ezzb = 0;
+  PetscReal       Feb[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}}, sb[3] = {0, 0, 0}, eb[3] = {0, 0, 0}, szzb = 0, tb = 0;
   PetscReal       kappab = 0, tpb = 0, upb = 0, gb = 0, betab = 0, tab = 0, mub = 0, lambdab = 0, k1;
   const PetscReal T[3] = {taub[0][0], taub[1][1], taub[0][1] + taub[1][0]};
 
@@ -205,18 +172,18 @@ static void DruckerPragerAdjoint(const MPMMaterialPoint *mp, const PetscScalar F
     MPMSym2 S, Sb = {0, 0, 0};
 
     DPFlowIncrement(&r, S);
-    MPMPlasticFlowAdjoint(F, r.Fe, S, znewb, Fb, Feb, Sb);
+    MPMPlasticFlowAdjoint(F, r.h.Fe, S, znewb, Fb, Feb, Sb);
     /* S = (u - u')/3 I - kappa dev e */
     upb -= (Sb[0] + Sb[1]) / 3;
     tab += (Sb[0] + Sb[1]) / 3; /* u = t_a - t */
     tb -= (Sb[0] + Sb[1]) / 3;
     for (PetscInt k = 0; k < 3; k++) {
-      kappab -= Sb[k] * r.s[k];
+      kappab -= Sb[k] * r.h.s[k];
       sb[k] -= r.kappa * Sb[k];
     }
     /* e_zz' = t'/3 + (1 - kappa) s_zz */
     tpb += znewb[4] / 3;
-    kappab -= znewb[4] * r.szz;
+    kappab -= znewb[4] * r.h.szz;
     szzb += k1 * znewb[4];
     /* alpha' = alpha + sqrt((u' - u)^2 / 3 + g^2) */
     if (r.dalpha > 0) {
@@ -233,42 +200,27 @@ static void DruckerPragerAdjoint(const MPMMaterialPoint *mp, const PetscScalar F
   tpb += (2 * r.mu / 3 + r.lambda) * (T[0] + T[1]);
   lambdab += r.tp * (T[0] + T[1]);
   for (PetscInt k = 0; k < 3; k++) {
-    mub += 2 * T[k] * ((k < 2) * r.tp / 3 + k1 * r.s[k]);
-    kappab -= 2 * r.mu * T[k] * r.s[k];
+    mub += 2 * T[k] * ((k < 2) * r.tp / 3 + k1 * r.h.s[k]);
+    kappab -= 2 * r.mu * T[k] * r.h.s[k];
     sb[k] += 2 * r.mu * k1 * T[k];
   }
   /* t' = t_a - u' */
   tab += tpb;
   upb -= tpb;
   DPClampAdjoint(mp, &r, kappab, upb, gb, sb, &szzb, &tb, &betab, &tab);
-  DPStrainAdjoint(&r, sb, szzb, tb, &ezzb, Feb);
-  for (PetscInt a = 0; a < MPM_DIM; a++) /* Fe = F P, P[k][c] = z[2k + c] */
-    for (PetscInt k = 0; k < MPM_DIM; k++)
-      for (PetscInt c = 0; c < MPM_DIM; c++) {
-        Fb[a][k] += Feb[a][c] * z[2 * k + c];
-        zb[2 * k + c] += F[a][k] * Feb[a][c];
-      }
-  zb[4] += ezzb;
+  MPMHenckyTrialAdjoint(&r.h, F, z, eb, sb, szzb, tb, 0, Feb, Fb, zb);
   DPConeAdjoint(mp, &r, betab, tab, &mub, &lambdab, mpb);
   MPMLameParametersAdjoint(mp->E, mp->nu, mub, lambdab, &mpb->E, &mpb->nu);
 }
 
-/* Stored elastic energy of the trial state, psi = mu |e|^2 + lambda/2 tr(e)^2 (3x3 log strain) [J/m^3]. */
+/* Stored elastic energy of the trial state (MPMHenckyEnergy). */
 static PetscReal DruckerPragerEnergy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM],
                                      const PetscScalar z[])
 {
   DPReturn r;
 
   DPReturnMapping(mp, F, z, &r);
-  return r.mu * (r.e[0] * r.e[0] + r.e[1] * r.e[1] + 2 * r.e[2] * r.e[2] + r.ezz * r.ezz) + 0.5 * r.lambda * r.t * r.t;
-}
-
-/* Undeformed, virgin particle: Fp^-1 = I, e_zz = 0, alpha = 0 (independent of the parameters). */
-static void DruckerPragerStateInit(const MPMMaterialPoint *mp, PetscScalar z[])
-{
-  (void)mp;
-  z[0] = z[3] = 1;
-  z[1] = z[2] = z[4] = z[5] = 0;
+  return MPMHenckyEnergy(r.mu, r.lambda, &r.h);
 }
 
 const MPMModelOps MPMModelDruckerPrager = {
@@ -279,6 +231,6 @@ const MPMModelOps MPMModelDruckerPrager = {
     .kirchhoff        = DruckerPrager,
     .kirchhoffadjoint = DruckerPragerAdjoint,
     .energy           = DruckerPragerEnergy,
-    .stateinit        = DruckerPragerStateInit,
+    .stateinit        = MPMHenckyStateInit,
     .stateinitadjoint = NULL,
 };

@@ -188,3 +188,81 @@ static inline void MPMPlasticFlowAdjoint(const PetscScalar F[MPM_DIM][MPM_DIM], 
   }
   MPMSymExpAdjoint(S, Xb, Sb);
 }
+
+/* The trial elastic state of a log-strain plasticity model with the internal state z = (Fp^-1 row-major, e_zz, ...):
+ * Fe_tr = F Fp^-1, b = Fe_tr Fe_tr^T, e = 1/2 log(b) (2x2: xx, yy, xy), e_zz = z[4] (plane strain), the trace t of
+ * the 3x3 log strain, its deviator s (xx, yy, xy) and s_zz, and q = |dev e| (the Frobenius norm of the 3x3 deviator).
+ * Shared by the J2 and Drucker-Prager return mappings (j2.c, druckerprager.c). */
+typedef struct {
+  PetscReal Fe[MPM_DIM][MPM_DIM], b[3], e[3], ezz, t, s[3], szz, q;
+} MPMHenckyTrial;
+
+static inline void MPMHenckyTrialState(const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[], MPMHenckyTrial *h)
+{
+  for (PetscInt a = 0; a < MPM_DIM; a++)
+    for (PetscInt c = 0; c < MPM_DIM; c++) h->Fe[a][c] = F[a][0] * z[c] + F[a][1] * z[2 + c];
+  h->b[0] = h->Fe[0][0] * h->Fe[0][0] + h->Fe[0][1] * h->Fe[0][1];
+  h->b[1] = h->Fe[1][0] * h->Fe[1][0] + h->Fe[1][1] * h->Fe[1][1];
+  h->b[2] = h->Fe[0][0] * h->Fe[1][0] + h->Fe[0][1] * h->Fe[1][1];
+  MPMSymHalfLog(h->b, h->e);
+  h->ezz  = z[4];
+  h->t    = h->e[0] + h->e[1] + h->ezz;
+  h->s[0] = h->e[0] - h->t / 3, h->s[1] = h->e[1] - h->t / 3, h->s[2] = h->e[2];
+  h->szz = h->ezz - h->t / 3;
+  h->q   = PetscSqrtReal(h->s[0] * h->s[0] + h->s[1] * h->s[1] + 2 * h->s[2] * h->s[2] + h->szz * h->szz);
+}
+
+/* sb, szzb += (dq/d(s, s_zz))^T qb (q = |dev e|, the off-diagonal counted twice); nothing at q = 0. */
+static inline void MPMDeviatorNormAdjoint(const MPMHenckyTrial *h, PetscReal qb, PetscReal sb[3], PetscReal *szzb)
+{
+  if (h->q > 0 && qb != 0) {
+    for (PetscInt k = 0; k < 2; k++) sb[k] += qb * h->s[k] / h->q;
+    sb[2] += 2 * qb * h->s[2] / h->q;
+    *szzb += qb * h->szz / h->q;
+  }
+}
+
+/* Adjoint of MPMHenckyTrialState: from the bars of e (eb, direct uses; overwritten), of the deviator (sb, szzb), of
+ * the trace (tb) and of e_zz (ezzb, direct uses) to Fb and zb (accumulated), through s = dev e, t = tr e,
+ * e = 1/2 log(Fe Fe^T) and Fe = F P (P[k][c] = z[2k + c]); Feb holds the bar of Fe_tr from other uses (updated). */
+static inline void MPMHenckyTrialAdjoint(const MPMHenckyTrial *h, const PetscScalar F[MPM_DIM][MPM_DIM],
+                                         const PetscScalar z[], PetscReal eb[3], const PetscReal sb[3], PetscReal szzb,
+                                         PetscReal tb, PetscReal ezzb, PetscReal Feb[MPM_DIM][MPM_DIM],
+                                         PetscScalar Fb[MPM_DIM][MPM_DIM], PetscScalar zb[])
+{
+  PetscReal bb[3] = {0, 0, 0};
+
+  tb -= (sb[0] + sb[1] + szzb) / 3;
+  eb[0] += sb[0] + tb;
+  eb[1] += sb[1] + tb;
+  eb[2] += sb[2];
+  ezzb += szzb + tb;
+  MPMSymHalfLogAdjoint(h->b, eb, bb);
+  for (PetscInt k = 0; k < MPM_DIM; k++) {
+    Feb[0][k] += 2 * bb[0] * h->Fe[0][k] + bb[2] * h->Fe[1][k];
+    Feb[1][k] += 2 * bb[1] * h->Fe[1][k] + bb[2] * h->Fe[0][k];
+  }
+  for (PetscInt a = 0; a < MPM_DIM; a++) /* Fe = F P */
+    for (PetscInt k = 0; k < MPM_DIM; k++)
+      for (PetscInt c = 0; c < MPM_DIM; c++) {
+        Fb[a][k] += Feb[a][c] * z[2 * k + c];
+        zb[2 * k + c] += F[a][k] * Feb[a][c];
+      }
+  zb[4] += ezzb;
+}
+
+/* Stored elastic energy of the trial state, psi = mu |e|^2 + lambda/2 tr(e)^2 (3x3 log strain) [J/m^3]. */
+static inline PetscReal MPMHenckyEnergy(PetscReal mu, PetscReal lambda, const MPMHenckyTrial *h)
+{
+  return mu * (h->e[0] * h->e[0] + h->e[1] * h->e[1] + 2 * h->e[2] * h->e[2] + h->ezz * h->ezz) +
+         0.5 * lambda * h->t * h->t;
+}
+
+/* Undeformed, virgin particle of a 6-real log-strain plasticity state: Fp^-1 = I, e_zz = 0, alpha = 0 (independent
+ * of the parameters). */
+static inline void MPMHenckyStateInit(const MPMMaterialPoint *mp, PetscScalar z[])
+{
+  (void)mp;
+  z[0] = z[3] = 1;
+  z[1] = z[2] = z[4] = z[5] = 0;
+}

@@ -28,7 +28,9 @@
 
 /* The intermediates of the return mapping at (F, z), shared by the forward kernel and its adjoint. */
 typedef struct {
-  PetscReal mu, lambda, w, Fe[MPM_DIM][MPM_DIM], b[3], e[3], ezz, tr, s[3], szz, q, f, dp, kappa;
+  PetscReal      mu, lambda, w;
+  MPMHenckyTrial h; /* Fe_tr, e, trace, deviator, q */
+  PetscReal      f, dp, kappa;
 } J2Return;
 
 /* Fe_tr = F Fp^-1, e = 1/2 log(Fe Fe^T), deviator, yield function and plastic increment. */
@@ -39,105 +41,47 @@ static void J2ReturnMapping(const MPMMaterialPoint *mp, const PetscScalar F[MPM_
 
   MPMLameParameters(mp->E, mp->nu, &r->mu, &r->lambda);
   r->w = mp->yield_smoothing * mp->sigma_y;
-  for (PetscInt a = 0; a < MPM_DIM; a++)
-    for (PetscInt c = 0; c < MPM_DIM; c++) r->Fe[a][c] = F[a][0] * z[c] + F[a][1] * z[2 + c];
-  r->b[0] = r->Fe[0][0] * r->Fe[0][0] + r->Fe[0][1] * r->Fe[0][1];
-  r->b[1] = r->Fe[1][0] * r->Fe[1][0] + r->Fe[1][1] * r->Fe[1][1];
-  r->b[2] = r->Fe[0][0] * r->Fe[1][0] + r->Fe[0][1] * r->Fe[1][1];
-  MPMSymHalfLog(r->b, r->e);
-  r->ezz  = z[4];
-  r->tr   = r->e[0] + r->e[1] + r->ezz;
-  r->s[0] = r->e[0] - r->tr / 3, r->s[1] = r->e[1] - r->tr / 3, r->s[2] = r->e[2];
-  r->szz   = r->ezz - r->tr / 3;
-  r->q     = PetscSqrtReal(r->s[0] * r->s[0] + r->s[1] * r->s[1] + 2 * r->s[2] * r->s[2] + r->szz * r->szz);
-  r->f     = PetscSqrtReal(6.0) * r->mu * r->q - (mp->sigma_y + mp->H * z[5]);
+  MPMHenckyTrialState(F, z, &r->h);
+  r->f     = PetscSqrtReal(6.0) * r->mu * r->h.q - (mp->sigma_y + mp->H * z[5]);
   r->dp    = MPMSmoothMax(r->f, r->w, &df, &dw) / (3 * r->mu + mp->H);
-  r->kappa = r->dp > 0 ? PetscSqrtReal(1.5) * r->dp / r->q : 0;
+  r->kappa = r->dp > 0 ? PetscSqrtReal(1.5) * r->dp / r->h.q : 0;
 }
 
 /* tau = 2 mu e' + lambda tr(e) I and z' = (F^-1 exp(-kappa s) Fe_tr, e_zz - kappa s_zz, alpha + dp). */
 static void J2(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[],
                PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar znew[])
 {
-  J2Return r;
+  J2Return              r;
+  const MPMHenckyTrial *h = &r.h;
 
   J2ReturnMapping(mp, F, z, &r);
-  tau[0][0] = 2 * r.mu * (r.e[0] - r.kappa * r.s[0]) + r.lambda * r.tr;
-  tau[1][1] = 2 * r.mu * (r.e[1] - r.kappa * r.s[1]) + r.lambda * r.tr;
-  tau[0][1] = tau[1][0] = 2 * r.mu * (r.e[2] - r.kappa * r.s[2]);
-  znew[4]               = r.ezz - r.kappa * r.szz;
+  tau[0][0] = 2 * r.mu * (h->e[0] - r.kappa * h->s[0]) + r.lambda * h->t;
+  tau[1][1] = 2 * r.mu * (h->e[1] - r.kappa * h->s[1]) + r.lambda * h->t;
+  tau[0][1] = tau[1][0] = 2 * r.mu * (h->e[2] - r.kappa * h->s[2]);
+  znew[4]               = h->ezz - r.kappa * h->szz;
   znew[5]               = z[5] + r.dp;
   if (r.dp > 0) {
-    const PetscReal S[3] = {-r.kappa * r.s[0], -r.kappa * r.s[1], -r.kappa * r.s[2]}, J = MPMDeterminant(F);
-    PetscReal       X[3], Fe[MPM_DIM][MPM_DIM];
+    const MPMSym2 S = {-r.kappa * h->s[0], -r.kappa * h->s[1], -r.kappa * h->s[2]};
 
-    MPMSymExp(S, X);
-    for (PetscInt c = 0; c < MPM_DIM; c++) {
-      Fe[0][c] = X[0] * r.Fe[0][c] + X[2] * r.Fe[1][c];
-      Fe[1][c] = X[2] * r.Fe[0][c] + X[1] * r.Fe[1][c];
-    }
-    /* F^-1 = [[F11, -F01], [-F10, F00]] / J */
-    for (PetscInt c = 0; c < MPM_DIM; c++) {
-      znew[c]     = (F[1][1] * Fe[0][c] - F[0][1] * Fe[1][c]) / J;
-      znew[2 + c] = (-F[1][0] * Fe[0][c] + F[0][0] * Fe[1][c]) / J;
-    }
+    MPMPlasticFlow(F, h->Fe, S, znew);
   } else
     for (PetscInt c = 0; c < 4; c++) znew[c] = z[c];
 }
 
-/* Adjoint of the plastic update of Fp^-1 (dp > 0): P' = F^-1 X Fe_tr, X = exp(S), S = -kappa s:
- *   d(F^-1) = -F^-1 dF F^-1,  Xb = P'b-part Fe_tr^T,  Fe_trb += X Fe'b,  kappab -= <Sb, s>,  sb -= kappa Sb. */
+/* Adjoint of the plastic update of Fp^-1 (dp > 0): P' = F^-1 exp(S) Fe_tr with S = -kappa s (MPMPlasticFlowAdjoint),
+ * then kappab -= <Sb, s>, sb -= kappa Sb. */
 static void J2PlasticFlowAdjoint(const J2Return *r, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar Pnb[],
                                  PetscScalar Fb[MPM_DIM][MPM_DIM], PetscReal Feb[MPM_DIM][MPM_DIM], PetscReal *kappab,
                                  PetscReal sb[3])
 {
-  const PetscReal S[3] = {-r->kappa * r->s[0], -r->kappa * r->s[1], -r->kappa * r->s[2]}, J = MPMDeterminant(F);
-  const PetscReal Finv[MPM_DIM][MPM_DIM] = {{F[1][1] / J, -F[0][1] / J}, {-F[1][0] / J, F[0][0] / J}};
-  PetscReal       X[3], Fe[MPM_DIM][MPM_DIM], Finvb[MPM_DIM][MPM_DIM], Fenb[MPM_DIM][MPM_DIM], Xb[3], Sb[3] = {0, 0, 0};
+  const MPMHenckyTrial *h  = &r->h;
+  const MPMSym2         S  = {-r->kappa * h->s[0], -r->kappa * h->s[1], -r->kappa * h->s[2]};
+  MPMSym2               Sb = {0, 0, 0};
 
-  MPMSymExp(S, X);
-  for (PetscInt c = 0; c < MPM_DIM; c++) {
-    Fe[0][c] = X[0] * r->Fe[0][c] + X[2] * r->Fe[1][c];
-    Fe[1][c] = X[2] * r->Fe[0][c] + X[1] * r->Fe[1][c];
-  }
-  for (PetscInt a = 0; a < MPM_DIM; a++)
-    for (PetscInt c = 0; c < MPM_DIM; c++) {
-      Finvb[a][c] = Pnb[2 * a] * Fe[c][0] + Pnb[2 * a + 1] * Fe[c][1];
-      Fenb[a][c]  = Finv[0][a] * Pnb[c] + Finv[1][a] * Pnb[2 + c];
-    }
-  for (PetscInt a = 0; a < MPM_DIM; a++) /* Fb -= Finv^T Finvb Finv^T */
-    for (PetscInt c = 0; c < MPM_DIM; c++)
-      for (PetscInt k = 0; k < MPM_DIM; k++)
-        for (PetscInt l = 0; l < MPM_DIM; l++) Fb[a][c] -= Finv[k][a] * Finvb[k][l] * Finv[c][l];
-  Xb[0] = Fenb[0][0] * r->Fe[0][0] + Fenb[0][1] * r->Fe[0][1];
-  Xb[1] = Fenb[1][0] * r->Fe[1][0] + Fenb[1][1] * r->Fe[1][1];
-  Xb[2] = Fenb[0][0] * r->Fe[1][0] + Fenb[0][1] * r->Fe[1][1] + Fenb[1][0] * r->Fe[0][0] + Fenb[1][1] * r->Fe[0][1];
-  for (PetscInt c = 0; c < MPM_DIM; c++) {
-    Feb[0][c] += X[0] * Fenb[0][c] + X[2] * Fenb[1][c];
-    Feb[1][c] += X[2] * Fenb[0][c] + X[1] * Fenb[1][c];
-  }
-  MPMSymExpAdjoint(S, Xb, Sb);
+  MPMPlasticFlowAdjoint(F, h->Fe, S, Pnb, Fb, Feb, Sb);
   for (PetscInt k = 0; k < 3; k++) {
-    *kappab -= Sb[k] * r->s[k];
+    *kappab -= Sb[k] * h->s[k];
     sb[k] -= r->kappa * Sb[k];
-  }
-}
-
-/* Adjoint of the strain measures: (eb, ezzb, sb, szzb, trb) -> Fe_trb through s = dev e, e = 1/2 log(Fe Fe^T). */
-static void J2StrainAdjoint(const J2Return *r, PetscReal eb[3], PetscReal *ezzb, const PetscReal sb[3], PetscReal szzb,
-                            PetscReal trb, PetscReal Feb[MPM_DIM][MPM_DIM])
-{
-  PetscReal bb[3] = {0, 0, 0};
-
-  trb -= (sb[0] + sb[1] + szzb) / 3;
-  eb[0] += sb[0] + trb;
-  eb[1] += sb[1] + trb;
-  eb[2] += sb[2];
-  *ezzb += szzb + trb;
-  MPMSymHalfLogAdjoint(r->b, eb, bb);
-  for (PetscInt k = 0; k < MPM_DIM; k++) {
-    Feb[0][k] += 2 * bb[0] * r->Fe[0][k] + bb[2] * r->Fe[1][k];
-    Feb[1][k] += 2 * bb[1] * r->Fe[1][k] + bb[2] * r->Fe[0][k];
   }
 }
 
@@ -147,10 +91,11 @@ static void J2Adjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][M
                       const PetscScalar taub[MPM_DIM][MPM_DIM], const PetscScalar znewb[],
                       PetscScalar Fb[MPM_DIM][MPM_DIM], PetscScalar zb[], MPMMaterialPoint *mpb)
 {
-  J2Return        r;
-  PetscReal       Feb[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}}, sb[3] = {0, 0, 0}, eb[3], szzb, kappab = 0, ezzb, trb;
-  PetscReal       mub, lambdab, dpb, qb = 0, fb, df, dw, syb, Hb, alphab;
-  const PetscReal T[3] = {taub[0][0], taub[1][1], taub[0][1] + taub[1][0]}, sq6 = PetscSqrtReal(6.0);
+  J2Return              r;
+  const MPMHenckyTrial *h                     = &r.h;
+  PetscReal             Feb[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}}, sb[3] = {0, 0, 0}, eb[3], szzb, kappab = 0, trb;
+  PetscReal             mub, lambdab, dpb, qb = 0, fb, df, dw, syb, Hb, alphab;
+  const PetscReal       T[3] = {taub[0][0], taub[1][1], taub[0][1] + taub[1][0]}, sq6 = PetscSqrtReal(6.0);
 
   J2ReturnMapping(mp, F, z, &r);
   if (r.dp > 0)
@@ -158,64 +103,43 @@ static void J2Adjoint(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][M
   else
     for (PetscInt c = 0; c < 4; c++) zb[c] += znewb[c];
   alphab = dpb = znewb[5];
-  ezzb         = znewb[4];
-  kappab -= znewb[4] * r.szz;
+  kappab -= znewb[4] * h->szz;
   szzb    = -r.kappa * znewb[4];
   trb     = r.lambda * (T[0] + T[1]);
-  lambdab = r.tr * (T[0] + T[1]);
+  lambdab = h->t * (T[0] + T[1]);
   mub     = 0;
   for (PetscInt k = 0; k < 3; k++) {
     eb[k] = 2 * r.mu * T[k];
-    kappab -= 2 * r.mu * T[k] * r.s[k];
+    kappab -= 2 * r.mu * T[k] * h->s[k];
     sb[k] -= 2 * r.mu * r.kappa * T[k];
-    mub += 2 * T[k] * (r.e[k] - r.kappa * r.s[k]);
+    mub += 2 * T[k] * (h->e[k] - r.kappa * h->s[k]);
   }
   if (r.dp > 0) {
-    dpb += kappab * PetscSqrtReal(1.5) / r.q;
-    qb -= kappab * r.kappa / r.q;
+    dpb += kappab * PetscSqrtReal(1.5) / h->q;
+    qb -= kappab * r.kappa / h->q;
   }
   (void)MPMSmoothMax(r.f, r.w, &df, &dw);
   fb  = dpb / (3 * r.mu + mp->H) * df;
   syb = mp->yield_smoothing * dpb / (3 * r.mu + mp->H) * dw - fb;
-  mub += -3 * r.dp * dpb / (3 * r.mu + mp->H) + sq6 * r.q * fb;
+  mub += -3 * r.dp * dpb / (3 * r.mu + mp->H) + sq6 * h->q * fb;
   Hb = -r.dp * dpb / (3 * r.mu + mp->H) - z[5] * fb;
   alphab -= mp->H * fb;
   qb += sq6 * r.mu * fb;
-  if (qb != 0) {
-    for (PetscInt k = 0; k < 2; k++) sb[k] += qb * r.s[k] / r.q;
-    sb[2] += 2 * qb * r.s[2] / r.q;
-    szzb += qb * r.szz / r.q;
-  }
-  J2StrainAdjoint(&r, eb, &ezzb, sb, szzb, trb, Feb);
-  for (PetscInt a = 0; a < MPM_DIM; a++) /* Fe = F P, P[k][c] = z[2k + c] */
-    for (PetscInt k = 0; k < MPM_DIM; k++)
-      for (PetscInt c = 0; c < MPM_DIM; c++) {
-        Fb[a][k] += Feb[a][c] * z[2 * k + c];
-        zb[2 * k + c] += F[a][k] * Feb[a][c];
-      }
-  zb[4] += ezzb;
+  MPMDeviatorNormAdjoint(h, qb, sb, &szzb);
+  MPMHenckyTrialAdjoint(h, F, z, eb, sb, szzb, trb, znewb[4], Feb, Fb, zb);
   zb[5] += alphab;
   MPMLameParametersAdjoint(mp->E, mp->nu, mub, lambdab, &mpb->E, &mpb->nu);
   mpb->sigma_y += syb;
   mpb->H += Hb;
 }
 
-/* Stored elastic energy of the trial state, psi = mu |e|^2 + lambda/2 tr(e)^2 (3x3 log strain) [J/m^3]. */
+/* Stored elastic energy of the trial state (MPMHenckyEnergy). */
 static PetscReal J2Energy(const MPMMaterialPoint *mp, const PetscScalar F[MPM_DIM][MPM_DIM], const PetscScalar z[])
 {
   J2Return r;
 
   J2ReturnMapping(mp, F, z, &r);
-  return r.mu * (r.e[0] * r.e[0] + r.e[1] * r.e[1] + 2 * r.e[2] * r.e[2] + r.ezz * r.ezz) +
-         0.5 * r.lambda * r.tr * r.tr;
-}
-
-/* Undeformed, virgin particle: Fp^-1 = I, e_zz = 0, alpha = 0 (independent of the parameters). */
-static void J2StateInit(const MPMMaterialPoint *mp, PetscScalar z[])
-{
-  (void)mp;
-  z[0] = z[3] = 1;
-  z[1] = z[2] = z[4] = z[5] = 0;
+  return MPMHenckyEnergy(r.mu, r.lambda, &r.h);
 }
 
 const MPMModelOps MPMModelJ2 = {
@@ -226,6 +150,6 @@ const MPMModelOps MPMModelJ2 = {
     .kirchhoff        = J2,
     .kirchhoffadjoint = J2Adjoint,
     .energy           = J2Energy,
-    .stateinit        = J2StateInit,
+    .stateinit        = MPMHenckyStateInit,
     .stateinitadjoint = NULL,
 };

@@ -1,0 +1,62 @@
+/* Active stress of soft-robot actuators in the MPM solver (actuation.c, docs/mpm.md "Actuation").
+ *
+ * An actuator group drives the particles of one label with the Kirchhoff stress
+ *   fibre:      tau_act = a_g(t) s (F f)(F f)^T   (f the unit fibre direction of the reference configuration,
+ *                                                 carried and stretched by F, as DiffTaichi's soft robots)
+ *   isotropic:  tau_act = a_g(t) s J I           (a Cauchy pressure-like stress a s I)
+ * added to the model's Kirchhoff stress in the P2G step; s the strength [Pa], a_g(t) the dimensionless level of
+ * group g.  The levels come from a signal (here: open loop, a Fourier series per group); a closed-loop controller
+ * would supply the levels of a step (MPMActuationLevels) and take their adjoints (MPMActuationLevelsAdjoint)
+ * instead: the stress kernels only see level[g] and give levelb[g]. */
+#pragma once
+
+#include "mpmimpl.h"
+
+#define MPM_MAX_ACTUATORS 8
+#define MPM_ACT_MAX_MODES 16 /* also at most 2 MPM_ACT_MAX_MODES + 1 knots */
+
+typedef struct {
+  PetscInt  label;     /* the label whose particles this group drives */
+  PetscBool isotropic; /* tau = a s J I instead of the fibre stress */
+  PetscReal fiber[MPM_DIM];
+  PetscReal strength; /* s [Pa] */
+  char      spec[256];
+  char      option[32];
+} MPMActuator;
+
+struct _n_MPMActuation {
+  PetscInt    nact;
+  MPMActuator act[MPM_MAX_ACTUATORS];
+  PetscInt    group_of_label[MPM_MAX_LABELS]; /* actuator group of a label, -1: none */
+  /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period
+     (Fourier), or the periodic linear interpolation of the values c_j at the knots t_j = j period / n (linear);
+     level a_g = bound tanh(u_g / bound) (bound > 0) or u_g (bound = 0) */
+  PetscBool linear;        /* piecewise-linear signal instead of the Fourier series */
+  PetscInt  nmodes, ncoef; /* K (Fourier) or n knots (linear); 1 + 2K or n coefficients per group */
+  PetscReal period, bound;
+  PetscReal coef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)];  /* parameter block "actuation" */
+  PetscReal gcoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* this rank's partial dJ/dcoef */
+  PetscReal scoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* summed over ranks */
+  PetscReal level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
+  PetscReal levelb[MPM_MAX_ACTUATORS];                              /* this rank's part of dJ/da_g of that step */
+  PetscReal energy_weight;                                          /* J += w dt sum_steps sum_g a_g^2 */
+  PetscReal dt;
+};
+
+/* Kernels (actuation.c): the active stress of particles and its adjoint, the P2G momentum of the active stress and
+ * its adjoint; the signal and its adjoint. */
+void           MPMActiveStress(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],
+                               PetscScalar tau[MPM_DIM][MPM_DIM]);
+void           MPMActiveStressAdjoint(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],
+                                      const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
+                                      PetscReal *levelb);
+PetscErrorCode MPMActuationToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                  const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
+                                  const PetscReal level[], MPMNode **nodes);
+PetscErrorCode MPMActuationToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                         const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
+                                         const PetscReal level[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                         PetscReal levelb[]);
+void           MPMActuationSignal(const struct _n_MPMActuation *act, PetscReal t, PetscReal level[]);
+void           MPMActuationSignalAdjoint(const struct _n_MPMActuation *act, PetscReal t, const PetscReal levelb[],
+                                         PetscReal coefb[]);
