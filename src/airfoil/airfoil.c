@@ -106,6 +106,10 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
                              "Width of the smooth switch between Dirichlet (inflow) and zero-gradient (outflow) "
                              "velocity at the far field, in units of n . U_inf / |U_inf|",
                              "", af->switch_width, &af->switch_width, NULL));
+  PetscCall(PetscOptionsBool("-airfoil_farfield_vortex",
+                             "Far-field velocity U_inf plus a point vortex of the current lift's circulation "
+                             "(pressure by Bernoulli)",
+                             "", af->vortex, &af->vortex, NULL));
   PetscCall(PetscOptionsReal("-airfoil_blowup_cfl",
                              "Stop the run when the convective Courant number dt sum|F| / (2 A) of a cell exceeds this",
                              "", af->blowup_cfl, &af->blowup_cfl, NULL));
@@ -127,6 +131,7 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
   PetscCall(AdjCheckRealOption(af->comm, "-airfoil_farfield_switch", af->switch_width, ADJ_REAL_POSITIVE, NULL));
   PetscCall(AdjCheckRealOption(af->comm, "-airfoil_blowup_cfl", af->blowup_cfl, ADJ_REAL_POSITIVE, NULL));
   af->alpha   = alpha;
+  af->speed   = speed;
   af->uinf[0] = speed * PetscCosReal(alpha * PETSC_PI / 180);
   af->uinf[1] = speed * PetscSinReal(alpha * PETSC_PI / 180);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -369,25 +374,64 @@ static PetscErrorCode AirfoilCheckState(void *ctx, AdjStepIndex k, Vec x)
           (PetscInt64)k, (double)(k * af->dt), glob.val, (double)af->blowup_cfl, (double)where[0], (double)where[1]);
 }
 
-/* No objective terms yet (forward runs only): J = 0. */
-static PetscErrorCode AirfoilObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
+/* A new angle of attack or Reynolds number (parameter blocks alpha, re): the free stream, the far-field weights and
+ * data, the stencils and K.  The time step stays the one set up for the first values (it is a smooth function of
+ * nothing: gradients keep it fixed). */
+static PetscErrorCode AirfoilFreeStreamChanged(void *ctx)
 {
+  Airfoil af = (Airfoil)ctx;
+
   PetscFunctionBeginUser;
-  *J = 0;
+  PetscCheck(af->re > 0 && PetscIsNormalReal(af->re), af->comm, PETSC_ERR_USER_INPUT,
+             "Parameter re = %g: the Reynolds number must be positive", (double)af->re);
+  PetscCheck(PetscAbsReal(af->alpha) <= 180, af->comm, PETSC_ERR_USER_INPUT,
+             "Parameter alpha = %g degrees: give an angle in [-180, 180]", (double)af->alpha);
+  af->uinf[0] = af->speed * PetscCosReal(af->alpha * PETSC_PI / 180);
+  af->uinf[1] = af->speed * PetscSinReal(af->alpha * PETSC_PI / 180);
+  af->nu      = PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref / af->re; /* as in AirfoilSetUpGrid */
+  PetscCall(AirfoilFarWeightsSet(af));
+  PetscCall(AirfoilFarFieldData(af, NULL));
+  PetscCall(AirfoilOperatorsSetTimeStep(af));
+  PetscCall(AirfoilAdjointSetUp(af));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* No term is tied to the last step of the time axis, so -steady_tol may end a run early. */
-static PetscErrorCode AirfoilObjectiveFinalStep(void *ctx, const char **term)
+/* Before gradients are packed or written: dJ/dalpha = dJ/dU_inf . dU_inf/dalpha (per degree; the U_inf bars are
+ * replicated) and dJ/dre = -dJ/dnu nu / re (the nu bars are rank-local partial sums). */
+static PetscErrorCode AirfoilGradientHook(void *ctx)
 {
+  Airfoil         af = (Airfoil)ctx;
+  PetscReal       nub;
+  const PetscReal a = af->alpha * PETSC_PI / 180, s = af->speed * PETSC_PI / 180;
+
   PetscFunctionBeginUser;
-  *term = NULL;
+  PetscCallMPI(MPI_Allreduce(&af->nub, &nub, 1, MPIU_REAL, MPIU_SUM, af->comm));
+  af->grad_re    = -nub * af->nu / af->re;
+  af->grad_alpha = s * (-PetscSinReal(a) * af->uinfb[0] + PetscCosReal(a) * af->uinfb[1]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode AirfoilZeroGradient(void *ctx)
+/* The parameter blocks: the angle of attack alpha [degrees] and the Reynolds number re. */
+static PetscErrorCode AirfoilRegisterParameters(AdjStepper st, Airfoil af)
 {
+  AdjParams params;
+
   PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetParams(st, &params));
+  PetscCall(AdjParamsAddArray(params, "alpha", "degrees", 1));
+  PetscCall(AdjParamsSetArrayStorage(params, "alpha", &af->alpha, &af->grad_alpha));
+  PetscCall(AdjParamsSetGradientUnits(params, "alpha", "objective per degree"));
+  PetscCall(AdjParamsSetChangeHook(params, "alpha", AirfoilFreeStreamChanged, af));
+  PetscCall(AdjParamsSetBounds(params, "alpha", -180.0, 180.0));
+  PetscCall(AdjParamsAddArray(params, "re", "1", 1));
+  PetscCall(AdjParamsSetArrayStorage(params, "re", &af->re, &af->grad_re));
+  PetscCall(AdjParamsSetGradientUnits(params, "re", "objective per unit Reynolds number"));
+  PetscCall(AdjParamsSetChangeHook(params, "re", AirfoilFreeStreamChanged, af));
+  PetscCall(AdjParamsSetScale(params, "re", af->re));
+  PetscCall(AdjParamsSetBounds(params, "re", 0.0, PETSC_INFINITY));
+  PetscCall(AdjParamsSetGradientHook(params, AirfoilGradientHook, af));
+  PetscCall(AdjStepperAddGradientArray(st, "airfoil_nu", &af->nub, 1));
+  PetscCall(AdjStepperAddGradientArray(st, "airfoil_uinf", af->uinfb, 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -446,6 +490,9 @@ static PetscErrorCode AirfoilSetFromOptions(AdjStepper st)
     PetscCall(AdjStepperSetGrid(st, af->da, lo, hi));
   }
   PetscCall(AirfoilDescribeFields(st));
+  PetscCall(AirfoilAdjointSetUp(af));
+  PetscCall(AirfoilObjectiveSetUp(af));
+  PetscCall(AirfoilRegisterParameters(st, af));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -456,6 +503,7 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
   PetscFunctionBeginUser;
   PetscCall(AdjStepperGetContext(st, &af));
   PetscCall(AirfoilOperatorsDestroy(af));
+  PetscCall(AirfoilAdjointDestroy(af));
   if (af->geo.xn) PetscCall(AirfoilGeometryDestroy(&af->geo));
   PetscCall(AdjOGridDestroy(&af->og));
   PetscCall(AdjShapeDestroy(&af->shape));
@@ -474,21 +522,25 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Forward operations only: without the adjoint set the driver refuses -mode gradient, optimize and the
- * adjoint checks with "-problem airfoil has no adjoint yet: use -mode forward". */
+/* The forward and adjoint operations (the gradient accumulators are declared: no zerogradient). */
 static const AdjStepperOps AirfoilOps = {
-    .setfromoptions     = AirfoilSetFromOptions,
-    .view               = AirfoilView,
-    .destroy            = AirfoilDestroy,
-    .initialstate       = AirfoilInitialState,
-    .step               = AirfoilStep,
-    .objective          = AirfoilObjective,
-    .objectivefinalstep = AirfoilObjectiveFinalStep,
-    .zerogradient       = AirfoilZeroGradient,
-    .checkstate         = AirfoilCheckState,
-    .fieldvalues        = AirfoilFieldValues,
-    .restartstate       = AirfoilRestartState,
-    .monitor            = AirfoilMonitor,
+    .setfromoptions      = AirfoilSetFromOptions,
+    .view                = AirfoilView,
+    .destroy             = AirfoilDestroy,
+    .initialstate        = AirfoilInitialState,
+    .initialstateadjoint = AirfoilInitialStateAdjoint,
+    .step                = AirfoilStep,
+    .stepadjoint         = AirfoilStepAdjoint,
+    .objective           = AirfoilObjective,
+    .objectiveadjoint    = AirfoilObjectiveAdjoint,
+    .hasobjective        = AirfoilHasObjective,
+    .objectivefinalstep  = AirfoilObjectiveFinalStep,
+    .setsteady           = AirfoilSetSteady,
+    .selectobjective     = AirfoilSelectObjective,
+    .checkstate          = AirfoilCheckState,
+    .fieldvalues         = AirfoilFieldValues,
+    .restartstate        = AirfoilRestartState,
+    .monitor             = AirfoilMonitor,
 };
 
 static const AdjLogEvent AirfoilEvents[] = {{"AfVelocitySolve", &AIRFOIL_Velocity},

@@ -84,7 +84,7 @@ struct _n_Airfoil {
   DM              da, sda; /* cells (dof 1) and the state (dof 8), same ownership */
   PetscInt        xs, ys, xm, ym;
   /* physics */
-  PetscReal    re, alpha, uinf[2], nu, lref, theta, switch_width;
+  PetscReal    re, alpha, speed, uinf[2], nu, lref, theta, switch_width;
   PetscReal   *wf;         /* far-field inflow weights of the velocity per top face */
   PetscBool    vortex;     /* -airfoil_farfield_vortex */
   PetscReal   *qf[2], *pf; /* far-field velocity and pressure per top face (AirfoilFarFieldData) */
@@ -106,6 +106,20 @@ struct _n_Airfoil {
   PetscInt     nhist;
   Vec          out[4];                      /* output fields: u, v, p, vorticity */
   PetscBool    quiet, grid_written, steady; /* steady: -steady_tol given (history rows every step) */
+  /* objective (forces.c): weights of C_D, C_L, C_M averaged over the steps kfirst..klast */
+  PetscReal    w_coef[3], window[2];
+  AdjStepIndex kfirst, klast;
+  PetscInt     nwindow;
+  PetscBool    selected;
+  PetscReal    configured[3];
+  /* adjoint (solve.c): u*, v* of the last forward step, work, bars of the far-field data and weights */
+  Vec          ustar[2], xbloc, ybar, ybloc, bloc[4], bg[4];
+  Mat          Pt; /* P^T and its solver (the transposed pressure solve) */
+  KSP          kspt;
+  PetscReal   *qfb[2], *pfb, *wfb;
+  AirfoilForm *dlapv; /* dLv/dwf of the owned far-field row: 3 forms per cell (columns i - 1, i, i + 1) */
+  /* parameter bars: rank-local partial sums of dJ/dnu and dJ/dU_inf, and the gradients of the blocks */
+  PetscReal nub, uinfb[2], grad_alpha, grad_re;
 };
 
 /* Log events: the two solves of a step (velocity: both components). */
@@ -152,6 +166,17 @@ void      AirfoilCellGradient(const AirfoilGeometry *g, PetscInt i, PetscInt j, 
 PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
                             const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf);
 
+void AirfoilWallValueAdjoint(const AirfoilGeometry *g, PetscInt i, PetscReal bar, PetscScalar **qb);
+void AirfoilFarValueAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscReal qinf, PetscScalar **q,
+                            PetscReal bar, PetscScalar **qb, PetscReal *qinfb, PetscReal wfb[]);
+void AirfoilCellGradientAdjoint(const AirfoilGeometry *g, PetscInt i, PetscInt j, PetscBool wall_zero,
+                                const PetscReal gb[2], PetscScalar **qb, PetscReal *qffb);
+void AirfoilConvectionAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
+                              const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf, PetscReal Nb,
+                              AirfoilCell **xb, PetscScalar **qb, PetscReal *qwb, PetscReal *qinfb, PetscReal wfb[]);
+void AirfoilFormApplyAdjoint(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscReal bar, PetscScalar **qb,
+                             PetscReal qwb[], PetscReal qfb[]);
+
 /* Solver (solve.c, forces.c). */
 PetscErrorCode AirfoilOperatorsSetUp(Airfoil af);
 PetscErrorCode AirfoilCheckKSP(Airfoil af, KSP ksp, const char name[]);
@@ -164,3 +189,36 @@ PetscErrorCode AirfoilForces(Airfoil af, Vec x, PetscReal coef[3]);
 PetscErrorCode AirfoilMonitor(void *ctx, AdjOutput out, AdjStepIndex k, Vec x);
 PetscErrorCode AirfoilOutputSurface(Airfoil af, Vec x);
 PetscErrorCode AirfoilRecirculation(Airfoil af, Vec x, PetscReal *len);
+/* Adjoint (solve.c, forces.c). */
+PetscErrorCode AirfoilAdjointSetUp(Airfoil af);
+PetscErrorCode AirfoilAdjointDestroy(Airfoil af);
+PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin);
+/* The step's kernels (solve.c: owned cells from ghosted arrays) and their adjoints (exposed for the dot tests). */
+PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                  AirfoilCell **y, PetscScalar **ru, PetscScalar **rv);
+void           AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                         PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
+                                         AirfoilCell **xb);
+void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us, PetscScalar **vs,
+                          AirfoilCell **y);
+void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
+                                 AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb);
+void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b);
+void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl);
+void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar **vs, const AirfoilCell *const *x,
+                    AirfoilCell **y);
+void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
+                           AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib);
+PetscErrorCode AirfoilFarWeightsAdjoint(Airfoil af, const PetscReal wfb[], PetscReal Ub[2]);
+PetscErrorCode AirfoilForcesAdjoint(Airfoil af, Vec x, const PetscReal cb[3], Vec lambda, PetscReal *nub,
+                                    PetscReal Ub[2]);
+PetscErrorCode AirfoilFarWeightsSet(Airfoil af);
+PetscErrorCode AirfoilLocalFieldsAdd(Airfoil af, Vec *bl, Vec lambda);
+PetscErrorCode AirfoilObjectiveSetUp(Airfoil af);
+PetscErrorCode AirfoilObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J);
+PetscErrorCode AirfoilObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda);
+PetscErrorCode AirfoilHasObjective(void *ctx, PetscBool *has);
+PetscErrorCode AirfoilObjectiveFinalStep(void *ctx, const char **term);
+PetscErrorCode AirfoilSetSteady(void *ctx, AdjSteadyInfo *info);
+PetscErrorCode AirfoilSelectObjective(void *ctx, const char name[], PetscBool *known);
+PetscErrorCode AirfoilInitialStateAdjoint(void *ctx, Vec lambda0);

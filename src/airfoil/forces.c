@@ -3,6 +3,7 @@
  * cylinder's wake, and their per-step histories in the run file. */
 #include "airfoilimpl.h"
 #include <adjsim/io.h>
+#include <adjsim/optcheck.h>
 
 /* Ghosted u, v, p of state x in floc[0..2]. */
 static PetscErrorCode AirfoilLocalFields(Airfoil af, Vec x, PetscScalar ***q)
@@ -88,6 +89,82 @@ PetscErrorCode AirfoilForces(Airfoil af, Vec x, PetscReal coef[3])
 {
   PetscFunctionBeginUser;
   PetscCall(AirfoilSurface(af, x, coef, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Adjoint of AirfoilWallForce for the bar dFb of dF: qb (ghosted u, v, p bars) += its share; returns the face's
+ * d(dF)/dnu . dFb (the viscous traction is nu times a form). */
+static PetscReal AirfoilWallForceAdjoint(const Airfoil af, PetscInt i, PetscScalar ***q, const PetscReal dFb[2],
+                                         PetscScalar ***qb)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const AirfoilBoundary  bv = {PETSC_TRUE, af->wf};
+  const PetscReal       *s  = g->sj + 2 * i;
+  AirfoilForm            F;
+  PetscBool              ex;
+  PetscReal              nub = 0;
+
+  AirfoilFormJFace(g, &bv, i, 0, 0, &F, &ex);
+  AirfoilWallValueAdjoint(g, i, -(dFb[0] * s[0] + dFb[1] * s[1]), qb[2]);
+  for (PetscInt d = 0; d < 2; d++) {
+    AirfoilFormApplyAdjoint(&F, i, 0, g->ni, af->nu * dFb[d], qb[d], NULL, NULL);
+    nub += dFb[d] * AirfoilFormApply(&F, i, 0, g->ni, q[d], NULL, NULL);
+  }
+  return nub;
+}
+
+/*@ AirfoilForcesAdjoint - for the bars cb of (C_D, C_L, C_M) of state x: lambda (u, v, p) += dC/dx^T cb, *nub
+    (rank-local partial sum) += dC/dnu . cb, Ub (replicated) += dC/dU_inf^T cb (through the drag direction
+    e = U_inf / |U_inf| and the dynamic pressure q = |U_inf|^2 / 2).  With tot the summed force and moment,
+    C_D = tot . e / (q L), C_L = e x tot / (q L), C_M = -M / (q L^2).  Collective. @*/
+PetscErrorCode AirfoilForcesAdjoint(Airfoil af, Vec x, const PetscReal cb[3], Vec lambda, PetscReal *nub,
+                                    PetscReal Ub[2])
+{
+  const AirfoilGeometry *g = &af->geo;
+  PetscScalar          **q[3], **qb[3];
+  PetscReal              loc[3] = {0, 0, 0}, tot[3], coef[3], tb[3], eb[2], qdb;
+  const PetscReal        U2 = af->uinf[0] * af->uinf[0] + af->uinf[1] * af->uinf[1], qd = 0.5 * U2, L = af->lref;
+  const PetscReal        speed = PetscSqrtReal(U2), e[2] = {af->uinf[0] / speed, af->uinf[1] / speed};
+
+  PetscFunctionBeginUser;
+  PetscCall(AirfoilLocalFields(af, x, q));
+  if (af->ys == 0)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal *a = g->xn + 2 * i, *b = g->xn + 2 * ((i + 1) % g->ni);
+      const PetscReal  m[2] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])};
+      PetscReal        dF[2], pw, tau;
+      AirfoilWallForce(af, i, q, dF, &pw, &tau);
+      loc[0] += dF[0], loc[1] += dF[1];
+      loc[2] += (m[0] - af->shape.p[0]) * dF[1] - (m[1] - af->shape.p[1]) * dF[0];
+    }
+  PetscCallMPI(MPI_Allreduce(loc, tot, 3, MPIU_REAL, MPIU_SUM, af->comm));
+  coef[0] = (tot[0] * e[0] + tot[1] * e[1]) / (qd * L);
+  coef[1] = (-tot[0] * e[1] + tot[1] * e[0]) / (qd * L);
+  coef[2] = -tot[2] / (qd * L * L);
+  tb[0]   = (cb[0] * e[0] - cb[1] * e[1]) / (qd * L);
+  tb[1]   = (cb[0] * e[1] + cb[1] * e[0]) / (qd * L);
+  tb[2]   = -cb[2] / (qd * L * L);
+  eb[0]   = (cb[0] * tot[0] + cb[1] * tot[1]) / (qd * L);
+  eb[1]   = (cb[0] * tot[1] - cb[1] * tot[0]) / (qd * L);
+  qdb     = -(cb[0] * coef[0] + cb[1] * coef[1] + cb[2] * coef[2]) / qd;
+  {
+    const PetscReal ee = eb[0] * e[0] + eb[1] * e[1];
+    for (PetscInt d = 0; d < 2; d++) Ub[d] += qdb * af->uinf[d] + (eb[d] - ee * e[d]) / speed;
+  }
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(VecSet(af->bloc[c], 0));
+    PetscCall(DMDAVecGetArray(af->da, af->bloc[c], &qb[c]));
+  }
+  if (af->ys == 0)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal *a = g->xn + 2 * i, *b = g->xn + 2 * ((i + 1) % g->ni);
+      const PetscReal  m[2]   = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])};
+      const PetscReal  dFb[2] = {tb[0] - (m[1] - af->shape.p[1]) * tb[2], tb[1] + (m[0] - af->shape.p[0]) * tb[2]};
+      *nub += AirfoilWallForceAdjoint(af, i, q, dFb, qb);
+    }
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, af->bloc[c], &qb[c]));
+  PetscCall(AirfoilLocalFieldsRestore(af, q));
+  PetscCall(AirfoilLocalFieldsAdd(af, af->bloc, lambda));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,5 +288,157 @@ PetscErrorCode AirfoilOutputSurface(Airfoil af, Vec x)
     PetscCall(PetscPrintf(af->comm, "airfoil step %" PetscInt64_FMT ": recirculation length %.4f D\n",
                           (PetscInt64)af->kforce, (double)lr));
   PetscCall(PetscFree2(surf, rows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The objective: J = (1/N) sum over the steps k of the window of w_D C_D + w_L C_L + w_M C_M (x_k), the window the
+ * steps with time in [t0, t1] (-airfoil_objective_window), or the final step alone (N = 1).  A steady run
+ * (-steady_tol) has no known final step: give a window ending before the final time, or use -adjoint_steady.
+ * --------------------------------------------------------------------------------------------------------- */
+
+/*@ AirfoilObjectiveSetUp - -airfoil_objective_drag, _lift, _moment and _window. Collective. @*/
+PetscErrorCode AirfoilObjectiveSetUp(Airfoil af)
+{
+  PetscInt        n   = 2;
+  PetscBool       set = PETSC_FALSE;
+  const PetscReal eps = 1e-9 * af->nsteps * af->dt;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(af->comm, af->prefix, "Airfoil: objective", "Airfoil");
+  PetscCall(PetscOptionsReal("-airfoil_objective_drag", "Weight of the drag coefficient C_D in the objective", "",
+                             af->w_coef[0], &af->w_coef[0], NULL));
+  PetscCall(PetscOptionsReal("-airfoil_objective_lift", "Weight of the lift coefficient C_L in the objective", "",
+                             af->w_coef[1], &af->w_coef[1], NULL));
+  PetscCall(PetscOptionsReal("-airfoil_objective_moment",
+                             "Weight of the moment coefficient C_M (quarter chord, nose up) in the objective", "",
+                             af->w_coef[2], &af->w_coef[2], NULL));
+  PetscCall(PetscOptionsRealArray("-airfoil_objective_window",
+                                  "t0,t1 [s]: average the objective over the steps with time in [t0, t1] (default: the "
+                                  "final step alone)",
+                                  "", af->window, &n, &set));
+  PetscOptionsEnd();
+  for (PetscInt c = 0; c < 3; c++) {
+    const char *const names[] = {"-airfoil_objective_drag", "-airfoil_objective_lift", "-airfoil_objective_moment"};
+    PetscCall(AdjCheckRealOption(af->comm, names[c], af->w_coef[c], ADJ_REAL_FINITE, NULL));
+  }
+  PetscCheck(!set || n == 2, af->comm, PETSC_ERR_USER_INPUT, "-airfoil_objective_window needs two times t0,t1");
+  if (!set)
+    af->kfirst = af->klast = af->nsteps;
+  else {
+    PetscCall(AdjCheckRealOptionArray(af->comm, "-airfoil_objective_window", n, af->window, ADJ_REAL_FINITE, "s"));
+    PetscCheck(af->window[0] <= af->window[1], af->comm, PETSC_ERR_USER_INPUT,
+               "-airfoil_objective_window %g,%g: the start must not exceed the end", (double)af->window[0],
+               (double)af->window[1]);
+    af->kfirst = PetscMax(1, (AdjStepIndex)PetscCeilReal((af->window[0] - eps) / af->dt));
+    af->klast  = PetscMin(af->nsteps, (AdjStepIndex)PetscFloorReal((af->window[1] + eps) / af->dt));
+    PetscCheck(af->kfirst <= af->klast, af->comm, PETSC_ERR_USER_INPUT,
+               "-airfoil_objective_window %g,%g s holds no time step of this run (dt %g s, final time %g s)",
+               (double)af->window[0], (double)af->window[1], (double)af->dt, (double)(af->nsteps * af->dt));
+  }
+  af->nwindow = (PetscInt)(af->klast - af->kfirst + 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool AirfoilHasForceTerms(Airfoil af, AdjStepIndex k)
+{
+  return (PetscBool)((af->w_coef[0] != 0 || af->w_coef[1] != 0 || af->w_coef[2] != 0) && k >= af->kfirst &&
+                     k <= af->klast);
+}
+
+/*@ AirfoilObjective - J_k(x_k), the same on every rank. Collective. @*/
+PetscErrorCode AirfoilObjective(void *ctx, AdjStepIndex k, Vec x, PetscReal *J)
+{
+  Airfoil   af = (Airfoil)ctx;
+  PetscReal c[3];
+
+  PetscFunctionBeginUser;
+  *J = 0;
+  if (!AirfoilHasForceTerms(af, k)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AirfoilSurface(af, x, c, NULL));
+  for (PetscInt t = 0; t < 3; t++) *J += af->w_coef[t] * c[t] / af->nwindow;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilObjectiveAdjoint - lambda += dJ_k/dx_k; the nu and U_inf bars += dJ_k/dnu, dJ_k/dU_inf. Collective. @*/
+PetscErrorCode AirfoilObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lambda)
+{
+  Airfoil   af = (Airfoil)ctx;
+  PetscReal cb[3];
+
+  PetscFunctionBeginUser;
+  if (!AirfoilHasForceTerms(af, k)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt t = 0; t < 3; t++) cb[t] = af->w_coef[t] / af->nwindow;
+  PetscCall(AirfoilForcesAdjoint(af, x, cb, lambda, &af->nub, af->uinfb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AirfoilHasObjective(void *ctx, PetscBool *has)
+{
+  Airfoil af = (Airfoil)ctx;
+
+  PetscFunctionBeginUser;
+  *has = (PetscBool)(af->w_coef[0] != 0 || af->w_coef[1] != 0 || af->w_coef[2] != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilObjectiveFinalStep - the force terms over a window reaching the last step are tied to it. @*/
+PetscErrorCode AirfoilObjectiveFinalStep(void *ctx, const char **term)
+{
+  Airfoil   af = (Airfoil)ctx;
+  PetscBool has;
+
+  PetscFunctionBeginUser;
+  PetscCall(AirfoilHasObjective(ctx, &has));
+  *term = has && af->klast == af->nsteps
+              ? "the force objective, averaged over a window that ends at the last step (-airfoil_objective_window "
+                "t0,t1 with t1 >= the final time, or no window: the final step alone)"
+              : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilSetSteady - the steady objective: the step is time-invariant (AB2 at a fixed point: 3/2 N - 1/2 N = N),
+    so the window's average is the term of its last step with weight 1 (idempotent). No block only sets the
+    initial state (alpha sets both it and the free stream). Not collective. @*/
+PetscErrorCode AirfoilSetSteady(void *ctx, AdjSteadyInfo *info)
+{
+  Airfoil af = (Airfoil)ctx;
+
+  PetscFunctionBeginUser;
+  af->kfirst       = af->klast;
+  af->nwindow      = 1;
+  info->k          = af->klast;
+  info->objective  = NULL;
+  info->nosteady   = NULL;
+  info->initial[0] = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilSelectObjective - "drag" C_D, "lift" C_L, "moment" C_M over the objective's window alone; NULL restores
+    the configured weights. Not collective. @*/
+PetscErrorCode AirfoilSelectObjective(void *ctx, const char name[], PetscBool *known)
+{
+  Airfoil                  af       = (Airfoil)ctx;
+  static const char *const names[3] = {"drag", "lift", "moment"};
+  PetscInt                 term     = -1;
+
+  PetscFunctionBeginUser;
+  *known = PETSC_FALSE;
+  if (!name) {
+    if (af->selected)
+      for (PetscInt t = 0; t < 3; t++) af->w_coef[t] = af->configured[t];
+    af->selected = PETSC_FALSE, *known = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt t = 0; t < 3; t++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(name, names[t], &same));
+    if (same) term = t;
+  }
+  if (term < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!af->selected)
+    for (PetscInt t = 0; t < 3; t++) af->configured[t] = af->w_coef[t];
+  for (PetscInt t = 0; t < 3; t++) af->w_coef[t] = t == term ? 1.0 : 0.0;
+  af->selected = PETSC_TRUE, *known = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

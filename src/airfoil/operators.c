@@ -50,3 +50,103 @@ PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], Pets
           x[j][i].V * qb) /
          g->area[c];
 }
+
+/* Adjoints of the kernels above: each adds the transpose of the kernel's derivative, applied to the bar of its
+ * result, to the bars of its inputs (ghosted arrays qb, like q; NULL bars are not wanted).  The kernels are
+ * linear in q and in the boundary data, bilinear in (fluxes, q) for the convection, and affine in the far-field
+ * weight wf, so the bars below are exact. */
+
+/*@ AirfoilWallValueAdjoint - qb += d(q_w)/dq^T bar. Not collective. @*/
+void AirfoilWallValueAdjoint(const AirfoilGeometry *g, PetscInt i, PetscReal bar, PetscScalar **qb)
+{
+  const PetscReal e = g->ext[(i + g->ni) % g->ni];
+
+  qb[0][i] += (1 + e) * bar, qb[1][i] -= e * bar;
+}
+
+/*@ AirfoilFarValueAdjoint - the bars of AirfoilFarValue: qb (cell nc - 1), *qinfb, wfb[i] (each may be NULL).
+    Not collective. @*/
+void AirfoilFarValueAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscReal qinf, PetscScalar **q,
+                            PetscReal bar, PetscScalar **qb, PetscReal *qinfb, PetscReal wfb[])
+{
+  const PetscInt  iw = (i + g->ni) % g->ni;
+  const PetscReal w  = wf[iw];
+
+  if (qb) qb[g->nc - 1][i] += (1 - w) * bar;
+  if (qinfb) *qinfb += w * bar;
+  if (wfb) wfb[iw] += (qinf - q[g->nc - 1][i]) * bar;
+}
+
+/*@ AirfoilCellGradientAdjoint - the bars of AirfoilCellGradient for the gradient bar gb: qb and *qffb (may be
+    NULL). Not collective. @*/
+void AirfoilCellGradientAdjoint(const AirfoilGeometry *g, PetscInt i, PetscInt j, PetscBool wall_zero,
+                                const PetscReal gb[2], PetscScalar **qb, PetscReal *qffb)
+{
+  const PetscInt   ni = g->ni, iw = (i + ni) % ni, ip = (i + 1 + ni) % ni, c = j * ni + iw;
+  const PetscReal *sl = g->si + 2 * c, *sr = g->si + 2 * (j * ni + ip), *sb = g->sj + 2 * c, *st = g->sj + 2 * (c + ni);
+  PetscReal        qlb = 0, qrb = 0, qbb = 0, qtb = 0;
+
+  for (PetscInt d = 0; d < 2; d++) {
+    const PetscReal a = gb[d] / g->area[c];
+    qrb += a * sr[d], qlb -= a * sl[d], qtb += a * st[d], qbb -= a * sb[d];
+  }
+  qb[j][i - 1] += 0.5 * qlb, qb[j][i] += 0.5 * (qlb + qrb), qb[j][i + 1] += 0.5 * qrb;
+  if (j == 0) {
+    if (!wall_zero) AirfoilWallValueAdjoint(g, i, qbb, qb);
+  } else
+    qb[j - 1][i] += 0.5 * qbb, qb[j][i] += 0.5 * qbb;
+  if (j == g->nc - 1) {
+    if (qffb) *qffb += qtb;
+  } else
+    qb[j][i] += 0.5 * qtb, qb[j + 1][i] += 0.5 * qtb;
+}
+
+/*@ AirfoilConvectionAdjoint - the bars of AirfoilConvection for the result bar Nb: the fluxes xb (U, V, Vt of a
+    ghosted state-bar array), qb, *qwb, *qinfb and wfb[i] (the last three may be NULL). Not collective. @*/
+void AirfoilConvectionAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
+                              const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf, PetscReal Nb,
+                              AirfoilCell **xb, PetscScalar **qb, PetscReal *qwb, PetscReal *qinfb, PetscReal wfb[])
+{
+  const PetscInt  ni = g->ni, c = j * ni + (i + ni) % ni;
+  const PetscBool top = (PetscBool)(j == g->nc - 1);
+  const PetscReal a = Nb / g->area[c], Ut = top ? x[j][i].Vt : x[j + 1][i].V;
+  const PetscReal qt   = top ? AirfoilFarValue(g, wf, i, qinf, q) : 0.5 * (q[j][i] + q[j + 1][i]);
+  const PetscReal qbot = j == 0 ? qw : 0.5 * (q[j - 1][i] + q[j][i]);
+  const PetscReal Ur = x[j][i + 1].U, Ul = x[j][i].U, Vb = x[j][i].V;
+
+  xb[j][i + 1].U += a * 0.5 * (q[j][i] + q[j][i + 1]);
+  xb[j][i].U -= a * 0.5 * (q[j][i - 1] + q[j][i]);
+  if (top)
+    xb[j][i].Vt += a * qt;
+  else
+    xb[j + 1][i].V += a * qt;
+  xb[j][i].V -= a * qbot;
+  qb[j][i] += 0.5 * a * (Ur - Ul);
+  qb[j][i + 1] += 0.5 * a * Ur, qb[j][i - 1] -= 0.5 * a * Ul;
+  if (top)
+    AirfoilFarValueAdjoint(g, wf, i, qinf, q, a * Ut, qb, qinfb, wfb);
+  else
+    qb[j][i] += 0.5 * a * Ut, qb[j + 1][i] += 0.5 * a * Ut;
+  if (j == 0) {
+    if (qwb) *qwb -= a * Vb;
+  } else
+    qb[j - 1][i] -= 0.5 * a * Vb, qb[j][i] -= 0.5 * a * Vb;
+}
+
+/*@ AirfoilFormApplyAdjoint - the bars of AirfoilFormApply about cell (i, j) for the result bar: qb (may be NULL)
+    gets bar F.c on the cells of the stencil, qwb and qfb (ni values each, may be NULL) bar F.w and bar F.f on
+    the faces.  (AirfoilFormApply lives in metrics.c, the grid helper's file; its adjoint sits here with the other
+    field kernels.)  Not collective. @*/
+void AirfoilFormApplyAdjoint(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscReal bar, PetscScalar **qb,
+                             PetscReal qwb[], PetscReal qfb[])
+{
+  if (qb)
+    for (PetscInt b = -1; b <= 1; b++)
+      for (PetscInt a = -1; a <= 1; a++)
+        if (F->c[b + 1][a + 1] != 0) qb[j + b][i + a] += F->c[b + 1][a + 1] * bar;
+  for (PetscInt a = -1; a <= 1; a++) {
+    const PetscInt k = (i + a + 2 * ni) % ni;
+    if (qwb && F->w[a + 1] != 0) qwb[k] += F->w[a + 1] * bar;
+    if (qfb && F->f[a + 1] != 0) qfb[k] += F->f[a + 1] * bar;
+  }
+}

@@ -47,6 +47,37 @@ static void AirfoilFarWeights(const AirfoilGeometry *g, const PetscReal uinf[2],
   }
 }
 
+/*@ AirfoilFarWeightsAdjoint - Ub += (dwf/dU_inf)^T wfb: dwf/dc = -(1 - tanh^2(c/w)) / (2 w), and c = s . e / |s| with
+    e = U_inf / |U_inf| (de/dU = (I - e e^T) / |U|). Not collective. @*/
+PetscErrorCode AirfoilFarWeightsAdjoint(Airfoil af, const PetscReal wfb[], PetscReal Ub[2])
+{
+  const AirfoilGeometry *g     = &af->geo;
+  const PetscReal        speed = PetscHypotReal(af->uinf[0], af->uinf[1]);
+  const PetscReal        e[2]  = {af->uinf[0] / speed, af->uinf[1] / speed};
+  PetscReal              eb[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < g->ni; i++) {
+    const PetscReal *s = g->sj + 2 * (g->nc * g->ni + i), len = PetscHypotReal(s[0], s[1]);
+    const PetscReal  c = (s[0] * e[0] + s[1] * e[1]) / len, th = PetscTanhReal(c / af->switch_width);
+    const PetscReal  cb = -0.5 * (1 - th * th) / af->switch_width * wfb[i];
+    eb[0] += cb * s[0] / len, eb[1] += cb * s[1] / len;
+  }
+  {
+    const PetscReal ee = eb[0] * e[0] + eb[1] * e[1];
+    for (PetscInt d = 0; d < 2; d++) Ub[d] += (eb[d] - ee * e[d]) / speed;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilFarWeightsSet - the far-field weights for the current free stream. Not collective. @*/
+PetscErrorCode AirfoilFarWeightsSet(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  AirfoilFarWeights(&af->geo, af->uinf, af->switch_width, af->wf);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AirfoilFarFieldData - the far-field values of state x at the far-field face midpoints: the velocity
     qf = U_inf + u_v and the pressure pf = (|U_inf|^2 - |qf|^2) / 2 (Bernoulli), u_v the velocity of a point
     vortex at the body's reference point carrying the circulation of the lift of x (Kutta-Joukowski:
@@ -68,6 +99,37 @@ PetscErrorCode AirfoilFarFieldData(Airfoil af, Vec x)
 
     af->qf[0][i] = ux, af->qf[1][i] = uy;
     af->pf[i] = 0.5 * (af->uinf[0] * af->uinf[0] + af->uinf[1] * af->uinf[1] - ux * ux - uy * uy);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilFarFieldDataAdjoint - the adjoint of AirfoilFarFieldData of state x for the bars qfb, pfb of the far-field
+    data (summed over ranks): Ub += the free stream's part, and with the vortex, lambda += dC_L/dx^T C_Lb (its
+    nu part into *nub) for C_Lb = dGamma/dC_L Gammab.  Ub gets replicated values. Collective. @*/
+static PetscErrorCode AirfoilFarFieldDataAdjoint(Airfoil af, Vec x, const PetscReal *const qfb, const PetscReal pfb[],
+                                                 Vec lambda, PetscReal *nub, PetscReal Ub[2])
+{
+  const AirfoilGeometry *g       = &af->geo;
+  const PetscReal        speed   = PetscHypotReal(af->uinf[0], af->uinf[1]);
+  PetscReal              coef[3] = {0, 0, 0}, gam, gamb = 0;
+
+  PetscFunctionBeginUser;
+  if (af->vortex) PetscCall(AirfoilForces(af, x, coef));
+  gam = 0.5 * coef[1] * speed * af->lref;
+  for (PetscInt i = 0; i < g->ni; i++) {
+    const PetscReal *a = g->xn + 2 * (g->nc * g->ni + i), *b = g->xn + 2 * (g->nc * g->ni + (i + 1) % g->ni);
+    const PetscReal  rx = 0.5 * (a[0] + b[0]) - af->shape.p[0], ry = 0.5 * (a[1] + b[1]) - af->shape.p[1];
+    const PetscReal  r2 = 2 * PETSC_PI * (rx * rx + ry * ry), k = gam / r2;
+    const PetscReal  ux = af->uinf[0] + k * ry, uy = af->uinf[1] - k * rx;
+    const PetscReal  uxb = qfb[i] - pfb[i] * ux, uyb = qfb[g->ni + i] - pfb[i] * uy;
+
+    Ub[0] += pfb[i] * af->uinf[0] + uxb, Ub[1] += pfb[i] * af->uinf[1] + uyb;
+    gamb += (uxb * ry - uyb * rx) / r2;
+  }
+  if (af->vortex) {
+    const PetscReal cb[3] = {0, 0.5 * speed * af->lref * gamb, 0};
+    for (PetscInt d = 0; d < 2; d++) Ub[d] += gamb * 0.5 * coef[1] * af->lref * af->uinf[d] / speed;
+    PetscCall(AirfoilForcesAdjoint(af, x, cb, lambda, nub, Ub));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -118,7 +180,8 @@ static PetscErrorCode AirfoilAssemble(Airfoil af, PetscBool pressure)
 }
 
 /* A KSP with options prefix <prefix>airfoil_<name>_ on operator A, tolerance rtol. */
-static PetscErrorCode AirfoilCreateKSP(Airfoil af, const char name[], Mat A, KSPType type, PCType pc, KSP *ksp)
+static PetscErrorCode AirfoilCreateKSP(Airfoil af, const char name[], Mat A, KSPType type, PCType pc, KSP like,
+                                       KSP *ksp)
 {
   char prefix[256];
   PC   p;
@@ -134,6 +197,12 @@ static PetscErrorCode AirfoilCreateKSP(Airfoil af, const char name[], Mat A, KSP
   PetscCall(KSPGetPC(*ksp, &p));
   PetscCall(PCSetType(p, pc));
   PetscCall(KSPSetTolerances(*ksp, 1e-10, 1e-14, PETSC_DEFAULT, 1000));
+  if (like) { /* the tolerances of the solver it transposes (its own options may still change them) */
+    PetscReal rtol, atol, dtol;
+    PetscInt  maxit;
+    PetscCall(KSPGetTolerances(like, &rtol, &atol, &dtol, &maxit));
+    PetscCall(KSPSetTolerances(*ksp, rtol, atol, dtol, maxit));
+  }
   if (!strcmp(pc, PCMG)) { /* geometric multigrid with Galerkin coarse operators, as deep as the grid halves */
     PetscInt levels = 1, ni = af->geo.ni, nc = af->geo.nc;
     while (ni % 2 == 0 && (nc - 1) % 2 == 0 && ni / 2 >= 4 && (nc - 1) / 2 >= 2 && levels < 8)
@@ -166,8 +235,8 @@ PetscErrorCode AirfoilOperatorsSetUp(Airfoil af)
   PetscCall(MatSetOption(af->K, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(MatSetOption(af->P, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(AirfoilAssemble(af, PETSC_TRUE));
-  PetscCall(AirfoilCreateKSP(af, "velocity", af->K, KSPGMRES, PCBJACOBI, &af->kspv));
-  PetscCall(AirfoilCreateKSP(af, "pressure", af->P, KSPGMRES, PCMG, &af->kspp));
+  PetscCall(AirfoilCreateKSP(af, "velocity", af->K, KSPGMRES, PCBJACOBI, NULL, &af->kspv));
+  PetscCall(AirfoilCreateKSP(af, "pressure", af->P, KSPGMRES, PCMG, NULL, &af->kspp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,8 +280,8 @@ static PetscErrorCode AirfoilSplitLocal(Airfoil af, const AirfoilCell *const *x,
 
 /* Step 1 of the fractional step: the right-hand sides of the two momentum solves (in f[0], f[1]) and the
  * convection terms N^n (into y). */
-static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
-                                         AirfoilCell **y, PetscScalar **ru, PetscScalar **rv)
+PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                  AirfoilCell **y, PetscScalar **ru, PetscScalar **rv)
 {
   const AirfoilGeometry *g  = &af->geo;
   const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
@@ -241,10 +310,43 @@ static PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const Airfo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Adjoint of AirfoilMomentumRHS for the bars rb of the right-hand sides and the bars of the new convection terms
+ * (yb's Nu, Nv, owned): the bars of q (ghosted qb), of the state's fluxes and old convection terms (ghosted xb), of
+ * the data qf, pf and the weights wf. */
+void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                               PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
+                               AirfoilCell **xb)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt     c      = (j - af->ys) * af->xm + (i - af->xs);
+      const PetscReal    A      = g->area[j * g->ni + i];
+      const AirfoilForm *L      = &af->lapv[c];
+      PetscScalar      **rb[2]  = {rbu, rbv};
+      const PetscReal    Nyb[2] = {yb[j][i].Nu, yb[j][i].Nv};
+      PetscReal          gpb[2];
+
+      for (PetscInt d = 0; d < 2; d++) {
+        const PetscReal r = rb[d][j][i];
+        qb[d][j][i] += A * r / dt;
+        AirfoilFormApplyAdjoint(L, i, j, g->ni, (1 - th) * nu * r, qb[d], NULL, NULL);
+        AirfoilFormApplyAdjoint(L, i, j, g->ni, nu * r, NULL, NULL, af->qfb[d]); /* the data: (1 - th) + th */
+        AirfoilConvectionAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, xb, qb[d], NULL,
+                                 &af->qfb[d][i], af->wfb);
+        gpb[d] = -A * r;
+      }
+      xb[j][i].Nu += A * ab * rbu[j][i], xb[j][i].Nv += A * ab * rbv[j][i];
+      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gpb, qb[2], &af->pfb[i]);
+    }
+}
+
 /* Step 2: the predicted face fluxes U*, V*, Vt* of the owned cells (into y), from the ghosted momentum-
  * interpolation velocity w = u* + dt G p^n (in y's local copy yl), the ghosted p^n and u* (owned). */
-static void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us,
-                                 PetscScalar **vs, AirfoilCell **y)
+void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us, PetscScalar **vs,
+                          AirfoilCell **y)
 {
   const AirfoilGeometry *g = &af->geo;
 
@@ -266,8 +368,38 @@ static void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, Petsc
     }
 }
 
+/* Adjoint of AirfoilPredictFluxes for the flux bars sb (owned): the bars of w (the u, v of the ghosted wbl), of p^n
+ * (ghosted pb), of u*, v* (owned usb, vsb: the far-field flux) and of the data qf, pf and the weights wf. */
+void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, PetscScalar **us, PetscScalar **vs,
+                                 AirfoilCell **wbl, PetscScalar **pb, PetscScalar **usb, PetscScalar **vsb)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt   c = (j - af->ys) * af->xm + (i - af->xs), f = j * g->ni + i;
+      const PetscReal *si = g->si + 2 * f, *sj = g->sj + 2 * f, Ub = sb[j][i].U;
+
+      wbl[j][i - 1].u += 0.5 * Ub * si[0], wbl[j][i].u += 0.5 * Ub * si[0];
+      wbl[j][i - 1].v += 0.5 * Ub * si[1], wbl[j][i].v += 0.5 * Ub * si[1];
+      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -af->dt * Ub, pb, NULL, af->pfb);
+      if (j > 0) {
+        const PetscReal Vb = sb[j][i].V;
+        wbl[j - 1][i].u += 0.5 * Vb * sj[0], wbl[j][i].u += 0.5 * Vb * sj[0];
+        wbl[j - 1][i].v += 0.5 * Vb * sj[1], wbl[j][i].v += 0.5 * Vb * sj[1];
+        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -af->dt * Vb, pb, NULL, af->pfb);
+      }
+      if (j == g->nc - 1) {
+        const PetscReal *st = g->sj + 2 * (f + g->ni), w = af->wf[i], Vb = sb[j][i].Vt;
+        usb[j][i] += (1 - w) * st[0] * Vb, vsb[j][i] += (1 - w) * st[1] * Vb;
+        af->qfb[0][i] += w * st[0] * Vb, af->qfb[1][i] += w * st[1] * Vb;
+        af->wfb[i] += ((af->qf[0][i] - us[j][i]) * st[0] + (af->qf[1][i] - vs[j][i]) * st[1]) * Vb;
+      }
+    }
+}
+
 /* -D U* / dt of the owned cells (the right-hand side of P phi = -D U* / dt) from the ghosted fluxes. */
-static void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b)
+void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, PetscScalar **b)
 {
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
@@ -276,9 +408,23 @@ static void AirfoilDivergenceRHS(Airfoil af, const AirfoilCell *const *yl, Petsc
     }
 }
 
+/* Adjoint of AirfoilDivergenceRHS: the flux bars (ghosted sbl) += (-D/dt)^T bb (owned). */
+void AirfoilDivergenceRHSAdjoint(Airfoil af, PetscScalar **bb, AirfoilCell **sbl)
+{
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal a = -bb[j][i] / af->dt;
+      sbl[j][i + 1].U += a, sbl[j][i].U -= a, sbl[j][i].V -= a;
+      if (j == af->geo.nc - 1)
+        sbl[j][i].Vt += a;
+      else
+        sbl[j + 1][i].V += a;
+    }
+}
+
 /* Step 4: the corrections by phi (ghosted) into y; u*, v* owned, p^n from x. */
-static void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar **vs,
-                           const AirfoilCell *const *x, AirfoilCell **y)
+void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, PetscScalar **vs, const AirfoilCell *const *x,
+                    AirfoilCell **y)
 {
   const AirfoilGeometry *g = &af->geo;
 
@@ -294,6 +440,34 @@ static void AirfoilCorrect(Airfoil af, PetscScalar **phi, PetscScalar **us, Pets
       y[j][i].U -= af->dt * AirfoilFormApply(&af->gfi[c], i, j, g->ni, phi, NULL, NULL);
       if (j > 0) y[j][i].V -= af->dt * AirfoilFormApply(&af->gfj[c], i, j, g->ni, phi, NULL, NULL);
       if (j == g->nc - 1) y[j][i].Vt -= af->dt * AirfoilFormApply(&af->gft[c], i, j, g->ni, phi, NULL, NULL);
+    }
+}
+
+/* Adjoint of AirfoilCorrect: from the output bars yb (owned) the bars of u*, v* (usb, owned, set), of the predicted
+ * fluxes (sb, owned, set), of p^n (xb, owned cells, added) and of phi (phib, ghosted, added). */
+void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **usb, PetscScalar **vsb,
+                           AirfoilCell **sb, AirfoilCell **xb, PetscScalar **phib)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  c     = (j - af->ys) * af->xm + (i - af->xs);
+      const PetscReal gb[2] = {-af->dt * yb[j][i].u, -af->dt * yb[j][i].v};
+
+      usb[j][i] = yb[j][i].u, vsb[j][i] = yb[j][i].v;
+      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gb, phib, NULL);
+      xb[j][i].p += yb[j][i].p, phib[j][i] += yb[j][i].p;
+      sb[j][i].U = yb[j][i].U, sb[j][i].V = 0, sb[j][i].Vt = 0;
+      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -af->dt * yb[j][i].U, phib, NULL, NULL);
+      if (j > 0) {
+        sb[j][i].V = yb[j][i].V;
+        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -af->dt * yb[j][i].V, phib, NULL, NULL);
+      }
+      if (j == g->nc - 1) {
+        sb[j][i].Vt = yb[j][i].Vt;
+        AirfoilFormApplyAdjoint(&af->gft[c], i, j, g->ni, -af->dt * yb[j][i].Vt, phib, NULL, NULL);
+      }
     }
 }
 
@@ -345,6 +519,7 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
     PetscCall(KSPGetIterationNumber(af->kspv, &its));
     af->its_v += its;
     PetscCall(AirfoilCheckKSP(af, af->kspv, "velocity"));
+    if (af->ustar[d]) PetscCall(VecCopy(af->f[d], af->ustar[d])); /* for the adjoint's parameter terms */
   }
   /* the momentum-interpolation velocity w = u* + dt G p^n, ghosted through y */
   PetscCall(DMDAVecGetArray(af->da, af->f[0], &us));
@@ -428,5 +603,272 @@ PetscErrorCode AirfoilInitialState(void *ctx, Vec x0)
     }
   PetscCall(DMDAVecRestoreArray(af->sda, x0, &y));
   PetscCall(DMDAVecRestoreArray(af->da, af->floc[3], &phi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The adjoint of AirfoilStep (the exact transpose of its derivative in the state x^n = xin, and the bars of the
+ * parameters nu and U_inf).  The step, written as the chain of its kernels,
+ *   (qf, pf) = far-field data(x^n);  r = momentum RHS(x^n, qf, pf);  u* = K^-1 r;  w = u* + dt G p^n;
+ *   U* = fluxes(w, p^n, u*, qf, pf);  b = -(D U*) / dt;  phi = P^-1 b;  x^(n+1) = correct(u*, U*, phi, p^n)
+ * is reversed kernel by kernel; every forward kernel on ghosted arrays becomes a scatter-add into ghosted bar
+ * arrays, summed over ranks by DMLocalToGlobal(ADD_VALUES).  The two linear solves become transposed solves:
+ * KSPSolveTranspose on K (GMRES + block Jacobi/ILU transpose well), and a solve with the explicit transpose P^T
+ * and a KSP of its own (prefix -airfoil_pressure_transpose_; GMRES + geometric multigrid like P's, whose SOR
+ * smoothers have no transpose for a non-symmetric P), with P's tolerances unless set.  The adjoint is exact to the
+ * solvers' tolerance (-airfoil_velocity_ksp_rtol, -airfoil_pressure_ksp_rtol: 1e-10 by default; the dot-product
+ * tests use 1e-14).  The velocity operator K
+ * depends on nu and on the far-field weights wf (its far-field row), the data qf, pf on U_inf (and, with the
+ * vortex, on the lift of x^n): their bars are gathered in af->nub, af->wfb, af->qfb, af->pfb.
+ * --------------------------------------------------------------------------------------------------------- */
+
+/* The forms dLv/dwf_(i+a), a = -1, 0, 1, of the owned far-field row: Lv is affine in wf, so each is the difference
+ * of the form with wf_(i+a) raised by one and the form itself (exact to round-off). */
+static PetscErrorCode AirfoilViscousWeightForms(Airfoil af)
+{
+  const AirfoilGeometry *g = &af->geo;
+  PetscReal             *w;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(g->ni, &w));
+  if (af->ys + af->ym == g->nc)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  j = g->nc - 1, c = (j - af->ys) * af->xm + (i - af->xs), n = i - af->xs;
+      AirfoilBoundary bv = {PETSC_TRUE, w};
+      for (PetscInt a = -1; a <= 1; a++) {
+        AirfoilForm *F = &af->dlapv[3 * n + a + 1];
+        PetscCall(PetscArraycpy(w, af->wf, g->ni));
+        w[(i + a + g->ni) % g->ni] += 1;
+        AirfoilFormLaplacian(g, &bv, i, j, F);
+        for (PetscInt r = 0; r < 3; r++) {
+          for (PetscInt s = 0; s < 3; s++) F->c[r][s] -= af->lapv[c].c[r][s];
+          F->w[r] -= af->lapv[c].w[r], F->f[r] -= af->lapv[c].f[r];
+        }
+      }
+    }
+  PetscCall(PetscFree(w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilAdjointSetUp - the adjoint's work vectors and the weight derivative forms (again after the weights or
+    stencils change). Collective. @*/
+PetscErrorCode AirfoilAdjointSetUp(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  if (!af->xbloc) {
+    PetscCall(VecDuplicate(af->xloc, &af->xbloc));
+    PetscCall(VecDuplicate(af->xloc, &af->ybloc));
+    PetscCall(VecDuplicate(af->x0, &af->ybar));
+    for (PetscInt c = 0; c < 4; c++) {
+      PetscCall(VecDuplicate(af->floc[c], &af->bloc[c]));
+      PetscCall(VecDuplicate(af->f[c], &af->bg[c]));
+    }
+    for (PetscInt d = 0; d < 2; d++) PetscCall(VecDuplicate(af->f[d], &af->ustar[d]));
+    PetscCall(PetscMalloc1(4 * af->geo.ni, &af->qfb[0]));
+    af->qfb[1] = af->qfb[0] + af->geo.ni, af->pfb = af->qfb[0] + 2 * af->geo.ni, af->wfb = af->qfb[0] + 3 * af->geo.ni;
+    PetscCall(PetscMalloc1(3 * af->xm, &af->dlapv));
+  }
+  PetscCall(AirfoilViscousWeightForms(af));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AirfoilAdjointDestroy(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecDestroy(&af->xbloc));
+  PetscCall(VecDestroy(&af->ybloc));
+  PetscCall(VecDestroy(&af->ybar));
+  for (PetscInt c = 0; c < 4; c++) {
+    PetscCall(VecDestroy(&af->bloc[c]));
+    PetscCall(VecDestroy(&af->bg[c]));
+  }
+  for (PetscInt d = 0; d < 2; d++) PetscCall(VecDestroy(&af->ustar[d]));
+  PetscCall(PetscFree(af->qfb[0]));
+  PetscCall(PetscFree(af->dlapv));
+  PetscCall(MatDestroy(&af->Pt));
+  PetscCall(KSPDestroy(&af->kspt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilLocalFieldsAdd - lambda (u, v, p components) += the ghosted dof-1 bars bl[0..2] summed over ranks
+    (bl is not changed). Collective. @*/
+PetscErrorCode AirfoilLocalFieldsAdd(Airfoil af, Vec *bl, Vec lambda)
+{
+  AirfoilCell **lb;
+  PetscScalar **b[3];
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < 3; c++) {
+    PetscCall(VecSet(af->bg[c], 0));
+    PetscCall(DMLocalToGlobal(af->da, bl[c], ADD_VALUES, af->bg[c]));
+    PetscCall(DMDAVecGetArray(af->da, af->bg[c], &b[c]));
+  }
+  PetscCall(DMDAVecGetArray(af->sda, lambda, &lb));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++)
+      lb[j][i].u += b[0][j][i], lb[j][i].v += b[1][j][i], lb[j][i].p += b[2][j][i];
+  PetscCall(DMDAVecRestoreArray(af->sda, lambda, &lb));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, af->bg[c], &b[c]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The bars of nu and wf from the velocity solve K u* = r, K = A/dt - theta nu Lv(wf), and the right-hand side's
+ * nu Lv terms, for the bars rb of r (K^-T u*b): the step's viscous part is
+ *   nu [theta Lv(wf) u* + (1 - theta) Lv(wf) q + Lv_data(wf) qf],
+ * so nub += rb . [...], wfb_k += nu rb . [same with dLv/dwf_k].  u* and q ghosted, rb owned. */
+static void AirfoilViscousParameterBars(Airfoil af, PetscInt d, PetscScalar **us, PetscScalar **q, PetscScalar **rb)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const PetscReal        th = af->theta, nu = af->nu;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt     c = (j - af->ys) * af->xm + (i - af->xs);
+      const AirfoilForm *L = &af->lapv[c];
+      const PetscReal    v = th * AirfoilFormApply(L, i, j, g->ni, us, NULL, NULL) +
+                          (1 - th) * AirfoilFormApply(L, i, j, g->ni, q, NULL, NULL) +
+                          AirfoilFormApplyData(L, i, g->ni, NULL, af->qf[d]);
+      af->nub += rb[j][i] * v;
+      if (j == g->nc - 1)
+        for (PetscInt a = -1; a <= 1; a++) {
+          const AirfoilForm *dL = &af->dlapv[3 * (i - af->xs) + a + 1];
+          const PetscReal    dv = th * AirfoilFormApply(dL, i, j, g->ni, us, NULL, NULL) +
+                               (1 - th) * AirfoilFormApply(dL, i, j, g->ni, q, NULL, NULL) +
+                               AirfoilFormApplyData(dL, i, g->ni, NULL, af->qf[d]);
+          af->wfb[(i + a + g->ni) % g->ni] += nu * rb[j][i] * dv;
+        }
+    }
+}
+
+/*@ AirfoilStepAdjoint - lin = (dPhi_k/dx)^T lout at the step k AirfoilStep just took from xin (its u*, v* are
+    kept in af->ustar), and the parameter bars af->nub (rank-local) and af->uinfb (replicated) += their share.
+    Collective. @*/
+PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
+{
+  Airfoil             af = (Airfoil)ctx;
+  const PetscInt      ni = af->geo.ni;
+  const AirfoilCell **x, **yb, **sbo;
+  AirfoilCell       **xb, **sb, **sbl, **wbl;
+  PetscScalar       **q[3], **qb[3], **phib, **usb[2], **us[2], **bb, **rb, **usl;
+
+  PetscFunctionBeginUser;
+  (void)xout;
+  if (!af->kspt) { /* at the first adjoint step (forward runs never pay for it): P^T explicitly, with a solver of
+                      its own, since the multigrid's SOR smoothers have no transpose */
+    PetscCall(MatTranspose(af->P, MAT_INITIAL_MATRIX, &af->Pt));
+    PetscCall(AirfoilCreateKSP(af, "pressure_transpose", af->Pt, KSPGMRES, PCMG, af->kspp, &af->kspt));
+  }
+  PetscCall(PetscArrayzero(af->qfb[0], 4 * ni));
+  PetscCall(AirfoilFarFieldData(af, xin));
+  PetscCall(DMGlobalToLocal(af->sda, xin, INSERT_VALUES, af->xloc));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->xloc, &x));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, af->floc[c], &q[c]));
+  PetscCall(AirfoilSplitLocal(af, x, 3, q));
+  for (PetscInt c = 0; c < 4; c++) PetscCall(VecSet(af->bloc[c], 0));
+  PetscCall(VecSet(af->xbloc, 0));
+  PetscCall(VecSet(af->ybloc, 0));
+  /* the correction: phi bar (ghosted bloc[3]), u*, v* bars (bg[0], bg[1]), flux bars (ybar) */
+  PetscCall(DMDAVecGetArrayRead(af->sda, lout, &yb));
+  PetscCall(DMDAVecGetArray(af->sda, af->ybar, &sb));
+  PetscCall(DMDAVecGetArray(af->sda, af->xbloc, &xb));
+  PetscCall(DMDAVecGetArray(af->da, af->bloc[3], &phib));
+  for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->bg[d], &usb[d]));
+  AirfoilCorrectAdjoint(af, yb, usb[0], usb[1], sb, xb, phib);
+  for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->bg[d], &usb[d]));
+  PetscCall(DMDAVecRestoreArray(af->da, af->bloc[3], &phib));
+  PetscCall(DMDAVecRestoreArray(af->sda, af->ybar, &sb));
+  /* the pressure solve: b bar = P^-T phi bar (bg[3]) */
+  PetscCall(VecSet(af->bg[2], 0));
+  PetscCall(DMLocalToGlobal(af->da, af->bloc[3], ADD_VALUES, af->bg[2]));
+  PetscCall(VecSet(af->bg[3], 0));
+  PetscCall(PetscLogEventBegin(AIRFOIL_Pressure, 0, 0, 0, 0));
+  PetscCall(KSPSolve(af->kspt, af->bg[2], af->bg[3]));
+  PetscCall(PetscLogEventEnd(AIRFOIL_Pressure, 0, 0, 0, 0));
+  PetscCall(AirfoilCheckKSP(af, af->kspt, "transposed pressure"));
+  /* the divergence: flux bars += (-D/dt)^T b bar */
+  PetscCall(DMDAVecGetArray(af->da, af->bg[3], &bb));
+  PetscCall(DMDAVecGetArray(af->sda, af->ybloc, &sbl));
+  AirfoilDivergenceRHSAdjoint(af, bb, sbl);
+  PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &sbl));
+  PetscCall(DMDAVecRestoreArray(af->da, af->bg[3], &bb));
+  PetscCall(DMLocalToGlobal(af->sda, af->ybloc, ADD_VALUES, af->ybar));
+  /* the predicted fluxes: w bar (ghosted ybloc's u, v), p bar (bloc[2]), u*, v* bars */
+  PetscCall(VecSet(af->ybloc, 0));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->ybar, &sbo));
+  PetscCall(DMDAVecGetArray(af->sda, af->ybloc, &wbl));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecGetArray(af->da, af->bloc[c], &qb[c]));
+  for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->bg[d], &usb[d]));
+  for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->ustar[d], &us[d]));
+  AirfoilPredictFluxesAdjoint(af, sbo, us[0], us[1], wbl, qb[2], usb[0], usb[1]);
+  for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->ustar[d], &us[d]));
+  PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &wbl));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->ybar, &sbo));
+  /* w = u* + dt G p^n: w bar summed over ranks (into ybar), then into the u*, v* bars and p bar */
+  PetscCall(VecSet(af->ybar, 0));
+  PetscCall(DMLocalToGlobal(af->sda, af->ybloc, ADD_VALUES, af->ybar));
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->ybar, &sbo));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal gb[2] = {af->dt * sbo[j][i].u, af->dt * sbo[j][i].v};
+      usb[0][j][i] += sbo[j][i].u, usb[1][j][i] += sbo[j][i].v;
+      AirfoilCellGradientAdjoint(&af->geo, i, j, PETSC_FALSE, gb, qb[2], &af->pfb[i]);
+    }
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->ybar, &sbo));
+  for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->bg[d], &usb[d]));
+  /* the velocity solves: r bar = K^-T u* bar (into f[2], f[3]), the nu and wf bars of K and of the viscous terms */
+  for (PetscInt d = 0; d < 2; d++) {
+    PetscCall(VecSet(af->f[2 + d], 0));
+    PetscCall(PetscLogEventBegin(AIRFOIL_Velocity, 0, 0, 0, 0));
+    PetscCall(KSPSolveTranspose(af->kspv, af->bg[d], af->f[2 + d]));
+    PetscCall(PetscLogEventEnd(AIRFOIL_Velocity, 0, 0, 0, 0));
+    PetscCall(AirfoilCheckKSP(af, af->kspv, "velocity (transposed)"));
+    PetscCall(DMGlobalToLocal(af->da, af->ustar[d], INSERT_VALUES, af->floc[3])); /* u* ghosted */
+    PetscCall(DMDAVecGetArray(af->da, af->f[2 + d], &rb));
+    PetscCall(DMDAVecGetArray(af->da, af->floc[3], &usl));
+    AirfoilViscousParameterBars(af, d, usl, q[d], rb);
+    PetscCall(DMDAVecRestoreArray(af->da, af->floc[3], &usl));
+    PetscCall(DMDAVecRestoreArray(af->da, af->f[2 + d], &rb));
+  }
+  /* the momentum right-hand side */
+  {
+    PetscScalar **r0, **r1;
+    PetscCall(DMDAVecGetArray(af->da, af->f[2], &r0));
+    PetscCall(DMDAVecGetArray(af->da, af->f[3], &r1));
+    AirfoilMomentumRHSAdjoint(af, k, x, q, r0, r1, yb, qb, xb);
+    PetscCall(DMDAVecRestoreArray(af->da, af->f[2], &r0));
+    PetscCall(DMDAVecRestoreArray(af->da, af->f[3], &r1));
+  }
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, af->bloc[c], &qb[c]));
+  PetscCall(DMDAVecRestoreArray(af->sda, af->xbloc, &xb));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, lout, &yb));
+  for (PetscInt c = 0; c < 3; c++) PetscCall(DMDAVecRestoreArray(af->da, af->floc[c], &q[c]));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->xloc, &x));
+  /* lin = the state bars summed over ranks */
+  PetscCall(VecSet(lin, 0));
+  PetscCall(DMLocalToGlobal(af->sda, af->xbloc, ADD_VALUES, lin));
+  PetscCall(AirfoilLocalFieldsAdd(af, af->bloc, lin));
+  /* the far-field data and weights (replicated arrays: summed over ranks first) */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, af->qfb[0], (PetscMPIInt)(4 * ni), MPIU_REAL, MPIU_SUM, af->comm));
+  PetscCall(AirfoilFarFieldDataAdjoint(af, xin, af->qfb[0], af->pfb, lin, &af->nub, af->uinfb));
+  PetscCall(AirfoilFarWeightsAdjoint(af, af->wfb, af->uinfb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilInitialStateAdjoint - U_inf bars += (dx0/dU_inf)^T lambda0: the impulsive start is linear in U_inf (a
+    projection of the uniform stream), so dx0/dU_d is the start for U_inf = e_d. Collective. @*/
+PetscErrorCode AirfoilInitialStateAdjoint(void *ctx, Vec lambda0)
+{
+  Airfoil         af      = (Airfoil)ctx;
+  const PetscReal save[2] = {af->uinf[0], af->uinf[1]};
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < 2; d++) {
+    PetscReal dot;
+    af->uinf[0] = d == 0, af->uinf[1] = d == 1;
+    PetscCall(AirfoilInitialState(af, af->ybar));
+    PetscCall(VecDot(af->ybar, lambda0, &dot));
+    af->uinfb[d] += dot;
+  }
+  af->uinf[0] = save[0], af->uinf[1] = save[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }

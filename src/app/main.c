@@ -322,11 +322,13 @@ static PetscErrorCode AdjCheckAdjointRun(MPI_Comm comm, const AdjRunOptions *ro,
              "gradient accumulators); run the gradient again from the start",
              restart, type);
   PetscCall(AdjStepperHasObjective(st, &has));
-  PetscCheck(has, comm, PETSC_ERR_USER_INPUT,
-             "-mode %s needs an objective, but -problem %s has no objective term: for transport give observations "
-             "(-transport_obs_file) or a final-time target (-transport_target_file); for fluid a weight "
-             "-fluid_objective_kinetic_energy, _enstrophy, _drag, _lift, _lift_to_drag or observations -fluid_obs_file",
-             AdjModes[ro->mode], type);
+  PetscCheck(
+      has, comm, PETSC_ERR_USER_INPUT,
+      "-mode %s needs an objective, but -problem %s has no objective term: for transport give observations "
+      "(-transport_obs_file) or a final-time target (-transport_target_file); for fluid a weight "
+      "-fluid_objective_kinetic_energy, _enstrophy, _drag, _lift, _lift_to_drag or observations -fluid_obs_file; for "
+      "airfoil a weight -airfoil_objective_drag, _lift or _moment",
+      AdjModes[ro->mode], type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
