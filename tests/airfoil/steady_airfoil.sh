@@ -6,7 +6,10 @@
 #   1. the steady gradient on 1 rank with a Taylor test (fails below rate 1.9),
 #   2. the same on 2 ranks: equal to round-off (1e-10),
 #   3. the unsteady revolve gradient of the objective at the last step of a run long enough to be steady: equal to
-#      the steady tolerance (change rate 1e-6 1/s; 1e-4 relative asked of the gradients).
+#      the steady tolerance (change rate 1e-6 1/s; 1e-4 relative asked of the gradients),
+#   4. run 2's case on 1 rank with -steady_adjoint_retake_step (the forward step retaken before every step-adjoint
+#      application): bit for bit run 1's gradient, which took it once (the solver declares that its adjoint keeps the
+#      step's intermediates, AdjStepperSetAdjointKeepsStep).
 # usage: steady_airfoil.sh <mpiexec> <adjsim> <python> <compare.py>
 set -euo pipefail
 mpiexec=$1 adj=$2 py=$3 compare=$4
@@ -22,3 +25,5 @@ run 2 "${steady[@]}" -output afsteady_np2.h5 | grep -E 'steady adjoint|gradient:
 run 1 -checkpoint_ram 64 -output afsteady_unsteady.h5 | grep -E 'gradient:'
 "$py" "$compare" afsteady_np1.h5 afsteady_np2.h5 --groups /gradients --rtol 1e-10
 "$py" "$compare" afsteady_np1.h5 afsteady_unsteady.h5 --groups /gradients --rtol 1e-4
+run 1 "${steady[@]}" -steady_adjoint_retake_step -output afsteady_retake.h5 | grep -E 'steady adjoint'
+"$py" "$compare" afsteady_np1.h5 afsteady_retake.h5 --groups /gradients --exact
