@@ -98,7 +98,7 @@ PetscErrorCode AdjStepperSetInitialStateVec(AdjStepper stepper, Vec x0);
     it follows intact, so that several step adjoints of step k (with different lambda_k) may follow one forward step
     (AdjStepperIsStepCurrent; the steady adjoint applies dPhi^T many times at one x*). Only declare it for an adjoint
     that reads, and never overwrites, what step stored (a test must show the repeated adjoints equal to ones after a
-    retaken step, bit for bit: tests/adjoint/steady_reuse.sh). Not collective. @*/
+    retaken step, bit for bit: -steady_adjoint_retake_step in tests/adjoint/steady_adjoint.sh). Not collective. @*/
 PetscErrorCode AdjStepperSetAdjointKeepsStep(AdjStepper stepper, PetscBool flag);
 
 /*@ AdjStepperAddGradientVec - declare one of the type's gradient accumulators: a vector the adjoint operations add

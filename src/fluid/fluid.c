@@ -163,8 +163,8 @@ static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
   Fluid fl = (Fluid)ctx;
 
   PetscFunctionBeginUser;
-  *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0 || fl->obj.w_drag != 0 ||
-                     fl->obj.w_lift != 0 || fl->obj.w_ld != 0 || fl->obj.w_endurance != 0);
+  *has = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.nobs > 0 ||
+                     FluidObjectiveHasForceWeights(&fl->obj));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,9 +173,9 @@ static PetscErrorCode FluidHasObjective(void *ctx, PetscBool *has)
    stopping earlier (-steady_tol) would average over a different set. Observations are per step. */
 static PetscErrorCode FluidObjectiveFinalStep(void *ctx, const char **term)
 {
-  Fluid     fl       = (Fluid)ctx;
-  PetscBool averaged = (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || fl->obj.w_drag != 0 ||
-                                   fl->obj.w_lift != 0 || fl->obj.w_ld != 0 || fl->obj.w_endurance != 0);
+  Fluid     fl = (Fluid)ctx;
+  PetscBool averaged =
+      (PetscBool)(fl->obj.w_energy != 0 || fl->obj.w_enstrophy != 0 || FluidObjectiveHasForceWeights(&fl->obj));
 
   PetscFunctionBeginUser;
   *term = averaged && fl->obj.klast == fl->nsteps
@@ -532,7 +532,7 @@ PetscErrorCode AdjStepperCreate_Fluid(AdjStepper st)
   PetscCall(AdjStepperGetComm(st, &fl->comm));
   PetscCall(AdjStepperSetImplementation(st, fl, &FluidOps));
   /* the RK3 adjoint reads the stages and masks the step stored and writes only its own work vectors (the force
-     weights it resets are the objective's, not the step's): tests steady_reuse_fluid* */
+     weights it resets are the objective's, not the step's): test steady_adjoint_fluid */
   PetscCall(AdjStepperSetAdjointKeepsStep(st, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -64,6 +64,12 @@ typedef struct {
   PetscReal     configured[6]; /* the weights w_energy, w_enstrophy, w_drag, w_lift, w_ld, w_endurance it replaced */
 } FluidObjective;
 
+/* Whether some force term (drag, lift, their ratio, the endurance factor) is weighted. */
+static inline PetscBool FluidObjectiveHasForceWeights(const FluidObjective *o)
+{
+  return (PetscBool)(o->w_drag != 0 || o->w_lift != 0 || o->w_ld != 0 || o->w_endurance != 0);
+}
+
 /* Immersed body (body.c): Brinkman penalization with a smooth mask on the faces. */
 typedef struct {
   PetscBool    on;

@@ -239,8 +239,7 @@ PetscErrorCode FluidObjectiveSetUp(Fluid fl)
     if (set)
       PetscCall(AdjCheckRealOptionArray(fl->comm, "-fluid_objective_window", n, o->window, ADJ_REAL_FINITE, "s"));
   }
-  PetscCheck(fl->body.on || (o->w_drag == 0 && o->w_lift == 0 && o->w_ld == 0 && o->w_endurance == 0), fl->comm,
-             PETSC_ERR_USER_INPUT,
+  PetscCheck(fl->body.on || !FluidObjectiveHasForceWeights(o), fl->comm, PETSC_ERR_USER_INPUT,
              "-fluid_objective_drag, _lift, _lift_to_drag and _endurance need an immersed body (-fluid_body "
              "circle|ellipse|naca4|cst)");
   PetscCall(FluidObjectiveWindow(fl, set));
@@ -284,8 +283,7 @@ static PetscReal FluidForceTerms(const FluidObjective *o, const PetscReal c[2], 
 static PetscBool FluidHasForceTerms(Fluid fl, AdjStepIndex k)
 {
   const FluidObjective *o = &fl->obj;
-  return (PetscBool)(fl->body.on && (o->w_drag != 0 || o->w_lift != 0 || o->w_ld != 0 || o->w_endurance != 0) &&
-                     k >= o->kfirst && k <= o->klast);
+  return (PetscBool)(fl->body.on && FluidObjectiveHasForceWeights(o) && k >= o->kfirst && k <= o->klast);
 }
 
 static PetscInt FluidObservationIndex(const FluidObjective *o, AdjStepIndex k)

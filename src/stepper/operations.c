@@ -75,25 +75,6 @@ PetscErrorCode AdjStepperStep(AdjStepper st, AdjStepIndex k, Vec xin, Vec xout)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The contract: the forward step k ran last, on this very input vector, which nobody has changed
- * since (PETSc's state counter increases with every write access). */
-static PetscErrorCode AdjStepperCheckContract(AdjStepper st, AdjStepIndex k, Vec xin)
-{
-  PetscObjectState state;
-
-  PetscFunctionBeginUser;
-  PetscCheck(st->stepped_k == k, st->comm, PETSC_ERR_ORDER,
-             "AdjStepperStepAdjoint for step %" PetscInt64_FMT " must follow AdjStepperStep for the same step (last "
-             "forward step: %" PetscInt64_FMT ")",
-             (PetscInt64)k, (PetscInt64)st->stepped_k);
-  PetscCall(PetscObjectStateGet((PetscObject)xin, &state));
-  PetscCheck(st->stepped_xin == xin && st->stepped_state == state, st->comm, PETSC_ERR_ORDER,
-             "AdjStepperStepAdjoint for step %" PetscInt64_FMT
-             ": the input state is not the one the forward step used, or it was changed since",
-             (PetscInt64)k);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode AdjStepperIsStepCurrent(AdjStepper st, AdjStepIndex k, Vec xin, PetscBool *current)
 {
   PetscObjectState state;
@@ -101,6 +82,25 @@ PetscErrorCode AdjStepperIsStepCurrent(AdjStepper st, AdjStepIndex k, Vec xin, P
   PetscFunctionBeginUser;
   PetscCall(PetscObjectStateGet((PetscObject)xin, &state));
   *current = (PetscBool)(st->stepped_k == k && st->stepped_xin == xin && st->stepped_state == state);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The contract: the forward step k ran last, on this very input vector, which nobody has changed
+ * since (PETSc's state counter increases with every write access). */
+static PetscErrorCode AdjStepperCheckContract(AdjStepper st, AdjStepIndex k, Vec xin)
+{
+  PetscBool current;
+
+  PetscFunctionBeginUser;
+  PetscCheck(st->stepped_k == k, st->comm, PETSC_ERR_ORDER,
+             "AdjStepperStepAdjoint for step %" PetscInt64_FMT " must follow AdjStepperStep for the same step (last "
+             "forward step: %" PetscInt64_FMT ")",
+             (PetscInt64)k, (PetscInt64)st->stepped_k);
+  PetscCall(AdjStepperIsStepCurrent(st, k, xin, &current));
+  PetscCheck(current, st->comm, PETSC_ERR_ORDER,
+             "AdjStepperStepAdjoint for step %" PetscInt64_FMT
+             ": the input state is not the one the forward step used, or it was changed since",
+             (PetscInt64)k);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -360,7 +360,7 @@ PetscErrorCode AdjStepperCreate_Transport(AdjStepper st)
   PetscCall(PetscNew(&tr));
   PetscCall(AdjStepperGetComm(st, &tr->comm));
   PetscCall(AdjStepperSetImplementation(st, tr, &TransportOps));
-  /* the adjoint recomputes the velocity of step k and reads only xin: tests steady_reuse_transport* */
+  /* the adjoint recomputes the velocity of step k and reads only xin: test steady_adjoint_transport */
   PetscCall(AdjStepperSetAdjointKeepsStep(st, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
