@@ -10,7 +10,7 @@
 #   clay-hi-markers  the same with the trajectories of all particles (10 snapshots) added to the final shape.
 # Each sand optimization takes 1-2 min (5 min at load average 16), each clay one 5-30 s, on 2 ranks.
 #
-# usage: bash bench/mpm_inverse_plastic.sh [case ...]      (default: all five)
+# usage: bash bench/mpm_inverse_plastic.sh [case ...]      (default: all six)
 # Environment: ADJSIM_BUILD (default <repo>/build-bench), NP (ranks, default 2), BENCH_KEEP=1 keeps the run files.
 #   Report: stdout and bench/results/mpm_inverse_plastic-<date>.txt.
 set -euo pipefail

@@ -1,4 +1,4 @@
-/* The body-fitted airfoil solver as an AdjStepper (forward only in this increment): options, the grid and
+/* The body-fitted airfoil solver as an AdjStepper (its adjoint: solve.c, forces.c, operators.c): options, the grid and
  * its geometry, the time step, the described fields (output and restart), the state checks. */
 #include "airfoilimpl.h"
 #include <adjsim/grid.h>
@@ -140,12 +140,10 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
 /* The O-grid, its node coordinates on every rank (natural order), the geometry and the cell DMDAs. */
 static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
 {
-  DM                 nda;
-  Vec                X, nat, all;
-  VecScatter         sc;
-  PetscInt           ni, nj;
-  const PetscScalar *xa;
-  PetscReal          thick;
+  DM         nda;
+  Vec        X;
+  PetscInt   ni, nj;
+  PetscReal *xn, thick;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOGridCreate(af->comm, &af->og));
@@ -159,18 +157,10 @@ static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
              "The O-grid has %" PetscInt_FMT " nodes from the wall to the far field: the flow solver needs at least 4 "
              "(-airfoil_grid_normal, -airfoil_growth)",
              nj);
-  PetscCall(DMDACreateNaturalVector(nda, &nat));
-  PetscCall(DMDAGlobalToNaturalBegin(nda, X, INSERT_VALUES, nat));
-  PetscCall(DMDAGlobalToNaturalEnd(nda, X, INSERT_VALUES, nat));
-  PetscCall(VecScatterCreateToAll(nat, &sc, &all));
-  PetscCall(VecScatterBegin(sc, nat, all, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(sc, nat, all, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArrayRead(all, &xa));
-  PetscCall(AirfoilGeometryCreate(ni, nj - 1, xa, &af->geo));
-  PetscCall(VecRestoreArrayRead(all, &xa));
-  PetscCall(VecScatterDestroy(&sc));
-  PetscCall(VecDestroy(&all));
-  PetscCall(VecDestroy(&nat));
+  PetscCall(PetscMalloc1(2 * ni * nj, &xn));
+  PetscCall(AirfoilOGridGather(af->og, X, xn));
+  PetscCall(AirfoilGeometryCreate(ni, nj - 1, xn, &af->geo));
+  PetscCall(PetscFree(xn));
   {
     const PetscInt       cells[2] = {ni, nj - 1};
     const DMBoundaryType bc[2]    = {DM_BOUNDARY_PERIODIC, DM_BOUNDARY_GHOSTED};
@@ -555,7 +545,8 @@ PetscErrorCode AdjStepperCreate_Airfoil(AdjStepper st)
   PetscCall(PetscNew(&af));
   PetscCall(AdjStepperGetComm(st, &af->comm));
   PetscCall(AdjStepperSetImplementation(st, af, &AirfoilOps));
-  /* the adjoint recomputes what it needs from xin and writes only its own work vectors: test airfoil_steady_adjoint */
+  /* the adjoint reads the u*, v* the step kept and never writes them (its own work vectors only): test
+     airfoil_steady_adjoint compares it with retaken steps bit for bit */
   PetscCall(AdjStepperSetAdjointKeepsStep(st, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -433,7 +433,7 @@ PetscErrorCode AdjOGridSetShape(AdjOGrid og, const AdjShape *shape)
 {
   PetscFunctionBeginUser;
   PetscCheck(shape->type != ADJ_SHAPE_PLANE, og->comm, PETSC_ERR_USER_INPUT,
-             "An O-grid needs a closed body curve (circle, ellipse, naca4, cst), not a plane");
+             "An O-grid needs a closed body curve (circle, ellipse, naca4, cst, dat, joukowski), not a plane");
   PetscCall(AdjShapeDestroy(&og->shape));
   og->shape      = *shape;
   og->shape.poly = NULL;
@@ -567,7 +567,6 @@ PetscErrorCode AdjOGridView(AdjOGrid og, PetscViewer viewer)
   AdjOGridQuality q;
 
   PetscFunctionBeginUser;
-  PetscCall(OGridCheckFarField(og));
   PetscCall(AdjOGridGetQuality(og, &q));
   PetscCall(PetscViewerASCIIPrintf(
       viewer,

@@ -259,6 +259,11 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   if (mp) { /* the points at the optimum (no fields: each point's forward run is a single-point run of its options) */
     AdjStepIndex stopped_at;
     PetscCall(AdjMultipointEvaluate(mp, p, &J, g, &stopped_at));
+    if (stopped_at >= 0) { /* a signal during the final evaluation: no values to report */
+      PetscCall(VecDestroy(&g));
+      PetscCall(AdjReportInterrupted(comm, out, "step", (PetscInt64)stopped_at, exit_status));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(VecNorm(g, NORM_2, &gnorm));
     PetscCall(AdjProjectedGradientNorm(params, p, g, &pgnorm));
     PetscCall(AdjMultipointView(mp));

@@ -538,7 +538,7 @@ static PetscErrorCode AdjCstCheck(MPI_Comm comm, const AdjShape *s)
                "surfaces cross (check %s)",
                s->type == ADJ_SHAPE_DAT ? "File" : "CST", (double)yu, (double)yl, (double)t,
                s->type == ADJ_SHAPE_DAT ? "the coordinates and the bump amplitudes"
-                                        : "-fluid_body_cst_upper and -fluid_body_cst_lower");
+                                        : "the upper and lower CST coefficients");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -595,7 +595,7 @@ PetscErrorCode AdjShapeSetUp(MPI_Comm comm, AdjShape *s)
     s->np = P_SIZE + 3;
     PetscCheck(q[0] > 0, comm, PETSC_ERR_USER_INPUT, "Airfoil chord %g m must be > 0", (double)q[0]);
     PetscCheck(q[1] >= 0.001 && q[1] <= 0.5, comm, PETSC_ERR_USER_INPUT,
-               "Joukowski thickness parameter eps = %g must be in [0.001, 0.5] (t/c about 1.2 eps; 0 is a flat plate)",
+               "Joukowski thickness parameter eps = %g must be in [0.001, 0.5] (t/c about 1.3 eps; 0 is a flat plate)",
                (double)q[1]);
     PetscCheck(PetscAbsReal(q[2]) <= 0.3, comm, PETSC_ERR_USER_INPUT,
                "Joukowski camber parameter kappa = %g must be in [-0.3, 0.3] (camber about kappa / 2 of the chord)",

@@ -337,8 +337,8 @@ static PetscErrorCode MPMActuationInitialCoefficients(MPM mpm, PetscReal random,
   PetscOptionsEnd();
   PetscCheck(!set || nset == n, mpm->comm, PETSC_ERR_USER_INPUT,
              "-mpm_actuation_coefficients: %" PetscInt_FMT " values given, %" PetscInt_FMT " needed (%" PetscInt_FMT
-             " actuators x (1 + 2 x %" PetscInt_FMT " modes))",
-             nset, n, act->nact, act->nmodes);
+             " actuators x %" PetscInt_FMT " %s)",
+             nset, n, act->nact, act->ncoef, act->linear ? "knot values" : "Fourier coefficients");
   if (set)
     PetscCall(AdjCheckRealOptionArray(mpm->comm, "-mpm_actuation_coefficients", n, act->coef, ADJ_REAL_FINITE, "1"));
   if (set || random == 0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -428,7 +428,6 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
   act->period        = period;
   act->bound         = bound;
   act->energy_weight = weight;
-  act->dt            = mpm->dt;
   for (PetscInt g = 0; g < nact; g++) {
     act->act[g] = A[g];
     PetscCall(MPMActuatorParse(mpm, &act->act[g], strength));

@@ -6,7 +6,7 @@
  *   isotropic:  tau_act = a_g(t) s J I           (a Cauchy pressure-like stress a s I)
  * added to the model's Kirchhoff stress in the P2G step; s the strength [Pa], a_g(t) the dimensionless level of
  * group g.  The levels come from a signal (here: open loop, a Fourier series per group); a closed-loop controller
- * would supply the levels of a step (MPMActuationLevels) and take their adjoints (MPMActuationLevelsAdjoint)
+ * would supply the levels of a step (MPMActuationStepLevels) and take their adjoints (MPMActuationScatterAdjoint)
  * instead: the stress kernels only see level[g] and give levelb[g]. */
 #pragma once
 
@@ -40,7 +40,6 @@ struct _n_MPMActuation {
   PetscReal level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
   PetscReal levelb[MPM_MAX_ACTUATORS];                              /* this rank's part of dJ/da_g of that step */
   PetscReal energy_weight;                                          /* J += w dt sum_steps sum_g a_g^2 */
-  PetscReal dt;
 };
 
 /* Kernels (actuation.c): the active stress of particles and its adjoint, the P2G momentum of the active stress and

@@ -265,9 +265,9 @@ PetscErrorCode AdjConstraintsEvaluate(AdjConstraints cs, Vec p, PetscReal value[
     if (nf) PetscCall(cs->flowfn(cs->flowctx, nf, functional, point, p, v, g, stopped));
     for (PetscInt j = 0; j < nf && *stopped < 0; j++) value[index[j]] = v[j];
     cs->nforward += nf, cs->nadjoint += nf;
-  }
-  for (PetscInt i = 0; i < cs->n && *stopped < 0 && !cs->flowfn; i++)
-    if (cs->c[i].flow) PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, &value[i], grad[i], stopped));
+  } else
+    for (PetscInt i = 0; i < cs->n && *stopped < 0; i++)
+      if (cs->c[i].flow) PetscCall(AdjConstraintFlow(cs, &cs->c[i], p, &value[i], grad[i], stopped));
   if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperSetParameters(cs->st, p));
   for (PetscInt i = 0; i < cs->n; i++)

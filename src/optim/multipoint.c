@@ -8,6 +8,7 @@
  *   sums w_k J_k and w_k row_k in point order, the same arithmetic on every rank whatever the rank count.
  * The cost: one Allgather of size (n + 3) reals per rank per evaluation, n the design size (small here). */
 #include <adjsim/multipoint.h>
+#include <adjsim/optcheck.h>
 #include <adjsim/constraints.h>
 #include <adjsim/io.h>
 #include <string.h>
@@ -132,11 +133,8 @@ static PetscErrorCode AdjMultipointReadOptions(AdjMultipoint mp)
              "-design_point_weights has %" PetscInt_FMT " values for %" PetscInt_FMT
              " design points (-design_points): give one weight per point",
              nw, mp->npoints);
-  for (PetscInt k = 0; k < mp->npoints; k++) {
-    if (!wset) mp->weight[k] = 1.0 / mp->npoints;
-    PetscCheck(PetscIsNormalReal(mp->weight[k]) || mp->weight[k] == 0, mp->comm, PETSC_ERR_USER_INPUT,
-               "-design_point_weights: weight %" PetscInt_FMT " is %g, not a finite number", k, (double)mp->weight[k]);
-  }
+  for (PetscInt k = 0; k < mp->npoints && !wset; k++) mp->weight[k] = 1.0 / mp->npoints;
+  PetscCall(AdjCheckRealOptionArray(mp->comm, "-design_point_weights", mp->npoints, mp->weight, ADJ_REAL_FINITE, NULL));
   PetscCall(AdjMultipointFindOptions(mp)); /* before the rank split: their syntax and point numbers */
   if (!rset) rpp = mp->size / mp->npoints;
   PetscCheck(rpp >= 1, mp->comm, PETSC_ERR_USER_INPUT,

@@ -30,6 +30,7 @@
 #include <adjsim/constraints.h>
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
+#include <adjsim/optcheck.h>
 #include <math.h>
 #include <string.h>
 
@@ -860,8 +861,10 @@ PetscErrorCode AdjOptimizerSetFromOptions(AdjOptimizer opt)
   PetscCheck(opt->taylor_levels >= 2, opt->comm, PETSC_ERR_USER_INPUT,
              "-optimize_constraints_taylor_levels %" PetscInt_FMT " is invalid: use at least 2 step sizes",
              opt->taylor_levels);
-  PetscCheck(opt->taylor_h0 >= 0 && !PetscIsInfOrNanReal(opt->taylor_h0), opt->comm, PETSC_ERR_USER_INPUT,
-             "-optimize_constraints_taylor_h0 %g is invalid: use a step > 0 (0: automatic)", (double)opt->taylor_h0);
+  PetscCall(
+      AdjCheckRealOption(opt->comm, "-optimize_constraints_taylor_h0", opt->taylor_h0, ADJ_REAL_NONNEGATIVE, NULL));
+  PetscCall(AdjCheckRealOption(opt->comm, "-optimize_constraints_taylor_min_rate", opt->taylor_min_rate,
+                               ADJ_REAL_FINITE, NULL));
   PetscCheck(opt->restart_every >= 0, opt->comm, PETSC_ERR_USER_INPUT,
              "-optimize_restart_interval %" PetscInt_FMT " is invalid: use a count of iterations >= 0 (0: on a signal "
              "only)",

@@ -222,9 +222,9 @@ static inline void MPMDeviatorNormAdjoint(const MPMHenckyTrial *h, PetscReal qb,
   }
 }
 
-/* Adjoint of MPMHenckyTrialState: from the bars of e (eb, direct uses; overwritten), of the deviator (sb, szzb), of
- * the trace (tb) and of e_zz (ezzb, direct uses) to Fb and zb (accumulated), through s = dev e, t = tr e,
- * e = 1/2 log(Fe Fe^T) and Fe = F P (P[k][c] = z[2k + c]); Feb holds the bar of Fe_tr from other uses (updated). */
+/* Adjoint of MPMHenckyTrialState: from the bars of e (eb, direct uses; updated in place), of the deviator (sb, szzb),
+ * of the trace (tb) and of e_zz (ezzb, direct uses) to Fb and zb (accumulated), through s = dev e, t = tr e, e = 1/2
+ * log(Fe Fe^T) and Fe = F P (P[k][c] = z[2k + c]); Feb holds the bar of Fe_tr from other uses (updated). */
 static inline void MPMHenckyTrialAdjoint(const MPMHenckyTrial *h, const PetscScalar F[MPM_DIM][MPM_DIM],
                                          const PetscScalar z[], PetscReal eb[3], const PetscReal sb[3], PetscReal szzb,
                                          PetscReal tb, PetscReal ezzb, PetscReal Feb[MPM_DIM][MPM_DIM],
