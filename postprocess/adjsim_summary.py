@@ -41,7 +41,11 @@ def summary(f):
     if "fields" in f and "step" in f["fields"]:
         steps, times = f["fields/step"][()], f["fields/time"][()]
         names = [k for k in f["fields"] if k not in ("step", "time")]
-        print(f"fields {names}: {len(steps)} snapshots, steps {steps[0]}..{steps[-1]}, t {times[0]:.6g}..{times[-1]:.6g} s")
+        if len(steps) == 0:  # e.g. a multipoint design: the points' states are not written
+            print(f"fields {names}: no snapshots")
+        else:
+            print(f"fields {names}: {len(steps)} snapshots, steps {steps[0]}..{steps[-1]}, "
+                  f"t {times[0]:.6g}..{times[-1]:.6g} s")
     for group in ("parameters", "gradients"):
         if group in f and len(f[group]):
             print(f"{group}:")

@@ -11,6 +11,9 @@
 #                                       <stem>-restart.h5 (design, iteration, history) when it exists
 #   adjsim_job_launch <opts>            adjsim on all tasks of the job; signals are passed on (USR1)
 #   adjsim_job_requeue                  put this job back in the queue after a graceful stop
+#   adjsim_job_member <file> <outdir> <run file name>
+#                                       job arrays: this task's line of a parameter file and its directory;
+#                                       returns 3 when that member's run is already complete
 #
 # Environment (all optional):
 #   ADJSIM_BIN           the adjsim executable (default <repository>/build/adjsim)
@@ -145,6 +148,42 @@ adjsim_job_optimize() {
     adjsim_job_log "resuming the optimization from $restart"
   fi
   adjsim_job_run_resumable "$restart" "$@" -output "$out" "${resume[@]}"
+}
+
+# Job arrays (ensemble.sbatch, design-sweep.sbatch): member i = array index i (SLURM_ARRAY_TASK_ID, else
+# ADJSIM_MEMBER) = the i-th line of <parameter file> that is neither blank nor a # comment. Sets
+# ADJSIM_MEMBER_LINE (that line), ADJSIM_MEMBER_COUNT (the number of lines), ADJSIM_MEMBER_NAME (member-<i, 4
+# digits>) and ADJSIM_MEMBER_DIR (<outdir>/<name>), creates that directory, cd's into it and writes the line to
+# options.txt for a fresh member. Returns 2 (after saying why) for a bad index or file, 3 when <run file> there is
+# complete for the same line (no restart file left; ADJSIM_FORCE=1 runs it again), so that resubmitting an
+# array fills in only the members that failed.
+adjsim_job_member() {
+  local params=$1 outdir=$2 run=$3 index=${SLURM_ARRAY_TASK_ID:-${ADJSIM_MEMBER:-}}
+  [ -n "$index" ] || { adjsim_job_log "not an array job: submit with sbatch --array=0-<N-1> (or set ADJSIM_MEMBER=<i>)"; return 2; }
+  [ -r "$params" ] || { adjsim_job_log "cannot read the parameter file $params"; return 2; }
+  ADJSIM_MEMBER_LINE=$(grep -vE '^[[:space:]]*(#|$)' "$params" | sed -n "$((index + 1))p")
+  ADJSIM_MEMBER_COUNT=$(grep -cvE '^[[:space:]]*(#|$)' "$params" || true)
+  if [ -z "$ADJSIM_MEMBER_LINE" ]; then
+    adjsim_job_log "array index $index: $params has only $ADJSIM_MEMBER_COUNT member line(s)" \
+      "(indices 0-$((ADJSIM_MEMBER_COUNT - 1)))"
+    return 2
+  fi
+  ADJSIM_MEMBER_NAME=$(printf 'member-%04d' "$index")
+  ADJSIM_MEMBER_DIR=$outdir/$ADJSIM_MEMBER_NAME
+  mkdir -p "$ADJSIM_MEMBER_DIR" && cd "$ADJSIM_MEMBER_DIR" || return 2
+  local restart=${run%.h5}-restart.h5
+  if [ -z "${ADJSIM_FORCE:-}" ] && [ -f "$run" ] && [ ! -f "$restart" ] && [ -f options.txt ] &&
+    [ "$(cat options.txt)" = "$ADJSIM_MEMBER_LINE" ]; then
+    adjsim_job_log "$ADJSIM_MEMBER_NAME ($ADJSIM_MEMBER_LINE): $ADJSIM_MEMBER_DIR/$run is complete, not run again" \
+      "(ADJSIM_FORCE=1 to rerun)"
+    return 3
+  fi
+  if [ ! -f "$restart" ]; then
+    # A fresh member: no segments of an earlier run with other options.
+    rm -f "${run%.h5}"-segment*.h5
+    printf '%s\n' "$ADJSIM_MEMBER_LINE" >options.txt
+  fi
+  return 0
 }
 
 # adjsim <options> -restart_file <restart>; the restart file is removed after a complete run and kept

@@ -1273,6 +1273,9 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
                           opt->interrupted_at >= 0 ? "STOPPED_BY_SIGNAL" : TaoConvergedReasons[reason],
                           opt->interrupted_at >= 0 ? opt->interrupted_at : opt->offset + its, opt->evaluations));
   if (opt->cons.m && opt->interrupted_at < 0) PetscCall(AdjOptimizerReportConstraints(opt, design));
+  /* why it ended, for campaign tables (postprocess/adjsim_gather_designs.py); a stopped run has no reason yet */
+  if (out && opt->interrupted_at < 0)
+    PetscCall(AdjOutputSetAttribute(out, "/optimization", "stop_reason", TaoConvergedReasons[reason]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

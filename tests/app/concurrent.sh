@@ -43,7 +43,7 @@ run -output "$PWD/same.h5" >third.log 2>&1 || { cat third.log; fail "a run after
 [ -f same.h5 ] && [ ! -e same.h5.lock ] || fail "after a complete run same.h5 must exist and same.h5.lock be gone"
 
 # 3. Two gradient runs with disk checkpoints at once, and one alone, must give the same gradient bit for bit.
-grad=(-mode gradient -checkpoint_ram 1 -checkpoint_disk 3 -transport_steps 3000)
+grad=(-mode gradient -checkpoint_ram 1 -checkpoint_disk 3 -transport_steps 1200)
 run "${grad[@]}" -output alone.h5 >alone.log 2>&1 || { cat alone.log; fail "the gradient run alone failed"; }
 run "${grad[@]}" -output "$PWD/a.h5" >a.log 2>&1 &
 pa=$!

@@ -11,7 +11,7 @@ mpiexec=$1; np=$2; adjsim=$3; python=$4; inputs=$5; post=$6
 tag=intopt_np$np
 rm -rf $tag && mkdir $tag && cd $tag
 $adjsim -options_file $inputs/transport_truth.yaml -quiet > /dev/null || { echo "FAIL: truth run"; exit 1; }
-opts="-options_file $inputs/transport_inverse.yaml -tao_max_it 12 -output inv.h5"
+opts="-options_file $inputs/transport_inverse.yaml -tao_max_it 8 -output inv.h5"  # 8: stop at 3, resume, 5 more
 $mpiexec -n $np --oversubscribe $adjsim $opts > a.log 2>&1 &
 pid=$!
 for i in $(seq 1 600); do grep -q "iteration   3 " a.log && break; sleep 0.05; done
