@@ -386,6 +386,30 @@ static PetscErrorCode AirfoilFreeStreamChanged(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A new shape (parameter block shape): the O-grid regenerated (and checked), the geometry, the far-field weights and
+ * data, the stencils, both matrices and their solvers, the adjoint's weight forms.  The time step stays the one set up
+ * for the first shape (it is a minimum over the cells: a kink; gradients keep it fixed), as do the reference length
+ * and point (the chord and the position are not block entries). */
+static PetscErrorCode AirfoilShapeChanged(void *ctx)
+{
+  Airfoil    af = (Airfoil)ctx;
+  Vec        X;
+  PetscReal *xn;
+  PetscInt   ni = af->geo.ni, nc = af->geo.nc;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOGridSetShapeParameters(af->og, af->shape.p));
+  PetscCall(AdjOGridGetCoordinates(af->og, NULL, &X));
+  PetscCall(PetscMalloc1(2 * ni * (nc + 1), &xn));
+  PetscCall(AirfoilOGridGather(af->og, X, xn));
+  PetscCall(AirfoilGeometryDestroy(&af->geo));
+  PetscCall(AirfoilGeometryCreate(ni, nc, xn, &af->geo));
+  PetscCall(PetscFree(xn));
+  PetscCall(AirfoilOperatorsSetGeometry(af));
+  PetscCall(AirfoilAdjointSetUp(af));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Before gradients are packed or written: dJ/dalpha = dJ/dU_inf . dU_inf/dalpha (per degree; the U_inf bars are
  * replicated) and dJ/dre = -dJ/dnu nu / re (the nu bars are rank-local partial sums). */
 static PetscErrorCode AirfoilGradientHook(void *ctx)
@@ -398,6 +422,67 @@ static PetscErrorCode AirfoilGradientHook(void *ctx)
   PetscCallMPI(MPI_Allreduce(&af->nub, &nub, 1, MPIU_REAL, MPIU_SUM, af->comm));
   af->grad_re    = -nub * af->nu / af->re;
   af->grad_alpha = s * (-PetscSinReal(a) * af->uinfb[0] + PetscCosReal(a) * af->uinfb[1]);
+  if (af->shapebars) { /* the accumulated geometry bars through the forms, the geometry and the O-grid */
+    PetscReal pb[ADJ_SHAPE_MAX_PARAMS] = {0};
+    PetscCall(AirfoilShapeGradient(af, pb));
+    for (PetscInt k = af->shape_first; k < af->shape.np; k++) af->grad_shape[k - af->shape_first] = pb[k];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block shape: the entries p[4..np) of the curve family (NACA m, p, t; CST Au, Al; Joukowski eps, kappa), with
+ * the bounds of AdjShapeSetUp's accepted range for NACA (m in [0, 0.19], p in [0.05, 0.95], t in [0.01, 0.45]). */
+static PetscErrorCode AirfoilRegisterShape(AdjParams params, Airfoil af)
+{
+  const PetscInt n = af->shape.np - 4;
+  PetscReal      lo[ADJ_SHAPE_MAX_PARAMS], hi[ADJ_SHAPE_MAX_PARAMS];
+
+  PetscFunctionBeginUser;
+  if (af->body != AIRFOIL_BODY_NACA4 && af->body != AIRFOIL_BODY_CST && af->body != AIRFOIL_BODY_JOUKOWSKI)
+    PetscFunctionReturn(PETSC_SUCCESS);
+  af->shape_first = 4;
+  PetscCall(AdjParamsAddArray(params, "shape", "1", n));
+  PetscCall(AdjParamsSetArrayStorage(params, "shape", af->shape.p + 4, af->grad_shape));
+  PetscCall(AdjParamsSetGradientUnits(params, "shape", "objective per parameter unit"));
+  PetscCall(AdjParamsSetChangeHook(params, "shape", AirfoilShapeChanged, af));
+  for (PetscInt i = 0; i < n; i++) lo[i] = PETSC_NINFINITY, hi[i] = PETSC_INFINITY;
+  if (af->body == AIRFOIL_BODY_NACA4) lo[0] = 0, hi[0] = 0.19, lo[1] = 0.05, hi[1] = 0.95, lo[2] = 0.01, hi[2] = 0.45;
+  PetscCall(AdjParamsSetBoundsArray(params, "shape", lo, hi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the parameter options: with the block shape active, the storage of the geometry bars, declared as gradient
+ * accumulators (zeroed before every gradient, carried over by a resumed gradient run). */
+static PetscErrorCode AirfoilSetUp(AdjStepper st)
+{
+  Airfoil   af;
+  AdjParams params;
+  PetscBool active = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjStepperGetContext(st, &af));
+  PetscCall(AdjStepperGetParams(st, &params));
+  if (af->shape_first) PetscCall(AdjParamsIsActive(params, "shape", &active));
+  if (!active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AirfoilShapeBarsSetUp(af));
+  {
+    const AirfoilGeometry *g     = &af->geo;
+    const PetscInt         ncell = g->ni * g->nc, nn = g->ni * (g->nc + 1);
+    const PetscInt         nf       = (PetscInt)(sizeof(AirfoilForm) / sizeof(PetscReal)) * af->xm * af->ym;
+    AirfoilForm *const     forms[5] = {af->lapvb, af->lappb, af->gfib, af->gfjb, af->gftb};
+    const char *const      names[5] = {"airfoil_lapv_bar", "airfoil_lapp_bar", "airfoil_gfi_bar", "airfoil_gfj_bar",
+                                       "airfoil_gft_bar"};
+
+    PetscCheck(sizeof(AirfoilForm) % sizeof(PetscReal) == 0, af->comm, PETSC_ERR_PLIB, "AirfoilForm is not all reals");
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_xn_bar", af->geob.xn, 2 * nn));
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_area_bar", af->geob.area, ncell));
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_ext_bar", af->geob.ext, g->ni));
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_si_bar", af->geob.si, 2 * ncell));
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_sj_bar", af->geob.sj, 2 * nn));
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_aj_bar", af->geob.aj, nn)); /* the wall forces' forms */
+    PetscCall(AdjStepperAddGradientArray(st, "airfoil_bj_bar", af->geob.bj, nn));
+    for (PetscInt f = 0; f < 5; f++) PetscCall(AdjStepperAddGradientArray(st, names[f], (PetscReal *)forms[f], nf));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -419,6 +504,7 @@ static PetscErrorCode AirfoilRegisterParameters(AdjStepper st, Airfoil af)
   PetscCall(AdjParamsSetChangeHook(params, "re", AirfoilFreeStreamChanged, af));
   PetscCall(AdjParamsSetScale(params, "re", af->re));
   PetscCall(AdjParamsSetBounds(params, "re", 0.0, PETSC_INFINITY));
+  PetscCall(AirfoilRegisterShape(params, af));
   PetscCall(AdjParamsSetGradientHook(params, AirfoilGradientHook, af));
   PetscCall(AdjStepperAddGradientArray(st, "airfoil_nu", &af->nub, 1));
   PetscCall(AdjStepperAddGradientArray(st, "airfoil_uinf", af->uinfb, 2));
@@ -494,6 +580,7 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
   PetscCall(AdjStepperGetContext(st, &af));
   PetscCall(AirfoilOperatorsDestroy(af));
   PetscCall(AirfoilAdjointDestroy(af));
+  PetscCall(AirfoilShapeBarsDestroy(af));
   if (af->geo.xn) PetscCall(AirfoilGeometryDestroy(&af->geo));
   PetscCall(AdjOGridDestroy(&af->og));
   PetscCall(AdjShapeDestroy(&af->shape));
@@ -515,6 +602,7 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
 /* The forward and adjoint operations (the gradient accumulators are declared: no zerogradient). */
 static const AdjStepperOps AirfoilOps = {
     .setfromoptions      = AirfoilSetFromOptions,
+    .setup               = AirfoilSetUp,
     .view                = AirfoilView,
     .destroy             = AirfoilDestroy,
     .initialstate        = AirfoilInitialState,

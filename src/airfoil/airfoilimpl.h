@@ -120,6 +120,16 @@ struct _n_Airfoil {
   AirfoilForm *dlapv; /* dLv/dwf of the owned far-field row: 3 forms per cell (columns i - 1, i, i + 1) */
   /* parameter bars: rank-local partial sums of dJ/dnu and dJ/dU_inf, and the gradients of the blocks */
   PetscReal nub, uinfb[2], grad_alpha, grad_re;
+  /* the shape gradient (only when the block `shape` is active: AirfoilShapeBarsSetUp): this rank's share of the
+   * geometry bar (xn, area, ext, si, sj) and the bars of the owned cells' forms, accumulated over the whole
+   * reverse sweep (the geometry is constant in time) and put through the form adjoints and AirfoilShapeAdjoint
+   * by the gradient hook; the forward step keeps phi and the ghosted w, U* for them */
+  PetscBool       shapebars;
+  AirfoilGeometry geob;
+  AirfoilForm    *lapvb, *lappb, *gfib, *gfjb, *gftb;
+  Vec             phikeep, wkeep, philoc;
+  PetscReal       grad_shape[ADJ_SHAPE_MAX_PARAMS];
+  PetscInt        shape_first; /* the block's first entry of shape.p */
 };
 
 /* Log events: the two solves of a step (velocity: both components). */
@@ -176,6 +186,17 @@ void AirfoilConvectionAdjoint(const AirfoilGeometry *g, const PetscReal wf[], Pe
                               AirfoilCell **xb, PetscScalar **qb, PetscReal *qwb, PetscReal *qinfb, PetscReal wfb[]);
 void AirfoilFormApplyAdjoint(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscReal bar, PetscScalar **qb,
                              PetscReal qwb[], PetscReal qfb[]);
+/* Geometry bars of the field kernels (operators.c; the shape gradient through the grid). */
+void AirfoilWallValueGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, PetscScalar **q, PetscReal bar,
+                                     AirfoilGeometry *geob);
+void AirfoilCellGradientGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, PetscInt j, PetscScalar **q,
+                                        PetscBool wall_zero, PetscReal qff, const PetscReal gb[2],
+                                        AirfoilGeometry *geob);
+void AirfoilConvectionGeometryAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
+                                      const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf,
+                                      PetscReal Nb, AirfoilGeometry *geob);
+void AirfoilFormApplyFormAdjoint(PetscInt i, PetscInt j, PetscInt ni, PetscInt nc, PetscReal bar, PetscScalar **q,
+                                 const PetscReal qw[], const PetscReal qf[], AirfoilForm *Fb);
 
 /* Solver (solve.c, forces.c). */
 PetscErrorCode AirfoilOperatorsSetUp(Airfoil af);
@@ -222,3 +243,22 @@ PetscErrorCode AirfoilObjectiveFinalStep(void *ctx, const char **term);
 PetscErrorCode AirfoilSetSteady(void *ctx, AdjSteadyInfo *info);
 PetscErrorCode AirfoilSelectObjective(void *ctx, const char name[], PetscBool *known);
 PetscErrorCode AirfoilInitialStateAdjoint(void *ctx, Vec lambda0);
+/* The shape gradient through the grid (solve.c, forces.c, airfoil.c). */
+PetscErrorCode AirfoilShapeBarsSetUp(Airfoil af);
+PetscErrorCode AirfoilShapeBarsDestroy(Airfoil af);
+PetscErrorCode AirfoilShapeGeometryBar(Airfoil af, AirfoilGeometry *t);
+PetscErrorCode AirfoilShapeGradient(Airfoil af, PetscReal pb[]);
+PetscErrorCode AirfoilOperatorsSetGeometry(Airfoil af);
+PetscErrorCode AirfoilForcesGeometryAdjoint(Airfoil af, Vec x, const PetscReal cb[3], AirfoilGeometry *geob);
+PetscErrorCode AirfoilFarWeightsGeometryAdjoint(Airfoil af, const PetscReal wfb[], AirfoilGeometry *geob);
+void AirfoilMomentumRHSGeometryAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                       PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb,
+                                       AirfoilGeometry *geob, AirfoilForm *lapvb);
+void AirfoilViscousSolveGeometryAdjoint(Airfoil af, PetscScalar **us, PetscScalar **rb, AirfoilGeometry *geob,
+                                        AirfoilForm *lapvb);
+void AirfoilPredictFluxesGeometryAdjoint(Airfoil af, const AirfoilCell *const *sb, const AirfoilCell *const *wl,
+                                         PetscScalar **p, PetscScalar **us, PetscScalar **vs, AirfoilGeometry *geob,
+                                         AirfoilForm *gfib, AirfoilForm *gfjb);
+void AirfoilPressureSolveGeometryAdjoint(Airfoil af, PetscScalar **bb, PetscScalar **phi, AirfoilForm *lappb);
+void AirfoilCorrectGeometryAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **phi, AirfoilGeometry *geob,
+                                   AirfoilForm *gfib, AirfoilForm *gfjb, AirfoilForm *gftb);

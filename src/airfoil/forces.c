@@ -168,6 +168,58 @@ PetscErrorCode AirfoilForcesAdjoint(Airfoil af, Vec x, const PetscReal cb[3], Ve
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Geometry bars of AirfoilWallForce for the bar dFb of dF (q ghosted): dF = -p_w S + nu (F u, F v), F the wall face's
+ * j-face form, so S bar -= p_w dFb, e_i bar through p_w, and F's bar nu dFb_d q_d through the form's adjoint. */
+static void AirfoilWallForceGeometryAdjoint(const Airfoil af, PetscInt i, PetscScalar ***q, const PetscReal dFb[2],
+                                            AirfoilGeometry *geob)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const AirfoilBoundary  bv = {PETSC_TRUE, af->wf};
+  const PetscReal       *s = g->sj + 2 * i, pw = AirfoilWallValue(g, i, q[2]);
+  AirfoilForm            Fb;
+
+  PetscMemzero(&Fb, sizeof(Fb));
+  for (PetscInt d = 0; d < 2; d++) {
+    geob->sj[2 * i + d] -= pw * dFb[d];
+    AirfoilFormApplyFormAdjoint(i, 0, g->ni, g->nc, af->nu * dFb[d], q[d], NULL, NULL, &Fb);
+  }
+  AirfoilWallValueGeometryAdjoint(g, i, q[2], -(dFb[0] * s[0] + dFb[1] * s[1]), geob);
+  AirfoilFormJFaceAdjoint(g, &bv, i, 0, 0, &Fb, geob, NULL);
+}
+
+/*@ AirfoilForcesGeometryAdjoint - geob += the geometry bars of (C_D, C_L, C_M) of state x for their bars cb: the wall
+    forces' (AirfoilWallForceGeometryAdjoint) and the moment arms' (the wall face midpoints, from the nodes); this
+    rank's share (its wall faces). The reference length and point are not shape-block entries. Collective. @*/
+PetscErrorCode AirfoilForcesGeometryAdjoint(Airfoil af, Vec x, const PetscReal cb[3], AirfoilGeometry *geob)
+{
+  const AirfoilGeometry *g = &af->geo;
+  PetscScalar          **q[3];
+  const PetscReal        U2 = af->uinf[0] * af->uinf[0] + af->uinf[1] * af->uinf[1], qd = 0.5 * U2, L = af->lref;
+  const PetscReal        speed = PetscSqrtReal(U2), e[2] = {af->uinf[0] / speed, af->uinf[1] / speed};
+  const PetscReal        tb[3] = {(cb[0] * e[0] - cb[1] * e[1]) / (qd * L), (cb[0] * e[1] + cb[1] * e[0]) / (qd * L),
+                                  -cb[2] / (qd * L * L)};
+
+  PetscFunctionBeginUser;
+  PetscCall(AirfoilLocalFields(af, x, q));
+  if (af->ys == 0)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt   ib = (i + 1) % g->ni;
+      const PetscReal *a = g->xn + 2 * i, *b = g->xn + 2 * ib;
+      const PetscReal  m[2]   = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])};
+      const PetscReal  dFb[2] = {tb[0] - (m[1] - af->shape.p[1]) * tb[2], tb[1] + (m[0] - af->shape.p[0]) * tb[2]};
+      PetscReal        dF[2], pw, tau;
+
+      AirfoilWallForce(af, i, q, dF, &pw, &tau);
+      AirfoilWallForceGeometryAdjoint(af, i, q, dFb, geob);
+      { /* M = sum (m - p0) x dF: m bar = tb_M (dF_y, -dF_x), m the mean of the face's two nodes */
+        const PetscReal mb[2] = {tb[2] * dF[1], -tb[2] * dF[0]};
+        for (PetscInt d = 0; d < 2; d++) geob->xn[2 * i + d] += 0.5 * mb[d], geob->xn[2 * ib + d] += 0.5 * mb[d];
+      }
+    }
+  PetscCall(AirfoilLocalFieldsRestore(af, q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AirfoilRecirculation - length of the closed wake behind a body at zero incidence, in reference lengths:
     along the grid line i = 0 (it leaves the rear point u = 0 of the body; the mean of the cells on its two
     sides), the distance from the wall to the first point where u turns from negative to positive (linear
@@ -370,6 +422,7 @@ PetscErrorCode AirfoilObjectiveAdjoint(void *ctx, AdjStepIndex k, Vec x, Vec lam
   if (!AirfoilHasForceTerms(af, k)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt t = 0; t < 3; t++) cb[t] = af->w_coef[t] / af->nwindow;
   PetscCall(AirfoilForcesAdjoint(af, x, cb, lambda, &af->nub, af->uinfb));
+  if (af->shapebars) PetscCall(AirfoilForcesGeometryAdjoint(af, x, cb, &af->geob));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -150,3 +150,75 @@ void AirfoilFormApplyAdjoint(const AirfoilForm *F, PetscInt i, PetscInt j, Petsc
     if (qfb && F->f[a + 1] != 0) qfb[k] += F->f[a + 1] * bar;
   }
 }
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Geometry bars of the kernels above (the shape gradient through the grid, docs/airfoil.md): each adds the
+ * transpose of the kernel's derivative in its geometric inputs (face vectors si, sj, areas, wall extrapolation
+ * weights ext, the coefficients of a form), applied to the bar of its result, into a geometry bar geob (or the
+ * bar of a form).  The kernels are linear in their face vectors and form coefficients and in 1/A, so the bars
+ * need the forward values (q) besides the result's bar.
+ * --------------------------------------------------------------------------------------------------------- */
+
+/*@ AirfoilWallValueGeometryAdjoint - geob->ext[i] += d(q_w)/de_i bar = (q(i, 0) - q(i, 1)) bar. Not collective. @*/
+void AirfoilWallValueGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, PetscScalar **q, PetscReal bar,
+                                     AirfoilGeometry *geob)
+{
+  geob->ext[(i + g->ni) % g->ni] += (q[0][i] - q[1][i]) * bar;
+}
+
+/*@ AirfoilCellGradientGeometryAdjoint - the geometry bars of AirfoilCellGradient of q for the gradient bar gb:
+    grad = (q_r S_r - q_l S_l + q_t S_t - q_b S_b) / A, so S_r bar += q_r gb / A (and so on) and A bar -= gb . grad / A;
+    at the wall the extrapolation weight's bar through the wall value. Not collective. @*/
+void AirfoilCellGradientGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, PetscInt j, PetscScalar **q,
+                                        PetscBool wall_zero, PetscReal qff, const PetscReal gb[2],
+                                        AirfoilGeometry *geob)
+{
+  const PetscInt   ni = g->ni, iw = (i + ni) % ni, ip = (i + 1 + ni) % ni, c = j * ni + iw;
+  const PetscReal *sb = g->sj + 2 * c;
+  const PetscReal  ql = 0.5 * (q[j][i - 1] + q[j][i]), qr = 0.5 * (q[j][i] + q[j][i + 1]);
+  const PetscReal  qb = j == 0 ? (wall_zero ? 0 : AirfoilWallValue(g, i, q)) : 0.5 * (q[j - 1][i] + q[j][i]);
+  const PetscReal  qt = j == g->nc - 1 ? qff : 0.5 * (q[j][i] + q[j + 1][i]);
+  PetscReal        grad[2], qbb = 0;
+
+  AirfoilCellGradient(g, i, j, q, wall_zero, qff, grad);
+  for (PetscInt d = 0; d < 2; d++) {
+    const PetscReal a = gb[d] / g->area[c];
+    geob->si[2 * (j * ni + ip) + d] += a * qr;
+    geob->si[2 * c + d] -= a * ql;
+    geob->sj[2 * (c + ni) + d] += a * qt;
+    geob->sj[2 * c + d] -= a * qb;
+    geob->area[c] -= a * grad[d];
+    qbb -= a * sb[d];
+  }
+  if (j == 0 && !wall_zero) AirfoilWallValueGeometryAdjoint(g, i, q, qbb, geob);
+}
+
+/*@ AirfoilConvectionGeometryAdjoint - the area bar of AirfoilConvection (N = (sum F q_f) / A: A bar -= Nb N / A; the
+    fluxes are state, the far-field weight's bar is AirfoilConvectionAdjoint's). Not collective. @*/
+void AirfoilConvectionGeometryAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
+                                      const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf,
+                                      PetscReal Nb, AirfoilGeometry *geob)
+{
+  const PetscInt c = j * g->ni + (i + g->ni) % g->ni;
+
+  geob->area[c] -= Nb * AirfoilConvection(g, wf, i, j, x, q, qw, qinf) / g->area[c];
+}
+
+/*@ AirfoilFormApplyFormAdjoint - the bar of the form F of AirfoilFormApply about cell (i, j) (nc cells along the
+    lines): Fb.c += bar q on the stencil's cells inside the grid (every one, also where F's coefficient happens
+    to be zero: its derivative need not be), Fb.w += bar qw, Fb.f += bar qf on the faces (q, qw, qf may be NULL:
+    zero). Not collective. @*/
+void AirfoilFormApplyFormAdjoint(PetscInt i, PetscInt j, PetscInt ni, PetscInt nc, PetscReal bar, PetscScalar **q,
+                                 const PetscReal qw[], const PetscReal qf[], AirfoilForm *Fb)
+{
+  if (q)
+    for (PetscInt b = -1; b <= 1; b++) {
+      if (j + b < 0 || j + b >= nc) continue;
+      for (PetscInt a = -1; a <= 1; a++) Fb->c[b + 1][a + 1] += bar * q[j + b][i + a];
+    }
+  for (PetscInt a = -1; a <= 1; a++) {
+    const PetscInt k = (i + a + 2 * ni) % ni;
+    if (qw) Fb->w[a + 1] += bar * qw[k];
+    if (qf) Fb->f[a + 1] += bar * qf[k];
+  }
+}

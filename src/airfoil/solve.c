@@ -70,6 +70,29 @@ PetscErrorCode AirfoilFarWeightsAdjoint(Airfoil af, const PetscReal wfb[], Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AirfoilFarWeightsGeometryAdjoint - geob (the far-field faces' S) += (dwf/dS)^T wfb for the total bars wfb (the
+    same on every rank: added on rank 0 only, the share convention of AirfoilShapeAdjoint): c = S . e / |S|, so
+    dc/dS = e / |S| - c S / |S|^2. Not collective. @*/
+PetscErrorCode AirfoilFarWeightsGeometryAdjoint(Airfoil af, const PetscReal wfb[], AirfoilGeometry *geob)
+{
+  const AirfoilGeometry *g     = &af->geo;
+  const PetscReal        speed = PetscHypotReal(af->uinf[0], af->uinf[1]);
+  const PetscReal        e[2]  = {af->uinf[0] / speed, af->uinf[1] / speed};
+  PetscMPIInt            rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(af->comm, &rank));
+  if (rank) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < g->ni; i++) {
+    const PetscInt   f = 2 * (g->nc * g->ni + i);
+    const PetscReal *s = g->sj + f, len = PetscHypotReal(s[0], s[1]);
+    const PetscReal  c = (s[0] * e[0] + s[1] * e[1]) / len, th = PetscTanhReal(c / af->switch_width);
+    const PetscReal  cb = -0.5 * (1 - th * th) / af->switch_width * wfb[i];
+    for (PetscInt d = 0; d < 2; d++) geob->sj[f + d] += cb * (e[d] / len - c * s[d] / (len * len));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AirfoilFarWeightsSet - the far-field weights for the current free stream. Not collective. @*/
 PetscErrorCode AirfoilFarWeightsSet(Airfoil af)
 {
@@ -107,13 +130,15 @@ PetscErrorCode AirfoilFarFieldData(Airfoil af, Vec x)
     data (summed over ranks): Ub += the free stream's part, and with the vortex, lambda += dC_L/dx^T C_Lb (its
     nu part into *nub) for C_Lb = dGamma/dC_L Gammab.  Ub gets replicated values. Collective. @*/
 static PetscErrorCode AirfoilFarFieldDataAdjoint(Airfoil af, Vec x, const PetscReal *const qfb, const PetscReal pfb[],
-                                                 Vec lambda, PetscReal *nub, PetscReal Ub[2])
+                                                 Vec lambda, PetscReal *nub, PetscReal Ub[2], AirfoilGeometry *geob)
 {
   const AirfoilGeometry *g       = &af->geo;
   const PetscReal        speed   = PetscHypotReal(af->uinf[0], af->uinf[1]);
   PetscReal              coef[3] = {0, 0, 0}, gam, gamb = 0;
+  PetscMPIInt            rank;
 
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(af->comm, &rank));
   if (af->vortex) PetscCall(AirfoilForces(af, x, coef));
   gam = 0.5 * coef[1] * speed * af->lref;
   for (PetscInt i = 0; i < g->ni; i++) {
@@ -125,11 +150,20 @@ static PetscErrorCode AirfoilFarFieldDataAdjoint(Airfoil af, Vec x, const PetscR
 
     Ub[0] += pfb[i] * af->uinf[0] + uxb, Ub[1] += pfb[i] * af->uinf[1] + uyb;
     gamb += (uxb * ry - uyb * rx) / r2;
+    if (geob && af->vortex && !rank) { /* the far-field midpoints (replicated bars: rank 0's share) */
+      const PetscReal kb = uxb * ry - uyb * rx, r2b = -kb * k / r2;
+      const PetscReal rb[2] = {-uyb * k + r2b * 4 * PETSC_PI * rx, uxb * k + r2b * 4 * PETSC_PI * ry};
+      for (PetscInt d = 0; d < 2; d++) {
+        geob->xn[2 * (g->nc * g->ni + i) + d] += 0.5 * rb[d];
+        geob->xn[2 * (g->nc * g->ni + (i + 1) % g->ni) + d] += 0.5 * rb[d];
+      }
+    }
   }
   if (af->vortex) {
     const PetscReal cb[3] = {0, 0.5 * speed * af->lref * gamb, 0};
     for (PetscInt d = 0; d < 2; d++) Ub[d] += gamb * 0.5 * coef[1] * af->lref * af->uinf[d] / speed;
     PetscCall(AirfoilForcesAdjoint(af, x, cb, lambda, nub, Ub));
+    if (geob) PetscCall(AirfoilForcesGeometryAdjoint(af, x, cb, geob));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -240,6 +274,23 @@ PetscErrorCode AirfoilOperatorsSetUp(Airfoil af)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AirfoilOperatorsSetGeometry - after the grid changed (a new shape; the time step stays): the far-field weights
+    and data, both matrices, their solvers' operators and P^T if the adjoint made it. Collective. @*/
+PetscErrorCode AirfoilOperatorsSetGeometry(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  AirfoilFarWeights(&af->geo, af->uinf, af->switch_width, af->wf);
+  PetscCall(AirfoilFarFieldData(af, NULL));
+  PetscCall(AirfoilAssemble(af, PETSC_TRUE));
+  PetscCall(KSPSetOperators(af->kspv, af->K, af->K));
+  PetscCall(KSPSetOperators(af->kspp, af->P, af->P));
+  if (af->Pt) {
+    PetscCall(MatTranspose(af->P, MAT_REUSE_MATRIX, &af->Pt));
+    PetscCall(KSPSetOperators(af->kspt, af->Pt, af->Pt));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AirfoilOperatorsSetTimeStep - K again for the time step af->dt (P does not depend on it). Collective. @*/
 PetscErrorCode AirfoilOperatorsSetTimeStep(Airfoil af)
 {
@@ -343,6 +394,53 @@ void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *co
     }
 }
 
+/* Geometry bars of AirfoilMomentumRHS (same bars rb, yb): with r = A (q/dt - ((1 + ab) N - ab N_old) - G p) +
+ * (1 - theta) nu Lv q + nu Lv_data qf, A bar += rb (...), the form Lv's bar += (1 - theta) nu rb q and nu rb qf,
+ * and the bars of the convection (N bar = yb.N - A (1 + ab) rb) and of the pressure gradient (G p bar = -A rb). */
+void AirfoilMomentumRHSGeometryAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
+                                       PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb,
+                                       AirfoilGeometry *geob, AirfoilForm *lapvb)
+{
+  const AirfoilGeometry *g  = &af->geo;
+  const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  c = (j - af->ys) * af->xm + (i - af->xs), f = j * g->ni + i;
+      const PetscReal A = g->area[f], Nold[2] = {x[j][i].Nu, x[j][i].Nv}, Nyb[2] = {yb[j][i].Nu, yb[j][i].Nv};
+      PetscScalar   **rb[2] = {rbu, rbv};
+      PetscReal       gp[2], gpb[2];
+
+      AirfoilCellGradient(g, i, j, q[2], PETSC_FALSE, af->pf[i], gp);
+      for (PetscInt d = 0; d < 2; d++) {
+        const PetscReal r = rb[d][j][i], N = AirfoilConvection(g, af->wf, i, j, x, q[d], 0, af->qf[d][i]);
+
+        geob->area[f] += r * (q[d][j][i] / dt - ((1 + ab) * N - ab * Nold[d]) - gp[d]);
+        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, (1 - th) * nu * r, q[d], NULL, NULL, &lapvb[c]);
+        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, nu * r, NULL, NULL, af->qf[d], &lapvb[c]);
+        AirfoilConvectionGeometryAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, geob);
+        gpb[d] = -A * r;
+      }
+      AirfoilCellGradientGeometryAdjoint(g, i, j, q[2], PETSC_FALSE, af->pf[i], gpb, geob);
+    }
+}
+
+/* Geometry bars of the velocity solve K u* = r, K = A/dt - theta nu Lv, for r bar rb = K^-T u* bar (owned) and u*
+ * (ghosted): K bar = -rb u*^T on K's stencil, so A bar -= rb u* / dt and Lv's bar += theta nu rb u*.  (The far-field
+ * weights' part of Lv is AirfoilViscousParameterBars'.) */
+void AirfoilViscousSolveGeometryAdjoint(Airfoil af, PetscScalar **us, PetscScalar **rb, AirfoilGeometry *geob,
+                                        AirfoilForm *lapvb)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt c = (j - af->ys) * af->xm + (i - af->xs);
+      geob->area[j * g->ni + i] -= rb[j][i] * us[j][i] / af->dt;
+      AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, af->theta * af->nu * rb[j][i], us, NULL, NULL, &lapvb[c]);
+    }
+}
+
 /* Step 2: the predicted face fluxes U*, V*, Vt* of the owned cells (into y), from the ghosted momentum-
  * interpolation velocity w = u* + dt G p^n (in y's local copy yl), the ghosted p^n and u* (owned). */
 void AirfoilPredictFluxes(Airfoil af, const AirfoilCell *const *yl, PetscScalar **p, PetscScalar **us, PetscScalar **vs,
@@ -394,6 +492,37 @@ void AirfoilPredictFluxesAdjoint(Airfoil af, const AirfoilCell *const *sb, Petsc
         usb[j][i] += (1 - w) * st[0] * Vb, vsb[j][i] += (1 - w) * st[1] * Vb;
         af->qfb[0][i] += w * st[0] * Vb, af->qfb[1][i] += w * st[1] * Vb;
         af->wfb[i] += ((af->qf[0][i] - us[j][i]) * st[0] + (af->qf[1][i] - vs[j][i]) * st[1]) * Vb;
+      }
+    }
+}
+
+/* Geometry bars of AirfoilPredictFluxes for the flux bars sb (owned), from the ghosted w (u, v of wl), p^n and the
+ * owned u*, v*: the face vectors' bars (U = mean(w) . S_i - dt gfi p, V likewise, Vt = u*_far . S_t) and the bars of
+ * the forms gfi, gfj (with the far-field pressure data pf). */
+void AirfoilPredictFluxesGeometryAdjoint(Airfoil af, const AirfoilCell *const *sb, const AirfoilCell *const *wl,
+                                         PetscScalar **p, PetscScalar **us, PetscScalar **vs, AirfoilGeometry *geob,
+                                         AirfoilForm *gfib, AirfoilForm *gfjb)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  c = (j - af->ys) * af->xm + (i - af->xs), f = j * g->ni + i;
+      const PetscReal Ub = sb[j][i].U;
+
+      geob->si[2 * f] += 0.5 * Ub * (wl[j][i - 1].u + wl[j][i].u);
+      geob->si[2 * f + 1] += 0.5 * Ub * (wl[j][i - 1].v + wl[j][i].v);
+      AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -af->dt * Ub, p, NULL, af->pf, &gfib[c]);
+      if (j > 0) {
+        const PetscReal Vb = sb[j][i].V;
+        geob->sj[2 * f] += 0.5 * Vb * (wl[j - 1][i].u + wl[j][i].u);
+        geob->sj[2 * f + 1] += 0.5 * Vb * (wl[j - 1][i].v + wl[j][i].v);
+        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -af->dt * Vb, p, NULL, af->pf, &gfjb[c]);
+      }
+      if (j == g->nc - 1) {
+        const PetscReal w = af->wf[i], Vb = sb[j][i].Vt;
+        geob->sj[2 * (f + g->ni)] += (w * af->qf[0][i] + (1 - w) * us[j][i]) * Vb;
+        geob->sj[2 * (f + g->ni) + 1] += (w * af->qf[1][i] + (1 - w) * vs[j][i]) * Vb;
       }
     }
 }
@@ -471,6 +600,38 @@ void AirfoilCorrectAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar
     }
 }
 
+/* Geometry bars of AirfoilCorrect for the output bars yb (owned) and the ghosted phi: the cell gradient's and the
+ * bars of the flux-correction forms gfi, gfj, gft. */
+void AirfoilCorrectGeometryAdjoint(Airfoil af, const AirfoilCell *const *yb, PetscScalar **phi, AirfoilGeometry *geob,
+                                   AirfoilForm *gfib, AirfoilForm *gfjb, AirfoilForm *gftb)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  c     = (j - af->ys) * af->xm + (i - af->xs);
+      const PetscReal gb[2] = {-af->dt * yb[j][i].u, -af->dt * yb[j][i].v};
+
+      AirfoilCellGradientGeometryAdjoint(g, i, j, phi, PETSC_FALSE, 0, gb, geob);
+      AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -af->dt * yb[j][i].U, phi, NULL, NULL, &gfib[c]);
+      if (j > 0) AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -af->dt * yb[j][i].V, phi, NULL, NULL, &gfjb[c]);
+      if (j == g->nc - 1)
+        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -af->dt * yb[j][i].Vt, phi, NULL, NULL, &gftb[c]);
+    }
+}
+
+/* Geometry bars of the pressure solve P phi = b, P = -Lp, for b bar bb = P^-T phi bar (owned) and phi (ghosted):
+ * P bar = -bb phi^T on P's stencil, so Lp's bar += bb phi. */
+void AirfoilPressureSolveGeometryAdjoint(Airfoil af, PetscScalar **bb, PetscScalar **phi, AirfoilForm *lappb)
+{
+  const AirfoilGeometry *g = &af->geo;
+
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++)
+      AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, bb[j][i], phi, NULL, NULL,
+                                  &lappb[(j - af->ys) * af->xm + (i - af->xs)]);
+}
+
 /* The pressure increment: solve P phi = b, phi ghosted into floc[2]. Warm start: phi = 0, the converged
  * increment of a steady flow (equivalently, p^n is the initial guess of p^(n+1)). */
 static PetscErrorCode AirfoilPressureSolve(Airfoil af, Vec b, Vec phi)
@@ -539,12 +700,14 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(DMDAVecRestoreArray(af->sda, xout, &y));
   /* the pressure increment */
   PetscCall(DMGlobalToLocal(af->sda, xout, INSERT_VALUES, af->wloc));
+  if (af->wkeep) PetscCall(VecCopy(af->wloc, af->wkeep)); /* w and U* ghosted, for the shape gradient */
   PetscCall(DMDAVecGetArrayRead(af->sda, af->wloc, &yl));
   PetscCall(DMDAVecGetArray(af->da, af->f[2], &b));
   AirfoilDivergenceRHS(af, yl, b);
   PetscCall(DMDAVecRestoreArray(af->da, af->f[2], &b));
   PetscCall(DMDAVecRestoreArrayRead(af->sda, af->wloc, &yl));
   PetscCall(AirfoilPressureSolve(af, af->f[2], af->f[3]));
+  if (af->phikeep) PetscCall(VecCopy(af->f[3], af->phikeep));
   PetscCall(DMGlobalToLocal(af->da, af->f[3], INSERT_VALUES, af->floc[3]));
   PetscCall(DMDAVecGetArray(af->da, af->floc[3], &phi));
   PetscCall(DMDAVecGetArray(af->sda, xout, &y));
@@ -650,6 +813,17 @@ static PetscErrorCode AirfoilViscousWeightForms(Airfoil af)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* At the first adjoint step (forward runs never pay for it): P^T explicitly, with a solver of its own, since the
+ * multigrid's SOR smoothers have no transpose. */
+static PetscErrorCode AirfoilPressureTransposeSetUp(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  if (af->kspt) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatTranspose(af->P, MAT_INITIAL_MATRIX, &af->Pt));
+  PetscCall(AirfoilCreateKSP(af, "pressure_transpose", af->Pt, KSPGMRES, PCMG, af->kspp, &af->kspt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AirfoilAdjointSetUp - the adjoint's work vectors and the weight derivative forms (again after the weights or
     stencils change). Collective. @*/
 PetscErrorCode AirfoilAdjointSetUp(Airfoil af)
@@ -749,15 +923,12 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   const PetscInt      ni = af->geo.ni;
   const AirfoilCell **x, **yb, **sbo;
   AirfoilCell       **xb, **sb, **sbl, **wbl;
-  PetscScalar       **q[3], **qb[3], **phib, **usb[2], **us[2], **bb, **rb, **usl;
+  PetscScalar       **q[3], **qb[3], **phib, **usb[2], **us[2], **bb, **rb, **usl, **phi = NULL;
+  AirfoilGeometry    *geob = af->shapebars ? &af->geob : NULL;
 
   PetscFunctionBeginUser;
   (void)xout;
-  if (!af->kspt) { /* at the first adjoint step (forward runs never pay for it): P^T explicitly, with a solver of
-                      its own, since the multigrid's SOR smoothers have no transpose */
-    PetscCall(MatTranspose(af->P, MAT_INITIAL_MATRIX, &af->Pt));
-    PetscCall(AirfoilCreateKSP(af, "pressure_transpose", af->Pt, KSPGMRES, PCMG, af->kspp, &af->kspt));
-  }
+  PetscCall(AirfoilPressureTransposeSetUp(af));
   PetscCall(PetscArrayzero(af->qfb[0], 4 * ni));
   PetscCall(AirfoilFarFieldData(af, xin));
   PetscCall(DMGlobalToLocal(af->sda, xin, INSERT_VALUES, af->xloc));
@@ -774,6 +945,11 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   PetscCall(DMDAVecGetArray(af->da, af->bloc[3], &phib));
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->bg[d], &usb[d]));
   AirfoilCorrectAdjoint(af, yb, usb[0], usb[1], sb, xb, phib);
+  if (geob) { /* phi of the step (kept by the forward step), ghosted */
+    PetscCall(DMGlobalToLocal(af->da, af->phikeep, INSERT_VALUES, af->philoc));
+    PetscCall(DMDAVecGetArray(af->da, af->philoc, &phi));
+    AirfoilCorrectGeometryAdjoint(af, yb, phi, geob, af->gfib, af->gfjb, af->gftb);
+  }
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->bg[d], &usb[d]));
   PetscCall(DMDAVecRestoreArray(af->da, af->bloc[3], &phib));
   PetscCall(DMDAVecRestoreArray(af->sda, af->ybar, &sb));
@@ -787,6 +963,8 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   PetscCall(AirfoilCheckKSP(af, af->kspt, "transposed pressure"));
   /* the divergence: flux bars += (-D/dt)^T b bar */
   PetscCall(DMDAVecGetArray(af->da, af->bg[3], &bb));
+  if (geob) AirfoilPressureSolveGeometryAdjoint(af, bb, phi, af->lappb);
+  if (geob) PetscCall(DMDAVecRestoreArray(af->da, af->philoc, &phi));
   PetscCall(DMDAVecGetArray(af->sda, af->ybloc, &sbl));
   AirfoilDivergenceRHSAdjoint(af, bb, sbl);
   PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &sbl));
@@ -800,6 +978,12 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->bg[d], &usb[d]));
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->ustar[d], &us[d]));
   AirfoilPredictFluxesAdjoint(af, sbo, us[0], us[1], wbl, qb[2], usb[0], usb[1]);
+  if (geob) {
+    const AirfoilCell **wl;
+    PetscCall(DMDAVecGetArrayRead(af->sda, af->wkeep, &wl));
+    AirfoilPredictFluxesGeometryAdjoint(af, sbo, wl, q[2], us[0], us[1], geob, af->gfib, af->gfjb);
+    PetscCall(DMDAVecRestoreArrayRead(af->sda, af->wkeep, &wl));
+  }
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->ustar[d], &us[d]));
   PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &wbl));
   PetscCall(DMDAVecRestoreArrayRead(af->sda, af->ybar, &sbo));
@@ -812,6 +996,7 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
       const PetscReal gb[2] = {af->dt * sbo[j][i].u, af->dt * sbo[j][i].v};
       usb[0][j][i] += sbo[j][i].u, usb[1][j][i] += sbo[j][i].v;
       AirfoilCellGradientAdjoint(&af->geo, i, j, PETSC_FALSE, gb, qb[2], &af->pfb[i]);
+      if (geob) AirfoilCellGradientGeometryAdjoint(&af->geo, i, j, q[2], PETSC_FALSE, af->pf[i], gb, geob);
     }
   PetscCall(DMDAVecRestoreArrayRead(af->sda, af->ybar, &sbo));
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->bg[d], &usb[d]));
@@ -826,6 +1011,7 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
     PetscCall(DMDAVecGetArray(af->da, af->f[2 + d], &rb));
     PetscCall(DMDAVecGetArray(af->da, af->floc[3], &usl));
     AirfoilViscousParameterBars(af, d, usl, q[d], rb);
+    if (geob) AirfoilViscousSolveGeometryAdjoint(af, usl, rb, geob, af->lapvb);
     PetscCall(DMDAVecRestoreArray(af->da, af->floc[3], &usl));
     PetscCall(DMDAVecRestoreArray(af->da, af->f[2 + d], &rb));
   }
@@ -835,6 +1021,7 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
     PetscCall(DMDAVecGetArray(af->da, af->f[2], &r0));
     PetscCall(DMDAVecGetArray(af->da, af->f[3], &r1));
     AirfoilMomentumRHSAdjoint(af, k, x, q, r0, r1, yb, qb, xb);
+    if (geob) AirfoilMomentumRHSGeometryAdjoint(af, k, x, q, r0, r1, yb, geob, af->lapvb);
     PetscCall(DMDAVecRestoreArray(af->da, af->f[2], &r0));
     PetscCall(DMDAVecRestoreArray(af->da, af->f[3], &r1));
   }
@@ -849,10 +1036,13 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   PetscCall(AirfoilLocalFieldsAdd(af, af->bloc, lin));
   /* the far-field data and weights (replicated arrays: summed over ranks first) */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, af->qfb[0], (PetscMPIInt)(4 * ni), MPIU_REAL, MPIU_SUM, af->comm));
-  PetscCall(AirfoilFarFieldDataAdjoint(af, xin, af->qfb[0], af->pfb, lin, &af->nub, af->uinfb));
+  PetscCall(AirfoilFarFieldDataAdjoint(af, xin, af->qfb[0], af->pfb, lin, &af->nub, af->uinfb, geob));
   PetscCall(AirfoilFarWeightsAdjoint(af, af->wfb, af->uinfb));
+  if (geob) PetscCall(AirfoilFarWeightsGeometryAdjoint(af, af->wfb, geob));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode AirfoilInitialStateGeometryAdjoint(Airfoil af, Vec lambda0);
 
 /*@ AirfoilInitialStateAdjoint - U_inf bars += (dx0/dU_inf)^T lambda0: the impulsive start is linear in U_inf (a
     projection of the uniform stream), so dx0/dU_d is the start for U_inf = e_d. Collective. @*/
@@ -870,5 +1060,161 @@ PetscErrorCode AirfoilInitialStateAdjoint(void *ctx, Vec lambda0)
     af->uinfb[d] += dot;
   }
   af->uinf[0] = save[0], af->uinf[1] = save[1];
+  if (af->shapebars) PetscCall(AirfoilInitialStateGeometryAdjoint(af, lambda0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Geometry bars of the impulsive start x0 = correct(U_inf . S, phi0), P phi0 = -D (U_inf . S) / dt
+ * (AirfoilInitialState): the correction's (phi0 recomputed), the pressure solve's (P^-T on the summed phi bar) and the
+ * face vectors' of the uniform-stream fluxes (their bars: lambda0's plus the divergence's). */
+static PetscErrorCode AirfoilInitialStateGeometryAdjoint(Airfoil af, Vec lambda0)
+{
+  const AirfoilGeometry *g    = &af->geo;
+  AirfoilGeometry       *geob = &af->geob;
+  const PetscReal        dt   = af->dt;
+  const AirfoilCell    **lb, **fb;
+  AirfoilCell          **sbl;
+  PetscScalar          **phi, **phib, **bb;
+
+  PetscFunctionBeginUser;
+  PetscCall(AirfoilPressureTransposeSetUp(af));
+  PetscCall(AirfoilInitialState(af, af->ybar)); /* phi0 in f[3] */
+  PetscCall(DMGlobalToLocal(af->da, af->f[3], INSERT_VALUES, af->philoc));
+  PetscCall(VecSet(af->bloc[3], 0));
+  PetscCall(DMDAVecGetArrayRead(af->sda, lambda0, &lb));
+  PetscCall(DMDAVecGetArray(af->da, af->philoc, &phi));
+  PetscCall(DMDAVecGetArray(af->da, af->bloc[3], &phib));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  c     = (j - af->ys) * af->xm + (i - af->xs);
+      const PetscReal gb[2] = {-dt * lb[j][i].u, -dt * lb[j][i].v};
+      AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gb, phib, NULL);
+      AirfoilCellGradientGeometryAdjoint(g, i, j, phi, PETSC_FALSE, 0, gb, geob);
+      AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -dt * lb[j][i].U, phib, NULL, NULL);
+      AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -dt * lb[j][i].U, phi, NULL, NULL, &af->gfib[c]);
+      if (j > 0) {
+        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -dt * lb[j][i].V, phib, NULL, NULL);
+        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -dt * lb[j][i].V, phi, NULL, NULL, &af->gfjb[c]);
+      }
+      if (j == g->nc - 1) {
+        AirfoilFormApplyAdjoint(&af->gft[c], i, j, g->ni, -dt * lb[j][i].Vt, phib, NULL, NULL);
+        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -dt * lb[j][i].Vt, phi, NULL, NULL, &af->gftb[c]);
+      }
+    }
+  PetscCall(DMDAVecRestoreArray(af->da, af->bloc[3], &phib));
+  /* b bar = P^-T phi bar; P's bar; the flux bars of the divergence */
+  PetscCall(VecSet(af->bg[2], 0));
+  PetscCall(DMLocalToGlobal(af->da, af->bloc[3], ADD_VALUES, af->bg[2]));
+  PetscCall(VecSet(af->bg[3], 0));
+  PetscCall(KSPSolve(af->kspt, af->bg[2], af->bg[3]));
+  PetscCall(AirfoilCheckKSP(af, af->kspt, "transposed pressure"));
+  PetscCall(VecSet(af->ybloc, 0));
+  PetscCall(DMDAVecGetArray(af->da, af->bg[3], &bb));
+  PetscCall(DMDAVecGetArray(af->sda, af->ybloc, &sbl));
+  AirfoilPressureSolveGeometryAdjoint(af, bb, phi, af->lappb);
+  AirfoilDivergenceRHSAdjoint(af, bb, sbl);
+  PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &sbl));
+  PetscCall(DMDAVecRestoreArray(af->da, af->bg[3], &bb));
+  PetscCall(DMDAVecRestoreArray(af->da, af->philoc, &phi));
+  PetscCall(VecSet(af->ybar, 0));
+  PetscCall(DMLocalToGlobal(af->sda, af->ybloc, ADD_VALUES, af->ybar));
+  /* the uniform-stream fluxes U = U_inf . S_i, V = U_inf . S_j (not at the wall), Vt = U_inf . S_t */
+  PetscCall(DMDAVecGetArrayRead(af->sda, af->ybar, &fb));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt  f  = j * g->ni + i;
+      const PetscReal Ub = fb[j][i].U + lb[j][i].U, Vb = fb[j][i].V + lb[j][i].V, Vtb = fb[j][i].Vt + lb[j][i].Vt;
+      for (PetscInt d = 0; d < 2; d++) {
+        geob->si[2 * f + d] += Ub * af->uinf[d];
+        if (j > 0) geob->sj[2 * f + d] += Vb * af->uinf[d];
+        if (j == g->nc - 1) geob->sj[2 * (f + g->ni) + d] += Vtb * af->uinf[d];
+      }
+    }
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, af->ybar, &fb));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, lambda0, &lb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilShapeBarsSetUp - the storage of the shape gradient (geometry and form bars, the kept phi, w and U*): only
+    when the block `shape` is active, so that other runs do not pay for it. Collective. @*/
+PetscErrorCode AirfoilShapeBarsSetUp(Airfoil af)
+{
+  const PetscInt n = af->xm * af->ym;
+
+  PetscFunctionBeginUser;
+  if (af->shapebars) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AirfoilGeometryBarCreate(&af->geo, &af->geob));
+  PetscCall(PetscCalloc5(n, &af->lapvb, n, &af->lappb, n, &af->gfib, n, &af->gfjb, n, &af->gftb));
+  PetscCall(VecDuplicate(af->f[0], &af->phikeep));
+  PetscCall(VecDuplicate(af->xloc, &af->wkeep));
+  PetscCall(VecSet(af->wkeep, 0));
+  PetscCall(VecDuplicate(af->floc[0], &af->philoc));
+  PetscCall(VecSet(af->philoc, 0));
+  af->shapebars = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AirfoilShapeBarsDestroy(Airfoil af)
+{
+  PetscFunctionBeginUser;
+  if (!af->shapebars) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AirfoilGeometryDestroy(&af->geob));
+  PetscCall(PetscFree5(af->lapvb, af->lappb, af->gfib, af->gfjb, af->gftb));
+  PetscCall(VecDestroy(&af->phikeep));
+  PetscCall(VecDestroy(&af->wkeep));
+  PetscCall(VecDestroy(&af->philoc));
+  af->shapebars = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilShapeGeometryBar - t (from AirfoilGeometryBarCreate, all zero) = this rank's share of the total geometry bar
+   of the accumulators: a copy of the geometry bar share plus the form adjoints of the owned cells' form bars (the forms
+    are pure functions of the geometry and of the far-field weights, whose bars are taken elsewhere). The
+    accumulators are left unchanged (the gradient hook may run more than once). Not collective. @*/
+PetscErrorCode AirfoilShapeGeometryBar(Airfoil af, AirfoilGeometry *t)
+{
+  const AirfoilGeometry *g     = &af->geo;
+  const PetscInt         ncell = g->ni * g->nc, nn = g->ni * (g->nc + 1);
+  PetscReal             *one;
+  AirfoilBoundary        bv = {PETSC_TRUE, af->wf}, bp = {PETSC_FALSE, NULL};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(t->xn, af->geob.xn, 2 * nn));
+  PetscCall(PetscArraycpy(t->area, af->geob.area, ncell));
+  PetscCall(PetscArraycpy(t->ext, af->geob.ext, g->ni));
+  PetscCall(PetscArraycpy(t->si, af->geob.si, 2 * ncell));
+  PetscCall(PetscArraycpy(t->sj, af->geob.sj, 2 * nn));
+  PetscCall(PetscArraycpy(t->xc, af->geob.xc, 2 * ncell));
+  PetscCall(PetscArraycpy(t->ai, af->geob.ai, ncell));
+  PetscCall(PetscArraycpy(t->bi, af->geob.bi, ncell));
+  PetscCall(PetscArraycpy(t->aj, af->geob.aj, nn));
+  PetscCall(PetscArraycpy(t->bj, af->geob.bj, nn));
+  PetscCall(PetscMalloc1(g->ni, &one));
+  for (PetscInt i = 0; i < g->ni; i++) one[i] = 1;
+  bp.wf = one;
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscInt c = (j - af->ys) * af->xm + (i - af->xs);
+      AirfoilFormLaplacianAdjoint(g, &bv, i, j, &af->lapvb[c], t, NULL);
+      AirfoilFormLaplacianAdjoint(g, &bp, i, j, &af->lappb[c], t, NULL);
+      AirfoilFormIFaceAdjoint(g, &bp, i, j, 0, &af->gfib[c], t, NULL);
+      AirfoilFormJFaceAdjoint(g, &bp, i, j, 0, &af->gfjb[c], t, NULL);
+      AirfoilFormJFaceAdjoint(g, &bp, i, j, 1, &af->gftb[c], t, NULL);
+    }
+  PetscCall(PetscFree(one));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ AirfoilShapeGradient - pb[np] += the shape gradient of the accumulated bars (AirfoilShapeGeometryBar, then
+    AirfoilShapeAdjoint). The same pb on every rank. Collective. @*/
+PetscErrorCode AirfoilShapeGradient(Airfoil af, PetscReal pb[])
+{
+  AirfoilGeometry t;
+
+  PetscFunctionBeginUser;
+  PetscCall(AirfoilGeometryBarCreate(&af->geo, &t));
+  PetscCall(AirfoilShapeGeometryBar(af, &t));
+  PetscCall(AirfoilShapeAdjoint(af->og, &af->geo, &t, pb));
+  PetscCall(AirfoilGeometryDestroy(&t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
