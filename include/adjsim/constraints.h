@@ -49,19 +49,32 @@ PetscErrorCode AdjConstraintsGetInfo(AdjConstraints cs, PetscInt i, const char *
 PetscErrorCode AdjConstraintsEvaluate(AdjConstraints cs, Vec p, PetscReal value[], Vec grad[], AdjStepIndex *stopped);
 /*@ AdjConstraintsGetSolveCount - forward and adjoint solves spent on flow constraints so far. Not collective. @*/
 PetscErrorCode AdjConstraintsGetSolveCount(AdjConstraints cs, PetscInt *nforward, PetscInt *nadjoint);
-/*@ AdjConstraintsTaylorTest - the Taylor test of constraint i at p: remainders |v(p+hd)-v(p)-h g.d| along a
-    random unit-RMS direction for h halved `levels` times from h0; returns the smallest observed rate. Collective. @*/
+/*@ AdjConstraintsTaylorTest - the Taylor test of constraint i at p (AdjTaylorSweep: its gradient at p, then its
+    value by forward runs at p + h d for h halved `levels` times from h0, the run length held with -steady_tol);
+    returns the smallest counted second-order rate, PETSC_MAX_REAL when every remainder is at round-off (a measure
+    linear along d). Collective. @*/
 PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, PetscReal h0, PetscInt levels,
                                         PetscReal *min_rate);
 /* Flow constraints' values v[i] and design gradients g[i] (regularization excluded), constraint i being functional[i]
  * at design point point[i], in place of the driver's gradient: multipoint design (multipoint.h), which solves the
- * constraints of different points concurrently. *stopped >= 0: a signal stopped one of them (no values then).
- * Collective on the constraints' communicator. */
+ * constraints of different points concurrently. g NULL: the values only, by forward runs (gradient checks).
+ * *stopped >= 0: a signal stopped one of them (no values then). Collective on the constraints' communicator. */
 typedef PetscErrorCode (*AdjConstraintFlowEvaluation)(void *ctx, PetscInt n, const char *const functional[],
                                                       const PetscInt point[], Vec p, PetscReal v[], Vec g[],
                                                       AdjStepIndex *stopped);
+/* Holds (hold true) or releases the run length of design point `point`'s runs at the n its last run reached, as
+ * AdjDriverHoldFinalStep. Collective on the constraints' communicator. */
+typedef PetscErrorCode (*AdjConstraintFlowHold)(void *ctx, PetscInt point, PetscBool hold);
 /*@ AdjConstraintsSetFlowEvaluation - flow constraints evaluated by fn at one of npoints design points, chosen with
-    -optimize_constraint_NAME_point (before AdjConstraintsSetFromOptions). Not collective. @*/
+    -optimize_constraint_NAME_point (before AdjConstraintsSetFromOptions); hold (may be NULL) holds a point's run
+    length in gradient checks. Not collective. @*/
 PetscErrorCode AdjConstraintsSetFlowEvaluation(AdjConstraints cs, PetscInt npoints, AdjConstraintFlowEvaluation fn,
-                                               void *ctx);
+                                               AdjConstraintFlowHold hold, void *ctx);
+/*@ AdjConstraintsFlowFunctional - a flow functional of the driver's solver at p (e.g. "lift"): the driver's gradient
+    with the objective replaced by the functional, the parameters' regularization R(p) (which the driver adds to every
+    objective) taken out of the value and of g; g NULL: the value only, by a forward run. work: a design vector for
+    R's gradient (unused when g is NULL). *stopped >= 0: an interruptible driver was stopped by a signal (no values).
+    Leaves the solver's objective the configured one. Collective. @*/
+PetscErrorCode AdjConstraintsFlowFunctional(AdjDriver drv, const char functional[], Vec p, PetscReal *v, Vec g,
+                                            Vec work, AdjStepIndex *stopped);
 PetscErrorCode AdjConstraintsDestroy(AdjConstraints *cs);

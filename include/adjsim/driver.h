@@ -26,6 +26,7 @@ PetscErrorCode AdjDriverGetStepper(AdjDriver drv, AdjStepper *stepper);
 PetscErrorCode AdjDriverGetRestart(AdjDriver drv, const char **path);
 PetscErrorCode AdjDriverSetRestart(AdjDriver drv, const char path[]);
 PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag);
+PetscErrorCode AdjDriverIsInterruptible(AdjDriver drv, PetscBool *flag);
 PetscErrorCode AdjDriverGetInterruptedStep(AdjDriver drv, AdjStepIndex *step);
 PetscErrorCode AdjDriverSetTestInterruptAtReverse(AdjDriver drv, AdjStepIndex k);
 PetscErrorCode AdjDriverSetGradientResumable(AdjDriver drv, PetscBool flag);
@@ -69,6 +70,33 @@ PetscErrorCode AdjDriverGradient(AdjDriver drv, Vec p, PetscReal *J, Vec g);
 /*@ AdjDriverTaylorTest - remainders |J(p+hd)-J(p)| and |J(p+hd)-J(p)-h g.d| for h halved `levels`
     times along a random direction; returns the smallest observed second-order rate. Collective. @*/
 PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2);
+
+/*@ AdjDriverHoldFinalStep - with -steady_tol, hold (PETSC_TRUE) the run length at the n the last run reached, as
+    the gradient checks do after the gradient at p (the stopping decision is not differentiated); PETSC_FALSE
+    releases it. No-op without -steady_tol. Collective. @*/
+PetscErrorCode AdjDriverHoldFinalStep(AdjDriver drv, PetscBool hold);
+
+/* A scalar function of the design for AdjTaylorSweep: *v = f(q), by forward runs. Collective. */
+typedef PetscErrorCode (*AdjTaylorFunction)(void *ctx, Vec q, PetscReal *v);
+/* The seed of the random direction of the driver's and the multipoint objective's tests (the constraints' test keeps
+ * the direction it always had, seed 12345). */
+#define ADJ_TAYLOR_SEED 20261129UL
+typedef struct {
+  const char   *title;  /* follows "Taylor test" in the heading: "" or " of constraint lift" */
+  const char   *symbol; /* the function's name in the table: "J", "v" */
+  PetscReal     h0;     /* first step (0: 1e-2 max(1, RMS(p))) */
+  PetscInt      levels; /* step sizes, halved each time */
+  unsigned long seed;   /* of the random direction */
+} AdjTaylorSettings;
+/*@ AdjTaylorSweep - the Taylor test shared by every gradient check (the driver's objective, the constraints, the
+    multipoint objective): v(p) = f(p), then for h = h0, h0/2, ... along a random unit-RMS direction d the remainders
+    r1 = |v(p+hd) - v(p)| and r2 = |v(p+hd) - v(p) - h g.d| and their observed rates, one table line each,
+    "(round-off)" where r2 < 1e3 eps |v(p)| (those levels do not count). *min_rate2: the smallest counted
+    second-order rate, PETSC_MAX_REAL if none counted (v linear along d at this precision, or h0 too small). g: the
+    gradient at p, computed by the caller (who holds the run length first with AdjDriverHoldFinalStep).
+    Collective. @*/
+PetscErrorCode AdjTaylorSweep(const AdjTaylorSettings *ts, AdjTaylorFunction f, void *ctx, Vec p, Vec g,
+                              PetscReal *min_rate2);
 
 /*@ AdjDriverFDCheck - compares gradient components with central differences; returns the largest
     error relative to max|g|. Collective. @*/

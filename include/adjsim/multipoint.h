@@ -29,8 +29,10 @@ typedef struct _p_AdjMultipoint *AdjMultipoint;
 /*@ AdjMultipointCreate - reads -design_points; *mp = NULL when it is 0 or 1 (a single-point run). With N >= 2,
     checks the rank split and the weights, and builds each point's solver and driver on its sub-communicator with
     its -design_pointK_ options (refusing one the point does not read or one that changes the shared design).
-    `master` is the solver of the whole communicator. Collective. @*/
-PetscErrorCode AdjMultipointCreate(AdjStepper master, AdjMultipoint *mp);
+    `master` is the driver of the whole communicator (its solver keeps the design's layout); the points' drivers
+    stop on a signal exactly when it would (AdjDriverSetInterruptible: inside the optimizer's TaoSolve, and where the
+    application sets it), so that a signal in set-up or checks is handled as in a single-point run. Collective. @*/
+PetscErrorCode AdjMultipointCreate(AdjDriver master, AdjMultipoint *mp);
 /*@ AdjMultipointAttach - the optimizer's evaluations of J and of its flow constraints go to the points
     (-optimize_constraint_NAME_point k: constraint at point k); call before AdjOptimizerSetFromOptions. Not
     collective. @*/
@@ -38,9 +40,11 @@ PetscErrorCode AdjMultipointAttach(AdjMultipoint mp, AdjOptimizer opt);
 /*@ AdjMultipointEvaluate - J(p) and g = dJ/dp (design layout of the master); *stopped >= 0 when a signal stopped a
     point (no values then). Collective. @*/
 PetscErrorCode AdjMultipointEvaluate(AdjMultipoint mp, Vec p, PetscReal *J, Vec g, AdjStepIndex *stopped);
-/*@ AdjMultipointTaylorTest - remainders |J(p+hd) - J(p) - h g.d| of the multipoint objective along a random
-    unit-RMS direction (h0 and levels from -adjoint_taylor_h0 and -adjoint_taylor_levels); the smallest observed
-    rate. Collective. @*/
+/*@ AdjMultipointTaylorTest - the Taylor test of the multipoint objective (AdjTaylorSweep, h0 and levels from
+    -adjoint_taylor_h0 and -adjoint_taylor_levels): g at p from the last AdjMultipointEvaluate if it was at p (else
+    evaluated), each point's run length held with -steady_tol, J(p + h d) by forward runs of the points. Returns the
+    smallest counted second-order rate; refuses a sweep whose remainders are all at round-off. Leaves the last
+    evaluation's J_k and gradients as they were. Collective. @*/
 PetscErrorCode AdjMultipointTaylorTest(AdjMultipoint mp, Vec p, PetscReal *min_rate);
 /*@ AdjMultipointView - one line per point: its options, weight, ranks and last J_k. Collective. @*/
 PetscErrorCode AdjMultipointView(AdjMultipoint mp);

@@ -56,6 +56,17 @@ PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **
 PetscErrorCode AdjParamsGetScale(AdjParams params, const char name[], PetscReal *scale);
 PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *ordered, VecScatter *scatter);
 
+/* AdjParamsRow (src/adjoint/paramsrow.c): a design vector as one row of n reals in block order (the layout of
+ * /optimization/design), whole on every rank, and back: Gather copies v's row out on every rank, Scatter puts a row
+ * (the same on every rank) into v. Order gives the block-order vector itself, distributed. All collective. */
+typedef struct _p_AdjParamsRow *AdjParamsRow;
+PetscErrorCode                  AdjParamsRowCreate(AdjParams params, Vec design, AdjParamsRow *row);
+PetscErrorCode                  AdjParamsRowGetSize(AdjParamsRow row, PetscInt *n);
+PetscErrorCode                  AdjParamsRowGather(AdjParamsRow row, Vec v, PetscReal a[]);
+PetscErrorCode                  AdjParamsRowScatter(AdjParamsRow row, const PetscReal a[], Vec v);
+PetscErrorCode                  AdjParamsRowOrder(AdjParamsRow row, Vec v, Vec *ordered);
+PetscErrorCode                  AdjParamsRowDestroy(AdjParamsRow *row);
+
 /* Declaring where a block lives (one of storage or access per block; gradient may be NULL for a
  * block without a gradient). Field storage: Vecs of the block's layout; array storage: n reals,
  * values identical on every rank, gradient already summed over ranks (see AdjParamsSetGradientHook). */

@@ -3,8 +3,8 @@
 
 #include "paramsimpl.h" /* ADJ_PARAMS_MAX */
 
-/* Random direction of unit root-mean-square entry, reproducible for a given rank count. */
-static PetscErrorCode AdjRandomDirection(Vec d)
+/* Random direction of unit root-mean-square entry, reproducible for a given seed and rank count. */
+static PetscErrorCode AdjRandomDirection(Vec d, unsigned long seed)
 {
   PetscRandom rnd;
   PetscReal   nrm;
@@ -13,7 +13,7 @@ static PetscErrorCode AdjRandomDirection(Vec d)
   PetscFunctionBeginUser;
   PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)d), &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  PetscCall(PetscRandomSetSeed(rnd, 20261129));
+  PetscCall(PetscRandomSetSeed(rnd, seed));
   PetscCall(PetscRandomSeed(rnd));
   PetscCall(VecSetRandom(d, rnd));
   PetscCall(PetscRandomDestroy(&rnd));
@@ -23,16 +23,19 @@ static PetscErrorCode AdjRandomDirection(Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* With -steady_tol, the checks hold the run length at the n reached at p: the gradient is that of J for a fixed
- * n (the stopping decision is not differentiated), and a perturbed run stopping one step earlier or later would
- * add a jump to the differences. Called right after the gradient at p; AdjDriverSetFixedSteps(drv, -1) undoes it. */
-static PetscErrorCode AdjChecksHoldFinalStep(AdjDriver drv)
+/*@ AdjDriverHoldFinalStep - with -steady_tol, hold (PETSC_TRUE) the run length of forward runs and gradients at
+    the n the last run reached: a gradient check takes the gradient of J for a fixed n (the stopping decision is not
+    differentiated), and a perturbed run stopping one step earlier or later would add a jump to the differences.
+    Call it right after the gradient at p; PETSC_FALSE releases it. Without -steady_tol it does nothing.
+    Collective (prints the held n). @*/
+PetscErrorCode AdjDriverHoldFinalStep(AdjDriver drv, PetscBool hold)
 {
   PetscFunctionBeginUser;
   if (drv->steady_tol <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(AdjDriverSetFixedSteps(drv, drv->final_step));
-  PetscCall(PetscPrintf(drv->comm, "gradient check: n = %" PetscInt64_FMT " (reached at p) held fixed\n",
-                        (PetscInt64)drv->final_step));
+  PetscCall(AdjDriverSetFixedSteps(drv, hold ? drv->final_step : -1));
+  if (hold)
+    PetscCall(PetscPrintf(drv->comm, "gradient check: n = %" PetscInt64_FMT " (reached at p) held fixed\n",
+                          (PetscInt64)drv->final_step));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -45,63 +48,94 @@ static PetscErrorCode AdjPerturbedObjective(AdjDriver drv, Vec p, PetscReal h, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Taylor test: with r1(h) = |J(p+hd) - J(p)| and r2(h) = |J(p+hd) - J(p) - h g.d|, a correct
- * gradient gives r1 = O(h) and r2 = O(h^2): observed rates log2(r(h)/r(h/2)) -> 1 and 2.
- * Remainders below 1e3 eps |J| are round-off and do not count toward the rate. */
-PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2)
+/* One line of the sweep's table; *counted and *min_rate2 take the level's rate unless r2 is at round-off. */
+static PetscErrorCode AdjTaylorSweepLevel(MPI_Comm comm, PetscInt l, PetscReal h, PetscReal vh, PetscReal v0,
+                                          PetscReal gd, PetscReal r[2], PetscInt *counted, PetscReal *min_rate2)
+{
+  const PetscReal r1 = PetscAbsReal(vh - v0), r2 = PetscAbsReal(vh - v0 - h * gd);
+  const PetscBool noise = (PetscBool)(r2 < 1e3 * PETSC_MACHINE_EPSILON * PetscMax(PetscAbsReal(v0), PETSC_SMALL));
+  PetscReal       rate1 = 0, rate2 = 0;
+
+  PetscFunctionBeginUser;
+  if (l > 0) {
+    rate1 = PetscLog2Real(r[0] / r1);
+    rate2 = PetscLog2Real(r[1] / r2);
+    if (!noise) {
+      *min_rate2 = PetscMin(*min_rate2, rate2);
+      (*counted)++;
+    }
+  }
+  PetscCall(PetscPrintf(comm, "  %-12.4e %-24.16e %-12.4e %-7.3f %-12.4e %-7.3f%s\n", (double)h, (double)vh, (double)r1,
+                        (double)rate1, (double)r2, (double)rate2, noise ? "  (round-off)" : ""));
+  r[0] = r1;
+  r[1] = r2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Taylor test of a scalar function v of the design with gradient g at p: with r1(h) = |v(p+hd) - v(p)| and
+ * r2(h) = |v(p+hd) - v(p) - h g.d|, a correct gradient gives r1 = O(h) and r2 = O(h^2): observed rates
+ * log2(r(h)/r(h/2)) -> 1 and 2. v(p) comes from the same function as v(p+hd) (forward runs), so that the
+ * remainders compare like with like. Remainders below 1e3 eps |v(p)| are round-off and do not count toward the
+ * rate. d: random (ts->seed), unit root-mean-square entry, the same for a given rank count; h0 = 0: 1e-2 max(1,
+ * RMS(p)). */
+PetscErrorCode AdjTaylorSweep(const AdjTaylorSettings *ts, AdjTaylorFunction f, void *ctx, Vec p, Vec g,
+                              PetscReal *min_rate2)
 {
   MPI_Comm  comm;
-  Vec       g, d, work;
-  PetscReal J0, Jg, gd, h, rms, r1prev = 0, r2prev = 0;
+  Vec       d, q;
+  PetscReal v0, vh, gd, h, rms, r[2] = {0, 0};
   PetscInt  N, counted = 0;
-  PetscBool quiet;
+  char      column[64];
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectGetComm((PetscObject)p, &comm));
-  PetscCall(AdjDriverIsQuiet(drv, &quiet));
-  PetscCall(VecDuplicate(p, &g));
   PetscCall(VecDuplicate(p, &d));
-  PetscCall(VecDuplicate(p, &work));
-  PetscCall(AdjDriverGradient(drv, p, &Jg, g));
-  PetscCall(AdjChecksHoldFinalStep(drv));
-  PetscCall(AdjDriverForward(drv, p, PETSC_FALSE, &J0));
-  PetscCall(AdjRandomDirection(d));
+  PetscCall(VecDuplicate(p, &q));
+  PetscCall(f(ctx, p, &v0));
+  PetscCall(AdjRandomDirection(d, ts->seed));
   PetscCall(VecDot(g, d, &gd));
   PetscCall(VecGetSize(p, &N));
   PetscCall(VecNorm(p, NORM_2, &rms));
   rms        = rms / PetscSqrtReal((PetscReal)N);
-  h          = drv->taylor_h0 > 0 ? drv->taylor_h0 : 1e-2 * PetscMax(1.0, rms);
+  h          = ts->h0 > 0 ? ts->h0 : 1e-2 * PetscMax(1.0, rms);
   *min_rate2 = PETSC_MAX_REAL;
-  PetscCall(PetscPrintf(comm, "Taylor test: J(p) = %.16e, g.d = %.16e (random direction, unit RMS)\n", (double)J0,
-                        (double)gd));
-  PetscCall(PetscPrintf(comm, "  %-12s %-24s %-12s %-7s %-12s %-7s\n", "h", "J(p+hd)", "r1", "rate1", "r2", "rate2"));
-  for (PetscInt l = 0; l < drv->taylor_levels; l++, h *= 0.5) {
-    PetscReal Jh, r1, r2, rate1 = 0, rate2 = 0;
-    PetscBool noise;
-
-    PetscCall(AdjPerturbedObjective(drv, p, h, d, work, &Jh));
-    r1    = PetscAbsReal(Jh - J0);
-    r2    = PetscAbsReal(Jh - J0 - h * gd);
-    noise = (PetscBool)(r2 < 1e3 * PETSC_MACHINE_EPSILON * PetscMax(PetscAbsReal(J0), PETSC_SMALL));
-    if (l > 0) {
-      rate1 = PetscLog2Real(r1prev / r1);
-      rate2 = PetscLog2Real(r2prev / r2);
-      if (!noise) {
-        *min_rate2 = PetscMin(*min_rate2, rate2);
-        counted++;
-      }
-    }
-    PetscCall(PetscPrintf(comm, "  %-12.4e %-24.16e %-12.4e %-7.3f %-12.4e %-7.3f%s\n", (double)h, (double)Jh,
-                          (double)r1, (double)rate1, (double)r2, (double)rate2, noise ? "  (round-off)" : ""));
-    r1prev = r1;
-    r2prev = r2;
+  PetscCall(PetscPrintf(comm, "Taylor test%s: %s(p) = %.16e, g.d = %.16e (random direction, unit RMS)\n", ts->title,
+                        ts->symbol, (double)v0, (double)gd));
+  PetscCall(PetscSNPrintf(column, sizeof(column), "%s(p+hd)", ts->symbol));
+  PetscCall(PetscPrintf(comm, "  %-12s %-24s %-12s %-7s %-12s %-7s\n", "h", column, "r1", "rate1", "r2", "rate2"));
+  for (PetscInt l = 0; l < ts->levels; l++, h *= 0.5) {
+    PetscCall(VecWAXPY(q, h, d, p));
+    PetscCall(f(ctx, q, &vh));
+    PetscCall(AdjTaylorSweepLevel(comm, l, h, vh, v0, gd, r, &counted, min_rate2));
   }
-  PetscCall(AdjDriverSetFixedSteps(drv, -1));
-  PetscCheck(counted > 0, comm, PETSC_ERR_USER_INPUT,
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* J(q) by a forward run without output: the driver's function for AdjTaylorSweep. */
+static PetscErrorCode AdjDriverTaylorObjective(void *ctx, Vec q, PetscReal *J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AdjDriverForward((AdjDriver)ctx, q, PETSC_FALSE, J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AdjDriverTaylorTest(AdjDriver drv, Vec p, PetscReal *min_rate2)
+{
+  AdjTaylorSettings ts = {"", "J", drv->taylor_h0, drv->taylor_levels, ADJ_TAYLOR_SEED};
+  Vec               g;
+  PetscReal         Jg;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(p, &g));
+  PetscCall(AdjDriverGradient(drv, p, &Jg, g));
+  PetscCall(AdjDriverHoldFinalStep(drv, PETSC_TRUE));
+  PetscCall(AdjTaylorSweep(&ts, AdjDriverTaylorObjective, drv, p, g, min_rate2));
+  PetscCall(AdjDriverHoldFinalStep(drv, PETSC_FALSE));
+  PetscCheck(*min_rate2 < PETSC_MAX_REAL, drv->comm, PETSC_ERR_USER_INPUT,
              "Taylor test: all second-order remainders are at round-off level; raise -adjoint_taylor_h0");
   PetscCall(VecDestroy(&g));
-  PetscCall(VecDestroy(&d));
-  PetscCall(VecDestroy(&work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -219,7 +253,7 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
   PetscCall(VecDuplicate(p, &e));
   PetscCall(VecDuplicate(p, &work));
   PetscCall(AdjDriverGradient(drv, p, &J, g));
-  PetscCall(AdjChecksHoldFinalStep(drv));
+  PetscCall(AdjDriverHoldFinalStep(drv, PETSC_TRUE));
   PetscCall(AdjParamsCreateBlockOrder(params, p, &pO, &toblocks));
   PetscCall(VecDuplicate(pO, &gO));
   PetscCall(VecDuplicate(pO, &eO));
@@ -266,7 +300,7 @@ PetscErrorCode AdjDriverFDCheck(AdjDriver drv, Vec p, PetscInt ncomp, PetscReal 
         comm, "  component %-8" PetscInt_FMT " (%s[%" PetscInt_FMT "]) adjoint % .10e  fd % .10e  rel.err %.2e\n", i,
         name[b], i - start[b], (double)gi, (double)fd, (double)err));
   }
-  PetscCall(AdjDriverSetFixedSteps(drv, -1));
+  PetscCall(AdjDriverHoldFinalStep(drv, PETSC_FALSE));
   PetscCall(PetscFree(chosen));
   PetscCall(VecScatterDestroy(&toblocks));
   PetscCall(VecDestroy(&pO));

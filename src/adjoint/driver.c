@@ -119,6 +119,15 @@ PetscErrorCode AdjDriverSetInterruptible(AdjDriver drv, PetscBool flag)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AdjDriverIsInterruptible - whether the driver stops on SIGUSR1/SIGTERM (AdjDriverSetInterruptible). Not
+    collective. @*/
+PetscErrorCode AdjDriverIsInterruptible(AdjDriver drv, PetscBool *flag)
+{
+  PetscFunctionBeginUser;
+  *flag = drv->interruptible;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@ AdjDriverSetTestInterruptAtReverse - for tests: the next AdjDriverGradient raises the interrupt flag
     (AdjInterruptRaise, as a signal would) just after the reverse sweep of step k, so that an interruptible
     gradient stops there, in the middle of its reverse sweep; k < 0: never. Not collective. @*/

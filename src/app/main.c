@@ -143,8 +143,8 @@ static PetscErrorCode AdjRunGradient(MPI_Comm comm, const AdjRunOptions *ro, Adj
 
 /* Gradient mode of a multipoint design: J = sum_k w_k J_k and its gradient (every point concurrently), the points'
  * values on stdout and in /optimization/multipoint_* of the run file, and the Taylor test of the sum. */
-static PetscErrorCode AdjRunGradientMultipoint(MPI_Comm comm, const AdjRunOptions *ro, AdjMultipoint mp, Vec p,
-                                               AdjOutput out, int *exit_status)
+static PetscErrorCode AdjRunGradientMultipoint(MPI_Comm comm, const AdjRunOptions *ro, AdjDriver drv, AdjMultipoint mp,
+                                               Vec p, AdjOutput out, int *exit_status)
 {
   Vec          g;
   PetscReal    J, gnorm;
@@ -154,7 +154,9 @@ static PetscErrorCode AdjRunGradientMultipoint(MPI_Comm comm, const AdjRunOption
   PetscCheck(ro->fd_components == 0, comm, PETSC_ERR_USER_INPUT,
              "-adjoint_fd_check is not available with -design_points: use -adjoint_taylor_test");
   PetscCall(VecDuplicate(p, &g));
+  PetscCall(AdjDriverSetInterruptible(drv, PETSC_TRUE)); /* the points follow the master driver */
   PetscCall(AdjMultipointEvaluate(mp, p, &J, g, &stopped));
+  PetscCall(AdjDriverSetInterruptible(drv, PETSC_FALSE)); /* the checks below run to the end */
   if (stopped >= 0) {
     PetscCall(PetscPrintf(comm, "adjsim: multipoint gradient stopped by a signal; run it again (exit status %d)\n",
                           ADJ_EXIT_INTERRUPTED));
@@ -258,7 +260,9 @@ static PetscErrorCode AdjRunOptimize(MPI_Comm comm, AdjDriver drv, AdjOptimizer 
   PetscCall(VecDuplicate(p, &g));
   if (mp) { /* the points at the optimum (no fields: each point's forward run is a single-point run of its options) */
     AdjStepIndex stopped_at;
+    PetscCall(AdjDriverSetInterruptible(drv, PETSC_TRUE)); /* the points follow the master driver */
     PetscCall(AdjMultipointEvaluate(mp, p, &J, g, &stopped_at));
+    PetscCall(AdjDriverSetInterruptible(drv, PETSC_FALSE));
     if (stopped_at >= 0) { /* a signal during the final evaluation: no values to report */
       PetscCall(VecDestroy(&g));
       PetscCall(AdjReportInterrupted(comm, out, "step", (PetscInt64)stopped_at, exit_status));
@@ -389,7 +393,7 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
   PetscCall(AdjDriverSetFromOptions(drv));
   PetscCall(AdjOutputCreate(comm, &out));
   PetscCall(AdjOutputSetFromOptions(out));
-  PetscCall(AdjMultipointCreate(st, &mp));
+  PetscCall(AdjMultipointCreate(drv, &mp));
   PetscCheck(!mp || ro.mode != MODE_FORWARD, comm, PETSC_ERR_USER_INPUT,
              "-design_points is for -mode gradient and optimize: run each operating point's forward run on its own");
   PetscCall(AdjOptimizerCreate(drv, &opt));
@@ -417,7 +421,7 @@ static PetscErrorCode AdjsimMain(int nfiles, char *files[], int *exit_status)
       } else
         PetscCall(PetscPrintf(comm, "forward: J = %.16e\n", (double)J));
     } else if (ro.mode == MODE_GRADIENT && mp)
-      PetscCall(AdjRunGradientMultipoint(comm, &ro, mp, p, out, exit_status));
+      PetscCall(AdjRunGradientMultipoint(comm, &ro, drv, mp, p, out, exit_status));
     else if (ro.mode == MODE_GRADIENT)
       PetscCall(AdjRunGradient(comm, &ro, drv, st, out, p, exit_status));
     else

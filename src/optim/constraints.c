@@ -30,9 +30,10 @@ struct _p_AdjConstraints {
   AdjConstraint               c[ADJ_MAX_CONSTRAINTS];
   PetscBool                   setup;
   PetscInt                    nforward, nadjoint;
-  Vec                         greg;    /* gradient of the regularization, taken out of flow gradients */
-  PetscInt                    npoints; /* design points (1 without multipoint) */
-  AdjConstraintFlowEvaluation flowfn;  /* evaluates flow constraints instead of the driver (multipoint) */
+  Vec                         greg;     /* gradient of the regularization, taken out of flow gradients */
+  PetscInt                    npoints;  /* design points (1 without multipoint) */
+  AdjConstraintFlowEvaluation flowfn;   /* evaluates flow constraints instead of the driver (multipoint) */
+  AdjConstraintFlowHold       flowhold; /* ... and holds their run lengths in gradient checks */
   void                       *flowctx;
 };
 
@@ -200,7 +201,7 @@ static PetscErrorCode AdjConstraintsGetShape(AdjConstraints cs, const AdjConstra
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Geometric constraint at the stepper's current parameters: value and design gradient. */
+/* Geometric constraint at the stepper's current parameters: value and design gradient (g NULL: the value only). */
 static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstraint *c, PetscReal *v, Vec g)
 {
   const AdjShape *shape;
@@ -211,42 +212,61 @@ static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstra
   PetscFunctionBeginUser;
   PetscCall(AdjConstraintsGetShape(cs, c, &shape, &block));
   AdjShapeMeasureEvaluate(shape, c->measure, c->station, v, grad);
+  if (!g) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperGetParams(cs->st, &params));
   PetscCall(VecSet(g, 0.0));
   PetscCall(AdjParamsPackGradientArray(params, block, grad + 3, g)); /* the measures do not depend on x0, y0, alpha */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Flow constraint: the driver's gradient with the objective replaced by the functional; the parameters'
- * regularization R(p), which the driver adds to every objective, is taken out again. */
+PetscErrorCode AdjConstraintsFlowFunctional(AdjDriver drv, const char functional[], Vec p, PetscReal *v, Vec g,
+                                            Vec work, AdjStepIndex *stopped)
+{
+  AdjStepper st;
+  MPI_Comm   comm;
+  PetscBool  known;
+  PetscReal  R;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjDriverGetStepper(drv, &st));
+  PetscCall(AdjStepperGetComm(st, &comm));
+  PetscCall(AdjStepperSelectObjective(st, functional, &known));
+  PetscCheck(known, comm, PETSC_ERR_USER_INPUT,
+             "-optimize_constraints: this solver has no output functional '%s' (the fluid has lift, drag and "
+             "lift_to_drag with an immersed body)",
+             functional);
+  *stopped = -1;
+  if (g) {
+    PetscCall(AdjDriverGradient(drv, p, v, g));
+    PetscCall(AdjDriverGetInterruptedStep(drv, stopped));
+  } else
+    PetscCall(AdjDriverForward(drv, p, PETSC_FALSE, v));
+  PetscCall(AdjStepperSelectObjective(st, NULL, &known));
+  if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  /* R(p) and its gradient, as the run just added them (the stepper's parameters are p) */
+  PetscCall(AdjStepperZeroGradient(st));
+  PetscCall(AdjStepperRegularization(st, &R));
+  *v -= R;
+  if (!g) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(AdjStepperGetGradient(st, work));
+  PetscCall(VecAXPY(g, -1.0, work));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Flow constraint c at p: value and gradient (g NULL: the value only, by a forward run), on the driver or, with a
+ * flow evaluation set (multipoint.c), on the constraint's design point. */
 static PetscErrorCode AdjConstraintFlow(AdjConstraints cs, const AdjConstraint *c, Vec p, PetscReal *v, Vec g,
                                         AdjStepIndex *stopped)
 {
-  PetscBool known;
-  PetscReal R;
-
   PetscFunctionBeginUser;
-  if (cs->flowfn) { /* on the constraint's design point (multipoint.c), regularization taken out there */
-    PetscCall(cs->flowfn(cs->flowctx, 1, &c->functional, &c->point, p, v, &g, stopped));
-    cs->nforward++, cs->nadjoint++;
-    PetscFunctionReturn(PETSC_SUCCESS);
+  if (cs->flowfn)
+    PetscCall(cs->flowfn(cs->flowctx, 1, &c->functional, &c->point, p, v, g ? &g : NULL, stopped));
+  else {
+    if (g && !cs->greg) PetscCall(VecDuplicate(g, &cs->greg));
+    PetscCall(AdjConstraintsFlowFunctional(cs->drv, c->functional, p, v, g, cs->greg, stopped));
   }
-  PetscCall(AdjStepperSelectObjective(cs->st, c->functional, &known));
-  PetscCheck(known, cs->comm, PETSC_ERR_USER_INPUT,
-             "-optimize_constraints %s: this solver has no output functional '%s' (the fluid has lift, drag and "
-             "lift_to_drag with an immersed body)",
-             c->name, c->functional);
-  PetscCall(AdjDriverGradient(cs->drv, p, v, g));
-  PetscCall(AdjStepperSelectObjective(cs->st, NULL, &known));
-  cs->nforward++, cs->nadjoint++;
-  PetscCall(AdjDriverGetInterruptedStep(cs->drv, stopped));
-  if (*stopped >= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!cs->greg) PetscCall(VecDuplicate(g, &cs->greg));
-  PetscCall(AdjStepperZeroGradient(cs->st));
-  PetscCall(AdjStepperRegularization(cs->st, &R));
-  PetscCall(AdjStepperGetGradient(cs->st, cs->greg));
-  *v -= R;
-  PetscCall(VecAXPY(g, -1.0, cs->greg));
+  cs->nforward++;
+  if (g) cs->nadjoint++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -350,7 +370,7 @@ PetscErrorCode AdjConstraintsGetSolveCount(AdjConstraints cs, PetscInt *nforward
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One constraint's value and gradient at p. */
+/* One constraint's value and gradient at p (g NULL: the value only; a flow constraint by a forward run). */
 static PetscErrorCode AdjConstraintsEvaluateOne(AdjConstraints cs, PetscInt i, Vec p, PetscReal *v, Vec g)
 {
   AdjStepIndex stopped = -1;
@@ -366,58 +386,62 @@ static PetscErrorCode AdjConstraintsEvaluateOne(AdjConstraints cs, PetscInt i, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+typedef struct {
+  AdjConstraints cs;
+  PetscInt       i;
+} AdjConstraintTaylorCtx;
+
+/* v_i(q) for AdjTaylorSweep. */
+static PetscErrorCode AdjConstraintsTaylorValue(void *ctx, Vec q, PetscReal *v)
+{
+  AdjConstraintTaylorCtx *t = (AdjConstraintTaylorCtx *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjConstraintsEvaluateOne(t->cs, t->i, q, v, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Holds (or releases) the run length of flow constraint i's runs at the n reached at p (AdjDriverHoldFinalStep). */
+static PetscErrorCode AdjConstraintsHold(AdjConstraints cs, PetscInt i, PetscBool hold)
+{
+  PetscFunctionBeginUser;
+  if (!cs->c[i].flow) PetscFunctionReturn(PETSC_SUCCESS);
+  if (cs->flowfn && cs->flowhold)
+    PetscCall(cs->flowhold(cs->flowctx, cs->c[i].point, hold));
+  else if (!cs->flowfn)
+    PetscCall(AdjDriverHoldFinalStep(cs->drv, hold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjConstraintsTaylorTest(AdjConstraints cs, PetscInt i, Vec p, PetscReal h0, PetscInt levels,
                                         PetscReal *min_rate)
 {
-  Vec         g, d, q, gq;
-  PetscReal   v0, v, gd, r, rprev = -1, h = h0;
-  PetscRandom rnd;
-  PetscInt    n;
+  AdjConstraintTaylorCtx t = {cs, i};
+  Vec                    g;
+  PetscReal              v0;
+  char                   title[128];
+  AdjTaylorSettings      ts = {title, "v", h0, levels, 12345}; /* the direction this test always had */
 
   PetscFunctionBeginUser;
   PetscCall(VecDuplicate(p, &g));
-  PetscCall(VecDuplicate(p, &d));
-  PetscCall(VecDuplicate(p, &q));
-  PetscCall(VecDuplicate(p, &gq));
-  PetscCall(PetscRandomCreate(cs->comm, &rnd));
-  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  PetscCall(PetscRandomSetSeed(rnd, 12345));
-  PetscCall(PetscRandomSeed(rnd));
-  PetscCall(VecSetRandom(d, rnd));
-  PetscCall(VecGetSize(d, &n));
-  PetscCall(VecNorm(d, NORM_2, &r));
-  PetscCall(VecScale(d, PetscSqrtReal((PetscReal)n) / r)); /* unit RMS */
   PetscCall(AdjConstraintsEvaluateOne(cs, i, p, &v0, g));
-  PetscCall(VecDot(g, d, &gd));
-  *min_rate = PETSC_MAX_REAL;
-  for (PetscInt l = 0; l < levels; l++, h *= 0.5) {
-    PetscCall(VecWAXPY(q, h, d, p));
-    PetscCall(AdjConstraintsEvaluateOne(cs, i, q, &v, gq));
-    r = PetscAbsReal(v - v0 - h * gd);
-    PetscCall(PetscPrintf(cs->comm, "taylor %s: h = %.3e  |dv| = %.6e  remainder = %.6e%s\n", cs->c[i].name, (double)h,
-                          (double)PetscAbsReal(v - v0), (double)r,
-                          r < 1e-13 * PetscMax(1, PetscAbsReal(v0)) ? "  (round-off)" : ""));
-    /* a remainder at round-off (a measure linear in the parameters) says nothing about the rate */
-    if (rprev > 1e-13 * PetscMax(1, PetscAbsReal(v0)) && r > 1e-13 * PetscMax(1, PetscAbsReal(v0)))
-      *min_rate = PetscMin(*min_rate, PetscLog2Real(rprev / r));
-    rprev = r;
-  }
+  PetscCall(AdjConstraintsHold(cs, i, PETSC_TRUE));
+  PetscCall(PetscSNPrintf(title, sizeof(title), " of constraint %s", cs->c[i].name));
+  PetscCall(AdjTaylorSweep(&ts, AdjConstraintsTaylorValue, &t, p, g, min_rate));
+  PetscCall(AdjConstraintsHold(cs, i, PETSC_FALSE));
   PetscCall(AdjStepperSetParameters(cs->st, p));
-  PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&g));
-  PetscCall(VecDestroy(&d));
-  PetscCall(VecDestroy(&q));
-  PetscCall(VecDestroy(&gq));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode AdjConstraintsSetFlowEvaluation(AdjConstraints cs, PetscInt npoints, AdjConstraintFlowEvaluation fn,
-                                               void *ctx)
+                                               AdjConstraintFlowHold hold, void *ctx)
 {
   PetscFunctionBeginUser;
-  cs->npoints = npoints;
-  cs->flowfn  = fn;
-  cs->flowctx = ctx;
+  cs->npoints  = npoints;
+  cs->flowfn   = fn;
+  cs->flowhold = hold;
+  cs->flowctx  = ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -79,10 +79,8 @@ struct _p_AdjOptimizer {
   PetscBool         stopping;  /* a stop was decided: later requests are answered without running the model */
   PetscInt          drained;   /* requests answered so */
   char              restart[PETSC_MAX_PATH_LEN];
-  Vec               ordered;             /* the design in block order (/optimization/design) */
-  VecScatter        toblocks;            /* design -> ordered (AdjParamsCreateBlockOrder) */
-  Vec               row;                 /* ordered, whole on every rank */
-  VecScatter        toall;               /* ordered -> row */
+  AdjParamsRow      rows;                /* designs and gradients as rows in block order (/optimization/design) */
+  PetscReal        *xrow;                /* one such row: the design TAO asks for in a replay */
   Vec               accepted;            /* the last iterate TAO reported: /parameters of the restart file */
   Vec               lower, upper;        /* the bounds of the design */
   PetscInt          test_after, test_in; /* tests: stop after evaluation test_after, or during evaluation test_in */
@@ -121,37 +119,9 @@ static PetscErrorCode AdjHistoryFree(AdjHistory *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* v (design layout) -> opt->row, whole and in block order, on every rank. Collective. */
-static PetscErrorCode AdjOptimizerGatherRow(AdjOptimizer opt, Vec v)
-{
-  PetscFunctionBeginUser;
-  PetscCall(VecScatterBegin(opt->toblocks, v, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(opt->toblocks, v, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterBegin(opt->toall, opt->ordered, opt->row, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(opt->toall, opt->ordered, opt->row, INSERT_VALUES, SCATTER_FORWARD));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Row k of a log array (block order, on every rank) -> v (design layout). Collective. */
-static PetscErrorCode AdjOptimizerScatterRow(AdjOptimizer opt, const PetscReal row[], Vec v)
-{
-  PetscInt     rs, re;
-  PetscScalar *a;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecGetOwnershipRange(opt->ordered, &rs, &re));
-  PetscCall(VecGetArray(opt->ordered, &a));
-  PetscCall(PetscArraycpy(a, row + rs, re - rs));
-  PetscCall(VecRestoreArray(opt->ordered, &a));
-  PetscCall(VecScatterBegin(opt->toblocks, opt->ordered, v, INSERT_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(opt->toblocks, opt->ordered, v, INSERT_VALUES, SCATTER_REVERSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode AdjEvalLogAppend(AdjOptimizer opt, Vec x, PetscReal f, Vec g)
 {
-  AdjEvalLog        *l = &opt->log;
-  const PetscScalar *a;
+  AdjEvalLog *l = &opt->log;
 
   PetscFunctionBeginUser;
   if (l->count == l->capacity) {
@@ -166,19 +136,10 @@ static PetscErrorCode AdjEvalLogAppend(AdjOptimizer opt, Vec x, PetscReal f, Vec
   l->f[l->count] = f;
   for (PetscInt i = 0; i < l->m; i++) { /* the constraints of this evaluation (AdjOptimizerEvaluateConstraints) */
     l->c[l->count * l->m + i] = opt->cons.value[i];
-    PetscCall(AdjOptimizerGatherRow(opt, opt->cons.grad[i]));
-    PetscCall(VecGetArrayRead(opt->row, &a));
-    PetscCall(PetscArraycpy(l->J + (l->count * l->m + i) * l->n, a, l->n));
-    PetscCall(VecRestoreArrayRead(opt->row, &a));
+    PetscCall(AdjParamsRowGather(opt->rows, opt->cons.grad[i], l->J + (l->count * l->m + i) * l->n));
   }
-  PetscCall(AdjOptimizerGatherRow(opt, x));
-  PetscCall(VecGetArrayRead(opt->row, &a));
-  PetscCall(PetscArraycpy(l->x + l->count * l->n, a, l->n));
-  PetscCall(VecRestoreArrayRead(opt->row, &a));
-  PetscCall(AdjOptimizerGatherRow(opt, g));
-  PetscCall(VecGetArrayRead(opt->row, &a));
-  PetscCall(PetscArraycpy(l->g + l->count * l->n, a, l->n));
-  PetscCall(VecRestoreArrayRead(opt->row, &a));
+  PetscCall(AdjParamsRowGather(opt->rows, x, l->x + l->count * l->n));
+  PetscCall(AdjParamsRowGather(opt->rows, g, l->g + l->count * l->n));
   l->count++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -195,14 +156,11 @@ static PetscErrorCode AdjOptimizerConstraintsCached(AdjOptimizer opt, Vec x)
 /* Evaluation k of a resumed run, answered from the log after checking that TAO asks for the same x, bit for bit. */
 static PetscErrorCode AdjOptimizerReplay(AdjOptimizer opt, PetscInt k, Vec x, PetscReal *f, Vec g)
 {
-  const PetscScalar *a;
-  int                same, all;
+  int same, all;
 
   PetscFunctionBeginUser;
-  PetscCall(AdjOptimizerGatherRow(opt, x));
-  PetscCall(VecGetArrayRead(opt->row, &a));
-  same = memcmp(a, opt->log.x + k * opt->log.n, opt->log.n * sizeof(PetscReal)) == 0;
-  PetscCall(VecRestoreArrayRead(opt->row, &a));
+  PetscCall(AdjParamsRowGather(opt->rows, x, opt->xrow));
+  same = memcmp(opt->xrow, opt->log.x + k * opt->log.n, opt->log.n * sizeof(PetscReal)) == 0;
   PetscCallMPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, opt->comm));
   PetscCheck(all, opt->comm, PETSC_ERR_USER_INPUT,
              "Cannot resume from -restart %s: at evaluation %" PetscInt_FMT
@@ -211,10 +169,10 @@ static PetscErrorCode AdjOptimizerReplay(AdjOptimizer opt, PetscInt k, Vec x, Pe
              "problem and sizes) and its rank count",
              opt->restart, k + 1);
   *f = opt->log.f[k];
-  PetscCall(AdjOptimizerScatterRow(opt, opt->log.g + k * opt->log.n, g));
+  PetscCall(AdjParamsRowScatter(opt->rows, opt->log.g + k * opt->log.n, g));
   for (PetscInt i = 0; i < opt->log.m; i++) {
     opt->cons.value[i] = opt->log.c[k * opt->log.m + i];
-    PetscCall(AdjOptimizerScatterRow(opt, opt->log.J + (k * opt->log.m + i) * opt->log.n, opt->cons.grad[i]));
+    PetscCall(AdjParamsRowScatter(opt->rows, opt->log.J + (k * opt->log.m + i) * opt->log.n, opt->cons.grad[i]));
   }
   if (opt->log.m) PetscCall(AdjOptimizerConstraintsCached(opt, x));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -588,7 +546,7 @@ static PetscErrorCode AdjOptimizerKKTResidual(AdjOptimizer opt, Vec x, const Pet
   PetscCall(VecEqual(x, opt->cons.at, &same));
   if (!same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecDuplicate(x, &gL));
-  PetscCall(AdjOptimizerScatterRow(opt, l->g + k * l->n, gL));
+  PetscCall(AdjParamsRowScatter(opt->rows, l->g + k * l->n, gL));
   for (PetscInt i = 0; i < opt->cons.m; i++) {
     AdjConstraintSense sense;
     PetscReal          c = 0, sign = 1;
@@ -710,9 +668,9 @@ static PetscErrorCode AdjOptimizerMonitor(Tao tao, void *ctx)
   } else {
     PetscCall(AdjHistoryAppend(&opt->history, (PetscReal)total, f, gnorm));
     if (opt->out) {
-      PetscCall(VecScatterBegin(opt->toblocks, x, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
-      PetscCall(VecScatterEnd(opt->toblocks, x, opt->ordered, INSERT_VALUES, SCATTER_FORWARD));
-      PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, opt->ordered));
+      Vec ordered;
+      PetscCall(AdjParamsRowOrder(opt->rows, x, &ordered));
+      PetscCall(AdjOutputWriteOptimizationIteration(opt->out, total, f, gnorm, ordered));
     }
     if (!opt->quiet && !replayed)
       PetscCall(PetscPrintf(
@@ -1182,21 +1140,15 @@ static PetscErrorCode AdjOptimizerReportConstraints(AdjOptimizer opt, Vec design
  * remainders at round-off and no rate: they pass). Leaves the solver at the design. Collective. */
 static PetscErrorCode AdjOptimizerTaylorTestConstraints(AdjOptimizer opt, Vec design)
 {
-  PetscReal h0 = opt->taylor_h0, rms;
-  PetscInt  n, nfail = 0;
+  PetscInt nfail = 0;
 
   PetscFunctionBeginUser;
-  if (h0 == 0) {
-    PetscCall(VecGetSize(design, &n));
-    PetscCall(VecNorm(design, NORM_2, &rms));
-    h0 = 1e-2 * PetscMax(1, rms / PetscSqrtReal((PetscReal)n));
-  }
   for (PetscInt i = 0; i < opt->cons.m; i++) {
     const char *name;
     PetscReal   rate;
     PetscBool   ok;
     PetscCall(AdjConstraintsGetInfo(opt->cons.set, i, &name, NULL, NULL, NULL));
-    PetscCall(AdjConstraintsTaylorTest(opt->cons.set, i, design, h0, opt->taylor_levels, &rate));
+    PetscCall(AdjConstraintsTaylorTest(opt->cons.set, i, design, opt->taylor_h0, opt->taylor_levels, &rate));
     ok = (PetscBool)(rate >= opt->taylor_min_rate); /* PETSC_MAX_REAL: all remainders at round-off */
     if (!ok) nfail++;
     if (rate == PETSC_MAX_REAL)
@@ -1229,19 +1181,19 @@ PetscErrorCode AdjOptimizerSolve(AdjOptimizer opt, Vec design, AdjOutput out)
     PetscCall(AdjOutputWriteOptimizationIteration(out, (PetscInt)opt->history.iteration[i], opt->history.objective[i],
                                                   opt->history.gnorm[i], NULL));
   PetscCall(AdjStepperGetParams(opt->stepper, &params));
-  if (!opt->ordered) {
-    PetscCall(AdjParamsCreateBlockOrder(params, design, &opt->ordered, &opt->toblocks));
-    PetscCall(VecScatterCreateToAll(opt->ordered, &opt->toall, &opt->row));
+  PetscCall(VecGetSize(design, &n));
+  if (!opt->rows) {
+    PetscCall(AdjParamsRowCreate(params, design, &opt->rows));
+    PetscCall(PetscMalloc1(n, &opt->xrow));
     PetscCall(VecDuplicate(design, &opt->accepted));
   }
   if (out) PetscCall(AdjOptimizerWriteDesignLayout(opt, params, out));
-  PetscCall(VecGetSize(design, &n));
   if (opt->nreplay) {
     PetscCheck(opt->log.n == n, opt->comm, PETSC_ERR_USER_INPUT,
                "-restart %s: its evaluation log is for %" PetscInt_FMT " parameters, this run has %" PetscInt_FMT
                ": resume with the options of the interrupted run",
                opt->restart, opt->log.n, n);
-    PetscCall(AdjOptimizerScatterRow(opt, opt->log.x, design)); /* the design of the first evaluation */
+    PetscCall(AdjParamsRowScatter(opt->rows, opt->log.x, design)); /* the design of the first evaluation */
   }
   opt->log.n = n;
   PetscCall(VecCopy(design, opt->accepted));
@@ -1284,10 +1236,8 @@ PetscErrorCode AdjOptimizerDestroy(AdjOptimizer *opt)
   PetscFunctionBeginUser;
   if (!*opt) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(TaoDestroy(&(*opt)->tao));
-  PetscCall(VecScatterDestroy(&(*opt)->toblocks));
-  PetscCall(VecScatterDestroy(&(*opt)->toall));
-  PetscCall(VecDestroy(&(*opt)->ordered));
-  PetscCall(VecDestroy(&(*opt)->row));
+  PetscCall(AdjParamsRowDestroy(&(*opt)->rows));
+  PetscCall(PetscFree((*opt)->xrow));
   PetscCall(VecDestroy(&(*opt)->accepted));
   PetscCall(VecDestroy(&(*opt)->lower));
   PetscCall(VecDestroy(&(*opt)->upper));
