@@ -96,7 +96,7 @@ ${CC:-cc} -O3 -o "$work/stream_triad" "$root/bench/stream_triad.c"
 # bytes), tricpu (STREAM bytes over the best repetition's CPU time)
 stream() {
   /usr/bin/time -v -o "$work/$1.time" "$work/stream_triad" "$sn" "$sreps" >"$work/$1.txt"
-  read -r tri triwa tbest tmed tricpu < <(awk '$1 == "triad" { print $2, $3, $4, $5, $6 }' "$work/$1.txt")
+  read -r tri triwa _ tmed tricpu < <(awk '$1 == "triad" { print $2, $3, $4, $5, $6 }' "$work/$1.txt")
   trimed=$(calc %.3f "24 * $sn / $tmed * 1e-9")
   say "  triad ($1, load $(load), CPU $(cpu_share "$work/$1.time")): best $tri GB/s (STREAM's 24 B/element)," \
     "$triwa GB/s with write-allocate (32 B); median $trimed GB/s; by CPU time $tricpu GB/s;" \

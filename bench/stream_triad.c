@@ -72,9 +72,9 @@ static double sum(long n, const double *restrict a)
 
 int main(int argc, char **argv)
 {
-  const long   n    = argc > 1 ? atol(argv[1]) : 1L << 25;
-  const int    reps = argc > 2 ? atoi(argv[2]) : 10;
-  const double s    = 3.0;
+  const long   n        = argc > 1 ? atol(argv[1]) : 1L << 25;
+  const int    reps     = argc > 2 ? atoi(argv[2]) : 10;
+  const double s        = 3.0;
   const char  *name[5]  = {"copy", "scale", "add", "triad", "sum"};
   const double bytes[5] = {16, 16, 24, 24, 8}, wa[5] = {8, 8, 8, 8, 0};
   double      *a, *b, *c, *t[5], *u[5], check = 0;
