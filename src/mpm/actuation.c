@@ -1,7 +1,7 @@
 /* Soft-robot actuation (actuation.h, docs/mpm.md "Actuation"): actuator groups of particles driven by an active
- * Kirchhoff stress along a fibre (or isotropic), an open-loop signal per group (Fourier series in time, smoothly
- * bounded by tanh) as the parameter block "actuation", and an energy-use penalty.  Each kernel's adjoint sits
- * right below it.  Matrices are row-major [row][column]. */
+ * Kirchhoff stress along a fibre (or isotropic) that the P2G kernel (transfer.c) adds to the model's stress, an
+ * open-loop signal per group (Fourier series in time, smoothly bounded by tanh) as the parameter block "actuation", and
+ * an energy-use penalty.  Each kernel's adjoint sits right below it.  Matrices are row-major [row][column]. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "actuation.h"
 #include <adjsim/optcheck.h>
@@ -59,92 +59,6 @@ void MPMActiveStressAdjoint(const MPMActuator *A, PetscReal level, const PetscSc
       for (PetscInt b = 0; b < MPM_DIM; b++) Fb[a][b] += mb[a] * A->fiber[b];
     *levelb += A->strength * mtm;
   }
-}
-
-/* The actuator of a particle (NULL: none). */
-static inline const MPMActuator *MPMParticleActuator(const struct _n_MPMActuation *act, const MPMMaterialPoint *mp,
-                                                     PetscInt *g)
-{
-  *g = act->group_of_label[(PetscInt)mp->label];
-  return *g >= 0 ? &act->act[*g] : NULL;
-}
-
-/* The momentum of the active stress in P2G, by linearity of the MLS force in tau a separate pass over the actuated
- * particles (the same stencil and weights as MPMParticleToGrid):
- *   (m v)_i += w_ip A_p dx,   A_p = -dt V0_p tau_act(F_p, a_g) D^-1,   D^-1 = diag(4 / h^2).
- * Adds into the ghosted `nodes`; level[g] the level of group g at this step. Not collective. */
-PetscErrorCode MPMActuationToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                  const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
-                                  const PetscReal level[], MPMNode **nodes)
-{
-  PetscFunctionBeginUser;
-  for (PetscInt q = 0; q < n; q++) {
-    PetscInt           base[MPM_DIM], grp;
-    PetscReal          w[MPM_DIM][MPM_STENCIL], f[MPM_DIM];
-    PetscScalar        tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM];
-    const MPMActuator *Ac = MPMParticleActuator(act, &mat[q], &grp);
-
-    if (!Ac) continue;
-    for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMActiveStress(Ac, level[grp], p[q].F, tau);
-    for (PetscInt a = 0; a < MPM_DIM; a++)
-      for (PetscInt b = 0; b < MPM_DIM; b++) A[a][b] = -dt * mat[q].volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
-    for (PetscInt j = 0; j < MPM_STENCIL; j++)
-      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
-        const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
-        MPMNode        *node = &nodes[base[1] + j][base[0] + i];
-
-        for (PetscInt a = 0; a < MPM_DIM; a++) node->p[a] += wt * (A[a][0] * dx[0] + A[a][1] * dx[1]);
-      }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-/* Adjoint of MPMActuationToGrid: given the node momentum adjoints Pb_i (nodesb, ghosted, read only), adds to the
- * particles' pb (x, F) and to levelb[g]:
- *   Ab = sum_i w Pb_i dx^T,   taub = -dt V0 Ab D^-1,   (Fb, levelb) += MPMActiveStressAdjoint(taub),
- *   xb += sum_i wb_i dw_i/dx_p - sum_i w A^T Pb_i,   wb_i = Pb_i . (A dx). */
-PetscErrorCode MPMActuationToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                         const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
-                                         const PetscReal level[], const MPMNode *const *nodesb, MPMParticle pb[],
-                                         PetscReal levelb[])
-{
-  PetscFunctionBeginUser;
-  for (PetscInt q = 0; q < n; q++) {
-    PetscInt           base[MPM_DIM], grp;
-    PetscReal          w[MPM_DIM][MPM_STENCIL], f[MPM_DIM], wb[MPM_DIM][MPM_STENCIL] = {{0, 0, 0}, {0, 0, 0}};
-    PetscReal          dxb[MPM_DIM] = {0, 0};
-    PetscScalar        tau[MPM_DIM][MPM_DIM], A[MPM_DIM][MPM_DIM], Ab[MPM_DIM][MPM_DIM] = {{0, 0}, {0, 0}};
-    PetscScalar        taub[MPM_DIM][MPM_DIM];
-    const MPMActuator *Ac = MPMParticleActuator(act, &mat[q], &grp);
-
-    if (!Ac) continue;
-    for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMActiveStress(Ac, level[grp], p[q].F, tau);
-    for (PetscInt a = 0; a < MPM_DIM; a++)
-      for (PetscInt b = 0; b < MPM_DIM; b++) A[a][b] = -dt * mat[q].volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
-    for (PetscInt j = 0; j < MPM_STENCIL; j++)
-      for (PetscInt i = 0; i < MPM_STENCIL; i++) {
-        const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
-        const MPMNode  *nb  = &nodesb[base[1] + j][base[0] + i];
-        PetscReal       wtb = 0;
-
-        for (PetscInt a = 0; a < MPM_DIM; a++) {
-          wtb += nb->p[a] * (A[a][0] * dx[0] + A[a][1] * dx[1]);
-          for (PetscInt b = 0; b < MPM_DIM; b++) {
-            Ab[a][b] += wt * nb->p[a] * dx[b];
-            dxb[b] += wt * nb->p[a] * A[a][b];
-          }
-        }
-        wb[0][i] += wtb * w[1][j];
-        wb[1][j] += wtb * w[0][i];
-      }
-    for (PetscInt d = 0; d < MPM_DIM; d++)
-      pb[q].x[d] += MPMBSplineAdjoint(p[q].x[d] / g->h[d], wb[d]) / g->h[d] - dxb[d];
-    for (PetscInt a = 0; a < MPM_DIM; a++)
-      for (PetscInt b = 0; b < MPM_DIM; b++) taub[a][b] = -dt * mat[q].volume * Ab[a][b] * 4.0 / (g->h[b] * g->h[b]);
-    MPMActiveStressAdjoint(Ac, level[grp], p[q].F, taub, pb[q].F, &levelb[grp]);
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The unbounded signal u of group g at time t and its weights: u = sum_j wt_j c_j over the coefficients j of idx.
@@ -456,29 +370,45 @@ PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMActuationScatter - P2G momentum of the active stress of the owner particles at the levels of the step. Not
-    collective. @*/
-PetscErrorCode MPMActuationScatter(MPM mpm, PetscReal dt, MPMNode **nodes)
+/*@ MPMActuationStepStress - the arguments of the active stress of the step for the P2G kernel (MPMParticleToGrid,
+    which adds tau_act to the model's stress in its one scatter): the actuators and the levels of the step (set by
+    MPMActuationStepLevels); both NULL without actuators or at dt = 0 (the momentum-only transfers of output and
+    objectives carry no force). Not collective. @*/
+PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPMActuation **act,
+                                      const PetscReal **level)
 {
   PetscFunctionBeginUser;
-  if (mpm->act && dt > 0)
-    PetscCall(MPMActuationToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->act, mpm->act->level, nodes));
+  *act   = mpm->act && dt > 0 ? mpm->act : NULL;
+  *level = *act ? mpm->act->level : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMActuationScatterAdjoint - adjoint of the active stress of step k: adds to the owner particle adjoints pinb
-    and to this rank's partial gradient of the signal coefficients. Not collective. @*/
-PetscErrorCode MPMActuationScatterAdjoint(MPM mpm, AdjStepIndex k, const MPMNode *const *nodesb)
+/*@ MPMActuationStepStressAdjointBegin - the arguments of the active stress of step k for the P2G adjoint
+    (MPMParticleToGridAdjoint): the actuators, the levels of step k and the zeroed dJ/da_g of the step it adds to
+    (all NULL without actuators). Not collective. @*/
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
+                                                  const PetscReal **level, PetscReal **levelb)
+{
+  PetscFunctionBeginUser;
+  *act    = mpm->act;
+  *level  = NULL;
+  *levelb = NULL;
+  if (!mpm->act) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MPMActuationStepLevels(mpm, k));
+  PetscCall(PetscArrayzero(mpm->act->levelb, mpm->act->nact));
+  *level  = mpm->act->level;
+  *levelb = mpm->act->levelb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMActuationStepStressAdjointEnd - dJ/da_g of step k (from the P2G adjoint) into this rank's partial gradient of
+    the signal coefficients. Not collective. @*/
+PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k)
 {
   MPMActuation act = mpm->act;
 
   PetscFunctionBeginUser;
-  if (!act) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MPMActuationStepLevels(mpm, k));
-  PetscCall(PetscArrayzero(act->levelb, act->nact));
-  PetscCall(MPMActuationToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat, act, act->level, nodesb,
-                                      mpm->pinb, act->levelb));
-  MPMActuationSignalAdjoint(act, (PetscReal)(k - 1) * mpm->dt, act->levelb, act->gcoef);
+  if (act) MPMActuationSignalAdjoint(act, (PetscReal)(k - 1) * mpm->dt, act->levelb, act->gcoef);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

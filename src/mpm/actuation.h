@@ -4,10 +4,10 @@
  *   fibre:      tau_act = a_g(t) s (F f)(F f)^T   (f the unit fibre direction of the reference configuration,
  *                                                 carried and stretched by F, as DiffTaichi's soft robots)
  *   isotropic:  tau_act = a_g(t) s J I           (a Cauchy pressure-like stress a s I)
- * added to the model's Kirchhoff stress in the P2G step; s the strength [Pa], a_g(t) the dimensionless level of
- * group g.  The levels come from a signal (here: open loop, a Fourier series per group); a closed-loop controller
- * would supply the levels of a step (MPMActuationStepLevels) and take their adjoints (MPMActuationScatterAdjoint)
- * instead: the stress kernels only see level[g] and give levelb[g]. */
+ * added to the model's Kirchhoff stress inside the P2G kernel (MPMParticleToGrid: one scatter for both); s the
+ * strength [Pa], a_g(t) the dimensionless level of group g.  The levels come from a signal (here: open loop, a Fourier
+ * series per group); a closed-loop controller would supply the levels of a step (MPMActuationStepLevels) and take their
+ * adjoints (MPMActuationStepStressAdjointEnd) instead: the stress kernels only see level[g] and give levelb[g]. */
 #pragma once
 
 #include "mpmimpl.h"
@@ -42,20 +42,13 @@ struct _n_MPMActuation {
   PetscReal energy_weight;                                          /* J += w dt sum_steps sum_g a_g^2 */
 };
 
-/* Kernels (actuation.c): the active stress of particles and its adjoint, the P2G momentum of the active stress and
- * its adjoint; the signal and its adjoint. */
-void           MPMActiveStress(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],
-                               PetscScalar tau[MPM_DIM][MPM_DIM]);
-void           MPMActiveStressAdjoint(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],
-                                      const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
-                                      PetscReal *levelb);
-PetscErrorCode MPMActuationToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                  const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
-                                  const PetscReal level[], MPMNode **nodes);
-PetscErrorCode MPMActuationToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                         const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
-                                         const PetscReal level[], const MPMNode *const *nodesb, MPMParticle pb[],
-                                         PetscReal levelb[]);
-void           MPMActuationSignal(const struct _n_MPMActuation *act, PetscReal t, PetscReal level[]);
-void           MPMActuationSignalAdjoint(const struct _n_MPMActuation *act, PetscReal t, const PetscReal levelb[],
-                                         PetscReal coefb[]);
+/* Kernels (actuation.c): the active stress of a particle and its adjoint (called by the P2G kernel and its adjoint,
+ * transfer.c, for the particles of actuated labels); the signal and its adjoint. */
+void MPMActiveStress(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],
+                     PetscScalar tau[MPM_DIM][MPM_DIM]);
+void MPMActiveStressAdjoint(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],
+                            const PetscScalar taub[MPM_DIM][MPM_DIM], PetscScalar Fb[MPM_DIM][MPM_DIM],
+                            PetscReal *levelb);
+void MPMActuationSignal(const struct _n_MPMActuation *act, PetscReal t, PetscReal level[]);
+void MPMActuationSignalAdjoint(const struct _n_MPMActuation *act, PetscReal t, const PetscReal levelb[],
+                               PetscReal coefb[]);

@@ -273,11 +273,12 @@ void           MPMBSpline(PetscReal t, PetscInt *base, PetscReal w[MPM_STENCIL],
 PetscReal      MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL]);
 PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
                                  const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[], PetscScalar znew[],
-                                 MPMNode **nodes);
+                                 const struct _n_MPMActuation *act, const PetscReal level[], MPMNode **nodes);
 PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
                                         const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[],
-                                        const PetscScalar znewb[], const MPMNode *const *nodesb, MPMParticle pb[],
-                                        PetscScalar zb[], MPMMaterialPoint matb[]);
+                                        const PetscScalar znewb[], const struct _n_MPMActuation *act,
+                                        const PetscReal level[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                        PetscScalar zb[], MPMMaterialPoint matb[], PetscReal levelb[]);
 PetscErrorCode MPMGridToParticle(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
                                  const MPMNode *const *nodes, MPMParticle pout[]);
 PetscErrorCode MPMGridToParticleAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle pin[],
@@ -345,8 +346,11 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
 PetscErrorCode MPMActuationSetUp(MPM mpm);
 PetscErrorCode MPMActuationDestroy(MPM mpm);
 PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k);
-PetscErrorCode MPMActuationScatter(MPM mpm, PetscReal dt, MPMNode **nodes);
-PetscErrorCode MPMActuationScatterAdjoint(MPM mpm, AdjStepIndex k, const MPMNode *const *nodesb);
+PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPMActuation **act,
+                                      const PetscReal **level);
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
+                                                  const PetscReal **level, PetscReal **levelb);
+PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k);
 PetscErrorCode MPMActuationEnergy(MPM mpm, PetscReal *E);
 PetscErrorCode MPMActuationGradientSums(MPM mpm);
 PetscErrorCode MPMActuationRegister(MPM mpm, AdjStepper st, AdjParams params);

@@ -10,15 +10,18 @@
  * of the particles go to zout (with nz > 0). Collective. */
 static PetscErrorCode MPMScatterToGrid(MPM mpm, PetscReal dt)
 {
-  MPMNode **nodes;
+  MPMNode                     **nodes;
+  const struct _n_MPMActuation *act;
+  const PetscReal              *level;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(MPM_P2G, 0, 0, 0, 0));
-  mpm->out_state = -1; /* zout is overwritten */
+  mpm->out_state = -1;                                      /* zout is overwritten */
+  PetscCall(MPMActuationStepStress(mpm, dt, &act, &level)); /* the actuators' active stress (none: NULL) */
   PetscCall(VecZeroEntries(mpm->lnodes));
   PetscCall(DMDAVecGetArray(mpm->da, mpm->lnodes, &nodes));
-  PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zout, nodes));
-  PetscCall(MPMActuationScatter(mpm, dt, nodes)); /* the active stress of the actuators (none: nothing) */
+  PetscCall(MPMParticleToGrid(&mpm->grid, dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zout, act,
+                              level, nodes));
   PetscCall(DMDAVecRestoreArray(mpm->da, mpm->lnodes, &nodes));
   PetscCall(VecZeroEntries(mpm->gnodes));
   PetscCall(DMLocalToGlobal(mpm->da, mpm->lnodes, ADD_VALUES, mpm->gnodes));
@@ -110,9 +113,12 @@ static PetscErrorCode MPMAdjointWorkSetUp(MPM mpm)
     lout and lin are home-layout state vectors (distinct). Collective. @*/
 PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec lout, Vec lin)
 {
-  MPM       mpm = (MPM)ctx;
-  MPMNode **nodesb;
-  MPMNode **nodes;
+  MPM                           mpm = (MPM)ctx;
+  MPMNode                     **nodesb;
+  MPMNode                     **nodes;
+  const struct _n_MPMActuation *act;
+  const PetscReal              *level;
+  PetscReal                    *levelb;
 
   PetscFunctionBeginUser;
   if (mpm->fwd_step != k) {
@@ -149,11 +155,13 @@ PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec 
   /* ghost contributions were summed into their owners: every ghost sees its owner's adjoint */
   PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
   /* P2G */
+  PetscCall(MPMActuationStepStressAdjointBegin(mpm, k, &act, &level, &levelb)); /* levels of step k, levelb = 0 */
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin,
-                                     mpm->zoutb, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb, mpm->pmatb));
-  PetscCall(MPMActuationScatterAdjoint(mpm, k, (const MPMNode *const *)nodesb));
+                                     mpm->zoutb, act, level, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb,
+                                     mpm->pmatb, levelb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
+  PetscCall(MPMActuationStepStressAdjointEnd(mpm, k)); /* dJ/da_g of the step -> dJ/dcoef */
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
   /* per-particle material gradients (E_field, nu_field) in the home layout */
   if (mpm->gmat) PetscCall(MPMExchangeMaterialToOwnersAdjoint(mpm, mpm->gmat));
@@ -242,8 +250,8 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
     PetscCall(PetscArrayzero(mpm->zoutb, mpm->nowned * mpm->nz));
   }
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
-  PetscCall(MPMParticleToGridAdjoint(g, 0.0, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zoutb,
-                                     (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb, mpm->pmatb));
+  PetscCall(MPMParticleToGridAdjoint(g, 0.0, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin, mpm->zoutb, NULL,
+                                     NULL, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb, mpm->pmatb, NULL));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
   PetscCall(VecDuplicate(lambda, &home));

@@ -6,6 +6,16 @@
  * comment says otherwise. */
 #include "mpmimpl.h"
 #include "mpmmodel.h"
+#include "actuation.h"
+
+/* The P2G kernels are written once (a body function) and instantiated twice, with and without actuation: forced
+ * inline, the instance without actuation has no trace of it (the same instructions as before actuation existed,
+ * so runs without actuators give the same bits and pay nothing). */
+#if PetscHasAttribute(always_inline)
+#  define MPM_FORCE_INLINE inline __attribute__((always_inline))
+#else
+#  define MPM_FORCE_INLINE inline
+#endif
 
 /* Quadratic B-spline weights along one direction for a particle at t = x / h (in cells):
  *   base = floor(t - 1/2), f = t - base in [1/2, 3/2),
@@ -31,19 +41,37 @@ PetscReal MPMBSplineAdjoint(PetscReal t, const PetscReal wb[MPM_STENCIL])
   return -(1.5 - f) * wb[0] - 2.0 * (f - 1.0) * wb[1] + (f - 0.5) * wb[2];
 }
 
-/* The APIC/MLS affine momentum of a particle, A = m C - dt V0 tau(F, z) D^-1 (D^-1 = diag(4/h^2)), its
- * Kirchhoff stress tau and updated internal state z' (nz reals; z = z' = NULL when nz = 0) from its model's
- * table entry, shared by MPMParticleToGrid and its adjoint.  This is the one place of the step where the
- * model updates z (mpmmodel.h): at the particle's (F_n, z_n) of the start of the step.  The reals beyond the
- * model's nstate (a model with less state than the run's nz) are carried over, z' = z. */
-static inline void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMParticle *p, const MPMMaterialPoint *mat,
-                                     PetscInt nz, const PetscScalar z[], PetscScalar tau[MPM_DIM][MPM_DIM],
-                                     PetscScalar znew[], PetscScalar A[MPM_DIM][MPM_DIM])
+/* The actuator group of a particle, -1: none (act == NULL: no actuation in the run). */
+static inline PetscInt MPMParticleActuatorGroup(const struct _n_MPMActuation *act, const MPMMaterialPoint *mat)
+{
+  return act ? act->group_of_label[(PetscInt)mat->label] : -1;
+}
+
+/* The APIC/MLS affine momentum of a particle, A = m C - dt V0 (tau(F, z) + tau_act(F, a)) D^-1
+ * (D^-1 = diag(4/h^2)), its Kirchhoff stress tau (the model's plus, for an actuated particle, the active stress
+ * of its actuator group at the level a = level[g], actuation.c) and updated internal state z' (nz reals; z = z' =
+ * NULL when nz = 0) from its model's table entry, shared by MPMParticleToGrid and its adjoint.  This is the one
+ * place of the step where the model updates z (mpmmodel.h): at the particle's (F_n, z_n) of the start of the
+ * step.  The reals beyond the model's nstate (a model with less state than the run's nz) are carried over,
+ * z' = z.  The MLS force is linear in tau, so the active stress enters as a sum: the same scatter carries both. */
+static MPM_FORCE_INLINE void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMParticle *p,
+                                               const MPMMaterialPoint *mat, PetscInt nz, const PetscScalar z[],
+                                               const struct _n_MPMActuation *act, const PetscReal level[],
+                                               PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar znew[],
+                                               PetscScalar A[MPM_DIM][MPM_DIM])
 {
   const MPMModelOps *ops = MPMMaterialModel(mat);
+  const PetscInt     grp = MPMParticleActuatorGroup(act, mat);
 
   ops->kirchhoff(mat, p->F, ops->nstate ? z : NULL, tau, ops->nstate ? znew : NULL);
   for (PetscInt s = ops->nstate; s < nz; s++) znew[s] = z[s];
+  if (grp >= 0) {
+    PetscScalar tau_act[MPM_DIM][MPM_DIM];
+
+    MPMActiveStress(&act->act[grp], level[grp], p->F, tau_act);
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) tau[a][b] += tau_act[a][b];
+  }
   for (PetscInt a = 0; a < MPM_DIM; a++)
     for (PetscInt b = 0; b < MPM_DIM; b++)
       A[a][b] = mat->mass * p->C[a][b] - dt * mat->volume * tau[a][b] * 4.0 / (g->h[b] * g->h[b]);
@@ -52,14 +80,18 @@ static inline void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMPa
 /* MLS-MPM particle-to-grid (Hu et al. 2018, APIC): for every particle p and node i of its stencil,
  * with weight w_ip and offset dx = x_i - x_p,
  *   m_i += w_ip m_p,
- *   (m v)_i += w_ip (m_p v_p + A_p dx),   A_p = m_p C_p - dt V0_p tau(F_p) D^-1,
- * the last term being the explicit elastic force dt f_i = -dt sum_p V0 tau grad w_ip with the MLS
- * gradient grad w_ip = w_ip D^-1 dx.  Adds into `nodes`, a ghosted array indexed by global node
- * numbers [j][i], which must cover every particle's stencil.  The internal states z (nz reals per
- * particle) give the updated ones znew = z' (both NULL when nz = 0). */
-PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                 const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[], PetscScalar znew[],
-                                 MPMNode **nodes)
+ *   (m v)_i += w_ip (m_p v_p + A_p dx),   A_p = m_p C_p - dt V0_p (tau(F_p) + tau_act(F_p, a_g)) D^-1,
+ * the stress term being the explicit force dt f_i = -dt sum_p V0 tau grad w_ip with the MLS gradient
+ * grad w_ip = w_ip D^-1 dx.  Adds into `nodes`, a ghosted array indexed by global node numbers [j][i], which
+ * must cover every particle's stencil.  The internal states z (nz reals per particle) give the updated ones
+ * znew = z' (both NULL when nz = 0).  act: the actuators (actuation.h) and level[g] the level of group g at this
+ * step, whose active stress tau_act is added for the particles of an actuated label; act = level = NULL: no
+ * actuation. */
+static MPM_FORCE_INLINE PetscErrorCode MPMParticleToGridBody(const MPMGrid *g, PetscReal dt, PetscInt n,
+                                                             const MPMParticle p[], const MPMMaterialPoint mat[],
+                                                             PetscInt nz, const PetscScalar z[], PetscScalar znew[],
+                                                             const struct _n_MPMActuation *act, const PetscReal level[],
+                                                             MPMNode **nodes)
 {
   PetscFunctionBeginUser;
   for (PetscInt q = 0; q < n; q++) {
@@ -69,7 +101,7 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
     const PetscReal m = mat[q].mass;
 
     for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMAffineMomentum(g, dt, &p[q], &mat[q], nz, nz ? z + q * nz : NULL, tau, nz ? znew + q * nz : NULL, A);
+    MPMAffineMomentum(g, dt, &p[q], &mat[q], nz, nz ? z + q * nz : NULL, act, level, tau, nz ? znew + q * nz : NULL, A);
     for (PetscInt j = 0; j < MPM_STENCIL; j++)
       for (PetscInt i = 0; i < MPM_STENCIL; i++) {
         const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
@@ -81,20 +113,32 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                 const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[], PetscScalar znew[],
+                                 const struct _n_MPMActuation *act, const PetscReal level[], MPMNode **nodes)
+{
+  PetscFunctionBeginUser;
+  if (act)
+    PetscCall(MPMParticleToGridBody(g, dt, n, p, mat, nz, z, znew, act, level, nodes));
+  else
+    PetscCall(MPMParticleToGridBody(g, dt, n, p, mat, nz, z, znew, NULL, NULL, nodes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 /* Adjoint of MPMParticleToGrid: given nodesb = (mb_i, Pb_i) on the ghosted nodes (read only), adds to
  * every particle's pb (x, v, C, F) and to matb (mass, E, nu, sigma_y, H, friction_angle, cohesion; the other
- * fields untouched):
+ * fields untouched), and with actuation to levelb[g] (dJ/da_g):
  *   vb_p += sum_i w m_p Pb_i,   Ab += sum_i w Pb_i dx^T,   mb_p += sum_i w (mb_i + Pb_i . v_p) + Ab : C_p,
- *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1,
+ *   Cb_p += m_p Ab,   taub = -dt V0 Ab D^-1 (the adjoint of the sum tau + tau_act: both stresses get taub),
  *   (Fb, zb, Eb, nub) += (d(tau, z')/d(F, z, E, nu))^T (taub, z'b) (the model's adjoint; zb += z'b for the reals
  *   beyond the model's nstate, which are copied),
+ *   (Fb, levelb_g) += (d tau_act/d(F, a_g))^T taub (MPMActiveStressAdjoint; actuated particles only),
  *   xb_p += sum_i wb_i dw_i/dx_p - sum_i (w A_p^T Pb_i)   (dx = x_i - x_p moves with -x_p),
  * with wb_i = mb_i m_p + Pb_i . (m_p v_p + A_p dx).  z, znewb (z'b) and zb hold nz reals per particle (NULL
- * when nz = 0). */
-PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
-                                        const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[],
-                                        const PetscScalar znewb[], const MPMNode *const *nodesb, MPMParticle pb[],
-                                        PetscScalar zb[], MPMMaterialPoint matb[])
+ * when nz = 0); act = level = levelb = NULL: no actuation. */
+static MPM_FORCE_INLINE PetscErrorCode MPMParticleToGridAdjointBody(
+    const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[], const MPMMaterialPoint mat[], PetscInt nz,
+    const PetscScalar z[], const PetscScalar znewb[], const struct _n_MPMActuation *act, const PetscReal level[],
+    const MPMNode *const *nodesb, MPMParticle pb[], PetscScalar zb[], MPMMaterialPoint matb[], PetscReal levelb[])
 {
   PetscFunctionBeginUser;
   for (PetscInt q = 0; q < n; q++) {
@@ -109,7 +153,7 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     PetscScalar       *zbq = nz ? zb + q * nz : NULL;
 
     for (PetscInt d = 0; d < MPM_DIM; d++) MPMBSpline(p[q].x[d] / g->h[d], &base[d], w[d], &f[d]);
-    MPMAffineMomentum(g, dt, &p[q], &mat[q], nz, zq, tau, znew, A);
+    MPMAffineMomentum(g, dt, &p[q], &mat[q], nz, zq, act, level, tau, znew, A);
     for (PetscInt j = 0; j < MPM_STENCIL; j++)
       for (PetscInt i = 0; i < MPM_STENCIL; i++) {
         const PetscReal wt = w[0][i] * w[1][j], dx[MPM_DIM] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
@@ -140,9 +184,11 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     {
       const MPMModelOps *ops = MPMMaterialModel(&mat[q]);
       const PetscInt     ns  = ops->nstate;
+      const PetscInt     grp = MPMParticleActuatorGroup(act, &mat[q]);
 
       ops->kirchhoffadjoint(&mat[q], p[q].F, ns ? zq : NULL, taub, ns ? znbq : NULL, pb[q].F, ns ? zbq : NULL, &mpb);
       for (PetscInt s = ns; s < nz; s++) zbq[s] += znbq[s];
+      if (grp >= 0) MPMActiveStressAdjoint(&act->act[grp], level[grp], p[q].F, taub, pb[q].F, &levelb[grp]);
     }
     matb[q].mass += mb;
     matb[q].E += mpb.E;
@@ -152,6 +198,19 @@ PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt
     matb[q].friction_angle += mpb.friction_angle;
     matb[q].cohesion += mpb.cohesion;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MPMParticleToGridAdjoint(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                                        const MPMMaterialPoint mat[], PetscInt nz, const PetscScalar z[],
+                                        const PetscScalar znewb[], const struct _n_MPMActuation *act,
+                                        const PetscReal level[], const MPMNode *const *nodesb, MPMParticle pb[],
+                                        PetscScalar zb[], MPMMaterialPoint matb[], PetscReal levelb[])
+{
+  PetscFunctionBeginUser;
+  if (act)
+    PetscCall(MPMParticleToGridAdjointBody(g, dt, n, p, mat, nz, z, znewb, act, level, nodesb, pb, zb, matb, levelb));
+  else
+    PetscCall(MPMParticleToGridAdjointBody(g, dt, n, p, mat, nz, z, znewb, NULL, NULL, nodesb, pb, zb, matb, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

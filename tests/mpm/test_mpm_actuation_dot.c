@@ -1,17 +1,18 @@
-/* Dot-product tests of the actuation kernels (src/mpm/actuation.c) against a tangent-linear model written here,
+/* Dot-product tests of the actuation kernels (src/mpm/actuation.c) and of the P2G kernel with actuation (the active
+ * stress fused into the model's stress, src/mpm/transfer.c) against a tangent-linear model written here,
  * independently of the adjoints, and itself checked against central differences of the forward kernels (1e-6):
  *   MPMActiveStress (fibre and isotropic):  <dtau, taub> = <dF, Fb> + da ab                       to 1e-12;
- *   MPMActuationToGrid over random particles of three labels (fibre, isotropic, passive) in (x, F, levels):
- *     <dP, Pb> = <dx, xb> + <dF, Fb> + <da, ab>                                                   to 1e-12;
+ *   MPMParticleToGrid with actuation over random particles of three labels (fibre, isotropic, passive; elastic
+ *   models fixed-corotated and neo-Hookean) in (x, v, C, F, levels):
+ *     <dm, mb> + <dP, Pb> = <dx, xb> + <dv, vb> + <dC, Cb> + <dF, Fb> + <da, ab>                 to 1e-12;
  *   MPMActuationSignal (Fourier and piecewise linear, bounded by tanh and unbounded) in its coefficients:
  *     <da, ab> = <dc, cb>   to 1e-12.
  * The particles stay inside their cells under the differences (the B-spline base does not change). */
 #include "mpm/actuation.h"
+#include "mpmtangent.h"
 #include "adjtest.h"
 
 #define NN 12 /* nodes per direction */
-
-typedef PetscScalar Mat2[MPM_DIM][MPM_DIM];
 
 static PetscReal Uniform(PetscRandom r, PetscReal lo, PetscReal hi)
 {
@@ -49,25 +50,36 @@ static void Weights(PetscReal x, PetscReal h, PetscInt *base, PetscReal w[3], Pe
   dw[0] = -(1.5 - *f) / h, dw[1] = -2 * (*f - 1) / h, dw[2] = (*f - 0.5) / h;
 }
 
-/* Tangent of MPMActuationToGrid: dP_i += dw_i A dx + w_i (dA dx + A d(dx)), d(dx) = -dx_p, dA = -dt V0 dtau D^-1. */
-static void ToGridTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[], const MPMParticle dp[],
-                          const MPMMaterialPoint mat[], const struct _n_MPMActuation *act, const PetscReal lev[],
-                          const PetscReal dlev[], MPMNode **dnodes)
+/* Tangent of MPMParticleToGrid with actuation in (x, v, C, F, levels) (materials fixed): with tau = tau_model +
+ * tau_act and A = m C - dt V0 tau D^-1,
+ *   dm_i += dw_i m,   dP_i += dw_i (m v + A dx) + w_i (m dv + dA dx + A d(dx)),   d(dx) = -dx_p,
+ *   dA = m dC - dt V0 (dtau_model + dtau_act) D^-1. */
+static void P2GActuatedTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[],
+                               const MPMParticle dp[], const MPMMaterialPoint mat[], const struct _n_MPMActuation *act,
+                               const PetscReal lev[], const PetscReal dlev[], MPMNode **dnodes)
 {
   for (PetscInt q = 0; q < n; q++) {
-    const PetscInt grp = act->group_of_label[(PetscInt)mat[q].label];
-    PetscInt       base[2];
-    PetscReal      w[2][3], dw[2][3], f[2];
-    Mat2           tau, dtau, A, dA;
+    const PetscInt         grp  = act->group_of_label[(PetscInt)mat[q].label];
+    const MPMMaterialPoint zero = {0};
+    PetscInt               base[2];
+    PetscReal              w[2][3], dw[2][3], f[2];
+    Mat2                   tau, dtau, A, dA;
 
-    if (grp < 0) continue;
     for (PetscInt d = 0; d < 2; d++) Weights(p[q].x[d], g->h[d], &base[d], w[d], dw[d], &f[d]);
-    MPMActiveStress(&act->act[grp], lev[grp], p[q].F, tau);
-    ActiveStressTangent(&act->act[grp], lev[grp], p[q].F, dp[q].F, dlev[grp], dtau);
+    MPMKirchhoff(&mat[q], p[q].F, NULL, tau);
+    KirchhoffTangent(&mat[q], &zero, p[q].F, NULL, dp[q].F, NULL, dtau, NULL);
+    if (grp >= 0) {
+      Mat2 ta, dta;
+
+      MPMActiveStress(&act->act[grp], lev[grp], p[q].F, ta);
+      ActiveStressTangent(&act->act[grp], lev[grp], p[q].F, dp[q].F, dlev[grp], dta);
+      for (PetscInt a = 0; a < 2; a++)
+        for (PetscInt b = 0; b < 2; b++) tau[a][b] += ta[a][b], dtau[a][b] += dta[a][b];
+    }
     for (PetscInt a = 0; a < 2; a++)
       for (PetscInt b = 0; b < 2; b++) {
-        A[a][b]  = -dt * mat[q].volume * tau[a][b] * 4 / (g->h[b] * g->h[b]);
-        dA[a][b] = -dt * mat[q].volume * dtau[a][b] * 4 / (g->h[b] * g->h[b]);
+        A[a][b]  = mat[q].mass * p[q].C[a][b] - dt * mat[q].volume * tau[a][b] * 4 / (g->h[b] * g->h[b]);
+        dA[a][b] = mat[q].mass * dp[q].C[a][b] - dt * mat[q].volume * dtau[a][b] * 4 / (g->h[b] * g->h[b]);
       }
     for (PetscInt j = 0; j < 3; j++)
       for (PetscInt i = 0; i < 3; i++) {
@@ -75,8 +87,10 @@ static void ToGridTangent(const MPMGrid *g, PetscReal dt, PetscInt n, const MPMP
         const PetscReal dx[2] = {(i - f[0]) * g->h[0], (j - f[1]) * g->h[1]};
         MPMNode        *nd    = &dnodes[base[1] + j][base[0] + i];
 
+        nd->m += dwt * mat[q].mass;
         for (PetscInt a = 0; a < 2; a++)
-          nd->p[a] += dwt * (A[a][0] * dx[0] + A[a][1] * dx[1]) + wt * (dA[a][0] * dx[0] + dA[a][1] * dx[1]) -
+          nd->p[a] += dwt * (mat[q].mass * p[q].v[a] + A[a][0] * dx[0] + A[a][1] * dx[1]) +
+                      wt * (mat[q].mass * dp[q].v[a] + dA[a][0] * dx[0] + dA[a][1] * dx[1]) -
                       wt * (A[a][0] * dp[q].x[0] + A[a][1] * dp[q].x[1]);
       }
   }
@@ -115,7 +129,19 @@ static void NodesZero(MPMNode *store)
 static PetscReal NodesDot(const MPMNode *a, const MPMNode *b)
 {
   PetscReal s = 0;
-  for (PetscInt i = 0; i < NN * NN; i++) s += a[i].p[0] * b[i].p[0] + a[i].p[1] * b[i].p[1];
+  for (PetscInt i = 0; i < NN * NN; i++) s += a[i].m * b[i].m + a[i].p[0] * b[i].p[0] + a[i].p[1] * b[i].p[1];
+  return s;
+}
+
+/* <a, b> over the particle fields x, v, C, F. */
+static PetscReal ParticlesDot(PetscInt n, const MPMParticle a[], const MPMParticle b[])
+{
+  PetscReal s = 0;
+  for (PetscInt q = 0; q < n; q++)
+    for (PetscInt d = 0; d < 2; d++) {
+      s += a[q].x[d] * b[q].x[d] + a[q].v[d] * b[q].v[d];
+      for (PetscInt e = 0; e < 2; e++) s += a[q].C[d][e] * b[q].C[d][e] + a[q].F[d][e] * b[q].F[d][e];
+    }
   return s;
 }
 
@@ -153,11 +179,19 @@ int main(int argc, char **argv)
       for (PetscInt e = 0; e < 2; e++) {
         p[q].F[d][e]  = (d == e) + Uniform(r, -0.3, 0.3);
         dp[q].F[d][e] = Uniform(r, -1, 1);
-        p[q].C[d][e] = dp[q].C[d][e] = 0;
+        p[q].C[d][e]  = Uniform(r, -5, 5);
+        dp[q].C[d][e] = Uniform(r, -5, 5);
       }
-      dp[q].v[d] = 0;
+      dp[q].v[d] = Uniform(r, -1, 1);
     }
-    mat[q] = (MPMMaterialPoint){.mass = 1.0, .volume = g.h[0] * g.h[1] / 4, .label = (PetscReal)(q % 3)};
+    /* an elastic stress of the size of the active one (E 2 kPa against strengths 2, 3 kPa), both models on every
+       label */
+    mat[q] = (MPMMaterialPoint){.mass   = 1.0,
+                                .volume = g.h[0] * g.h[1] / 4,
+                                .E      = 2e3,
+                                .nu     = 0.3,
+                                .label  = (PetscReal)(q % 3),
+                                .model  = (PetscReal)((q / 3) % 2 ? MPM_MODEL_NEO_HOOKEAN : MPM_MODEL_FIXED_COROTATED)};
   }
   dlev[0] = Uniform(r, -1, 1), dlev[1] = Uniform(r, -1, 1);
 
@@ -193,43 +227,47 @@ int main(int argc, char **argv)
                             1e-12, &fail));
   }
 
-  /* P2G of the active stress: tangent against central differences, then the dot product */
+  /* P2G with actuation (the active stress in the model's scatter): tangent against central differences, then the
+     dot product; matb receives the material adjoints (not tested here: the materials are fixed, mpm_adjoint_dot
+     tests them) */
   {
-    PetscReal lhs, rhs = 0, fd = 0, sc = 0;
+    PetscReal        lhs, rhs, fd = 0, sc = 0;
+    MPMMaterialPoint matb[NP];
 
     for (PetscInt q = 0; q < NP; q++) {
-      pp[q] = pm[q] = p[q];
-      for (PetscInt d = 0; d < 2; d++) {
-        pp[q].x[d] += eps * dp[q].x[d], pm[q].x[d] -= eps * dp[q].x[d];
-        for (PetscInt e = 0; e < 2; e++) pp[q].F[d][e] += eps * dp[q].F[d][e], pm[q].F[d][e] -= eps * dp[q].F[d][e];
-      }
-      PetscCall(PetscArrayzero(&pb[q], 1));
+      const PetscReal *x = (const PetscReal *)&p[q], *dx = (const PetscReal *)&dp[q];
+      PetscReal       *xp = (PetscReal *)&pp[q], *xm = (PetscReal *)&pm[q];
+
+      for (PetscInt c = 0; c < MPM_NSTATE; c++) xp[c] = x[c] + eps * dx[c], xm[c] = x[c] - eps * dx[c];
     }
+    PetscCall(PetscArrayzero(pb, NP));
+    PetscCall(PetscArrayzero(matb, NP));
     for (PetscInt gg = 0; gg < 2; gg++) lp[gg] = lev[gg] + eps * dlev[gg], lm[gg] = lev[gg] - eps * dlev[gg];
     for (PetscInt s = 0; s < 4; s++) NodesZero(store[s]);
-    ToGridTangent(&g, dt, NP, p, dp, mat, &act, lev, dlev, rows[0]);
-    PetscCall(MPMActuationToGrid(&g, dt, NP, pp, mat, &act, lp, rows[1]));
-    PetscCall(MPMActuationToGrid(&g, dt, NP, pm, mat, &act, lm, rows[2]));
-    for (PetscInt i = 0; i < NN * NN; i++)
-      for (PetscInt a = 0; a < 2; a++) {
-        fd = AdjTestMax(fd, PetscAbsReal((store[1][i].p[a] - store[2][i].p[a]) / (2 * eps) - store[0][i].p[a]));
-        sc = AdjTestMax(sc, PetscAbsReal(store[0][i].p[a]));
-        store[3][i].p[a] = Uniform(r, -1, 1); /* Pb */
+    P2GActuatedTangent(&g, dt, NP, p, dp, mat, &act, lev, dlev, rows[0]);
+    PetscCall(MPMParticleToGrid(&g, dt, NP, pp, mat, 0, NULL, NULL, &act, lp, rows[1]));
+    PetscCall(MPMParticleToGrid(&g, dt, NP, pm, mat, 0, NULL, NULL, &act, lm, rows[2]));
+    for (PetscInt i = 0; i < NN * NN; i++) {
+      PetscScalar *t = (PetscScalar *)&store[0][i], *a = (PetscScalar *)&store[1][i], *b = (PetscScalar *)&store[2][i];
+      PetscScalar *y = (PetscScalar *)&store[3][i];
+
+      for (PetscInt c = 0; c < MPM_NNODE; c++) {
+        fd   = AdjTestMax(fd, PetscAbsReal((a[c] - b[c]) / (2 * eps) - t[c]));
+        sc   = AdjTestMax(sc, PetscAbsReal(t[c]));
+        y[c] = Uniform(r, -1, 1); /* (mb, Pb) */
       }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MPMActuationToGrid tangent vs central differences: rel %.2e  %s\n",
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "MPMParticleToGrid (actuated) tangent vs central differences: rel %.2e  %s\n",
                           (double)(fd / sc), fd / sc < 1e-6 ? "ok" : "FAIL"));
     if (!(fd / sc < 1e-6)) fail++;
-    PetscCall(MPMActuationToGridAdjoint(&g, dt, NP, p, mat, &act, lev, (const MPMNode *const *)rows[3], pb, levb));
+    PetscCall(MPMParticleToGridAdjoint(&g, dt, NP, p, mat, 0, NULL, NULL, &act, lev, (const MPMNode *const *)rows[3],
+                                       pb, NULL, matb, levb));
     lhs = NodesDot(store[0], store[3]);
-    for (PetscInt q = 0; q < NP; q++)
-      for (PetscInt d = 0; d < 2; d++) {
-        rhs += dp[q].x[d] * pb[q].x[d];
-        for (PetscInt e = 0; e < 2; e++) rhs += dp[q].F[d][e] * pb[q].F[d][e];
-        PetscCheck(pb[q].v[d] == 0 && pb[q].C[d][0] == 0 && pb[q].C[d][1] == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                   "the adjoint wrote v or C adjoints");
-      }
-    rhs += levb[0] * dlev[0] + levb[1] * dlev[1];
-    PetscCall(AdjTestReport("MPMActuationToGridAdjoint (x, F, levels)", lhs, rhs, 1e-12, &fail));
+    rhs = ParticlesDot(NP, dp, pb) + levb[0] * dlev[0] + levb[1] * dlev[1];
+    PetscCall(AdjTestReport("MPMParticleToGridAdjoint with actuation (x, v, C, F, levels)", lhs, rhs, 1e-12, &fail));
+    /* the active stress must have entered: the levels' adjoints are not zero */
+    PetscCheck(levb[0] != 0 && levb[1] != 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no level adjoint from the P2G adjoint");
   }
 
   /* the signal, Fourier (5 coefficients) and piecewise linear (5 knots, at t in the last segment: it wraps to knot

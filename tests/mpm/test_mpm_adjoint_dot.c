@@ -485,7 +485,8 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     PetscCall(PetscArrayzero(pb, n));
     PetscCall(PetscArrayzero(zb, n * nz));
     PetscCall(PetscArrayzero(matb, n));
-    PetscCall(MPMParticleToGridAdjoint(&g, dt, n, p, mat, nz, z, znb, (const MPMNode *const *)nodesb, pb, zb, matb));
+    PetscCall(MPMParticleToGridAdjoint(&g, dt, n, p, mat, nz, z, znb, NULL, NULL, (const MPMNode *const *)nodesb, pb,
+                                       zb, matb, NULL));
     lhs   = GlobalSum(FlatDot(nn, dnodes[0], nodesb[0]) + FlatDot(n * nz, dzn, znb));
     rhs   = GlobalSum(FlatDot(n * MPM_NSTATE, dp, pb) + FlatDot(n * MPM_NMAT, dmat, matb) + FlatDot(n * nz, dz, zb));
     scale = PetscSqrtReal(GlobalSum(FlatDot(nn, dnodes[0], dnodes[0]) + FlatDot(n * nz, dzn, dzn))) *
@@ -507,8 +508,8 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     }
     NodesZero(&g, np_);
     NodesZero(&g, nm_);
-    PetscCall(MPMParticleToGrid(&g, dt, n, pp, matp, nz, zp, znp, np_));
-    PetscCall(MPMParticleToGrid(&g, dt, n, pm, matm, nz, zm, znm, nm_));
+    PetscCall(MPMParticleToGrid(&g, dt, n, pp, matp, nz, zp, znp, NULL, NULL, np_));
+    PetscCall(MPMParticleToGrid(&g, dt, n, pm, matm, nz, zm, znm, NULL, NULL, nm_));
     PetscCall(MPMTestReport("P2G tangent vs central differences (max rel.)", FDGap(nn, dnodes[0], np_[0], nm_[0], h),
                             1e-6, fail));
     if (nz)
@@ -565,7 +566,7 @@ static PetscErrorCode KernelTests(MPM mpm, PetscInt *fail)
     PetscReal lhs, rhs, scale;
 
     NodesZero(&g, nodes);
-    PetscCall(MPMParticleToGrid(&g, dt, n, p, mat, nz, z, znp, nodes)); /* the linearization point (m, P) */
+    PetscCall(MPMParticleToGrid(&g, dt, n, p, mat, nz, z, znp, NULL, NULL, nodes)); /* the linearization point (m, P) */
     PetscCall(FlatRandom(rnd, nn, dnodes[0], 1.0));
     for (PetscInt j = 0; j <= g.M[1]; j++)
       for (PetscInt i = 0; i <= g.M[0]; i++) {
@@ -696,7 +697,7 @@ static PetscErrorCode StepTangent(MPM mpm, AdjStepIndex k, Vec x, Vec dx, const 
   PetscCall(VecZeroEntries(ldn));
   PetscCall(DMDAVecGetArray(mpm->da, lP, &a));
   PetscCall(DMDAVecGetArray(mpm->da, ldn, &b));
-  PetscCall(MPMParticleToGrid(&mpm->grid, mpm->dt, n, pin, mpm->pmat, nz, zin, mpm->zout, a));
+  PetscCall(MPMParticleToGrid(&mpm->grid, mpm->dt, n, pin, mpm->pmat, nz, zin, mpm->zout, NULL, NULL, a));
   P2GTangent(&mpm->grid, mpm->dt, n, pin, mpm->pmat, nz, zin, dzin, dzout, dpin, dmat, b);
   PetscCall(DMDAVecRestoreArray(mpm->da, ldn, &b));
   PetscCall(DMDAVecRestoreArray(mpm->da, lP, &a));
