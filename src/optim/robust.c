@@ -142,8 +142,8 @@ static PetscErrorCode AdjRobustParseEntry(AdjRobust r, const char *entry, const 
     PetscCheck(r->b[v] >= 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s:normal:%g,%g: the standard deviation must be >= 0",
                opt, buf, (double)r->a[v], (double)r->b[v]);
   else
-    PetscCheck(r->a[v] < r->b[v], r->comm, PETSC_ERR_USER_INPUT, "%s: %s:uniform:%g,%g: needs lo < hi", opt, buf,
-               (double)r->a[v], (double)r->b[v]);
+    PetscCheck(r->a[v] < r->b[v], r->comm, PETSC_ERR_USER_INPUT, "%s: %s:uniform:%s,%s: needs lo < hi", opt, buf,
+               c2 + 1, second);
   for (PetscInt w = 0; w < v; w++)
     PetscCheck(strcmp(r->name[w], buf), r->comm, PETSC_ERR_USER_INPUT, "%s lists %s twice", opt, buf);
   r->nvary++;
