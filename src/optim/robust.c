@@ -139,8 +139,8 @@ static PetscErrorCode AdjRobustParseEntry(AdjRobust r, const char *entry, const 
   PetscCheck(PetscIsNormalReal(r->b[v]) || r->b[v] == 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s: %g is not finite", opt,
              buf, (double)r->b[v]);
   if (r->dist[v] == ADJ_ROBUST_NORMAL)
-    PetscCheck(r->b[v] >= 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s:normal:%g,%g: the standard deviation must be >= 0",
-               opt, buf, (double)r->a[v], (double)r->b[v]);
+    PetscCheck(r->b[v] >= 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s:normal:%s,%s: the standard deviation must be >= 0",
+               opt, buf, c2 + 1, second);
   else
     PetscCheck(r->a[v] < r->b[v], r->comm, PETSC_ERR_USER_INPUT, "%s: %s:uniform:%s,%s: needs lo < hi", opt, buf,
                c2 + 1, second);
