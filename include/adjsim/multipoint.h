@@ -17,6 +17,13 @@
  *   -design_point_ranks R            ranks per point (default size/N; N R must equal the rank count)
  *   -design_pointK_OPTION value      point K's value of -OPTION (e.g. -design_point1_fluid_body_alpha 6,
  *                                    -design_point0_fluid_re 1000); every other option as given
+ *   -design_point_groups G           rank groups (default N; G R must equal the rank count): with G < N, point k is
+ *                                    solved on group k mod G, the points of a group one after the other
+ *
+ * Robust design (AdjRobust, src/optim/robust.c): -design_robust_samples N makes N points of samples of the operating
+ * conditions (-design_robust_vary NAME:DIST:A,B,..., -design_robust_seed s), weights 1/N, and the objective
+ * J = m + k sqrt(s^2 + eps^2) of their mean m and standard deviation s (-design_robust_std_weight k, default 0;
+ * -design_robust_std_eps eps).
  * A per-point value that changes the shared design (e.g. alpha while body_alpha is a design parameter) is refused,
  * as is one that point K's solver does not read. */
 #pragma once
@@ -24,7 +31,11 @@
 #include <adjsim/driver.h>
 #include <adjsim/optim.h>
 
+#define ADJ_MAX_DESIGN_POINTS 64
+
 typedef struct _p_AdjMultipoint *AdjMultipoint;
+typedef struct _p_AdjRobust     *AdjRobust;
+typedef enum { ADJ_ROBUST_NORMAL, ADJ_ROBUST_UNIFORM } AdjRobustDist;
 
 /*@ AdjMultipointCreate - reads -design_points; *mp = NULL when it is 0 or 1 (a single-point run). With N >= 2,
     checks the rank split and the weights, and builds each point's solver and driver on its sub-communicator with
@@ -52,3 +63,24 @@ PetscErrorCode AdjMultipointView(AdjMultipoint mp);
     as /optimization/design) and their weighted sums. Collective. @*/
 PetscErrorCode AdjMultipointWrite(AdjMultipoint mp, AdjOutput out);
 PetscErrorCode AdjMultipointDestroy(AdjMultipoint *mp);
+
+/*@ AdjRobustDraw - the value of varied option `variable` in sample `sample` (from 0) for a seed: normal (a mean,
+    b standard deviation) or uniform in [a, b). A counter-based splitmix64 stream and Box-Muller with series for
+    ln and cos (src/optim/robust.c): the same bits on every rank and every IEEE-754 platform, whatever the libm.
+    Not collective. @*/
+PetscErrorCode AdjRobustDraw(PetscInt64 seed, PetscInt sample, PetscInt variable, AdjRobustDist dist, PetscReal a,
+                             PetscReal b, PetscReal *value);
+/*@ AdjRobustCreate - reads -design_robust_*; *r = NULL without -design_robust_samples. Else checks them, draws the
+    samples and puts them in the options database as -design_pointI_NAME values, for AdjMultipointCreate. Collective.
+    @*/
+PetscErrorCode AdjRobustCreate(MPI_Comm comm, AdjRobust *r);
+PetscErrorCode AdjRobustGetSamples(AdjRobust r, PetscInt *n);
+/*@ AdjRobustIsVaried - whether -OPTION (with or without its dash) is one of the varied options. Not collective. @*/
+PetscErrorCode AdjRobustIsVaried(AdjRobust r, const char option[], PetscBool *varied);
+/*@ AdjRobustCombine - J = m + k sqrt(s^2 + eps^2) of the J_k with weights w, and c[i] = dJ/dJ_i (c may be NULL).
+    Not collective (the same arithmetic on every rank). @*/
+PetscErrorCode AdjRobustCombine(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[], PetscReal c[],
+                                PetscReal *J);
+PetscErrorCode AdjRobustView(AdjRobust r);
+PetscErrorCode AdjRobustWrite(AdjRobust r, AdjOutput out);
+PetscErrorCode AdjRobustDestroy(AdjRobust *r);
