@@ -55,6 +55,9 @@ DECK_TABLE=(
   "fluid_naca0012_re1000|-fluid_grid 160,120 -fluid_final_time 1 -output_interval 20 -restart_interval 20"
   "fluid_airfoil_optimize|-fluid_grid 96,48 -fluid_final_time 1 -fluid_objective_window 0.5,1 -checkpoint_ram 8 -tao_max_it 3 -output_interval 10 -restart_interval 10"
   "fluid_airfoil_constrained|-fluid_grid 60,30 -fluid_final_time 0.2 -fluid_objective_window 0.1,0.2 -checkpoint_ram 4 -tao_max_it 1 -output_interval 5 -restart_interval 5"
+  # multipoint and robust designs: -design_point_groups @NP@ so that 1 rank runs the points one after the other
+  "airfoil_design_multipoint|-fluid_grid 40,20 -fluid_final_time 0.1 -fluid_objective_window 0.05,0.1 -tao_max_it 1 -checkpoint_ram 4 -design_point_groups @NP@"
+  "airfoil_design_robust|-fluid_grid 40,20 -fluid_final_time 0.1 -fluid_objective_window 0.05,0.1 -tao_max_it 1 -checkpoint_ram 4 -design_point_groups @NP@"
   # ---- airfoil (body-fitted): 32 x 13 cells, no steady state reached (the whole time axis runs)
   "airfoil_naca0012_re1000|-airfoil_grid_around 32 -airfoil_grid_normal 14 -airfoil_final_time 0.5 -output_interval 16 -restart_interval 16"
   "airfoil_cylinder_re40|-airfoil_grid_around 32 -airfoil_grid_normal 14 -airfoil_final_time 1 -output_interval 16 -restart_interval 16"
