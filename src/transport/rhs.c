@@ -34,6 +34,34 @@ PetscErrorCode TransportGhostState(Transport tr, Vec c, Vec cl)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether this rank's part of the source field is zero, so that a run without a source does not stream it in
+ * every stage (8 of the stage's 40-48 bytes per cell). Scanned again only when the vector has changed (its PETSc
+ * object state moves on every write: set-up, a parameter update, a test's direct write). The choice is local: the
+ * stage kernel is, and adding s = +0 only turns a -0 rate into +0, which the c-terms then absorb, so the result is
+ * the same either way. Not collective. */
+static PetscErrorCode TransportSourceIsZero(Transport tr, PetscBool *zero)
+{
+  PetscObjectState state;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectStateGet((PetscObject)tr->source, &state));
+  if (!tr->source_checked || state != tr->source_state) {
+    const PetscScalar *s;
+    PetscInt           n;
+    PetscBool          z = PETSC_TRUE;
+
+    PetscCall(VecGetLocalSize(tr->source, &n));
+    PetscCall(VecGetArrayRead(tr->source, &s));
+    for (PetscInt i = 0; i < n && z; i++) z = (PetscBool)(s[i] == 0);
+    PetscCall(VecRestoreArrayRead(tr->source, &s));
+    tr->source_zero    = z;
+    tr->source_checked = PETSC_TRUE;
+    PetscCall(PetscObjectStateGet((PetscObject)tr->source, &tr->source_state));
+  }
+  *zero = tr->source_zero;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* out = a c0 + b c + gamma R(c), with cl the ghosted c (c0 may be NULL when a = 0). */
 PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, PetscReal b, PetscReal gamma, Vec out)
 {
@@ -41,10 +69,12 @@ PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, Pets
       .a = a, .b = b, .gamma = gamma, .kuniform = tr->kappa_value, .diffusion = (PetscBool)!tr->rhs_without_diffusion};
   const PetscScalar **c;
   PetscScalar       **o;
+  PetscBool           szero;
 
   PetscFunctionBeginUser;
+  PetscCall(TransportSourceIsZero(tr, &szero));
   PetscCall(DMDAVecGetArrayRead(tr->da, cl, &c));
-  PetscCall(DMDAVecGetArrayRead(tr->da, tr->source, &sc.s));
+  if (!szero) PetscCall(DMDAVecGetArrayRead(tr->da, tr->source, &sc.s));
   if (c0) PetscCall(DMDAVecGetArrayRead(tr->da, c0, &sc.c0));
   if (!tr->kappa_uniform) PetscCall(DMDAVecGetArrayRead(tr->da, tr->kloc, &sc.kappa));
   PetscCall(DMDAVecGetArray(tr->da, out, &o));
@@ -52,7 +82,7 @@ PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, Pets
   PetscCall(DMDAVecRestoreArray(tr->da, out, &o));
   if (!tr->kappa_uniform) PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->kloc, &sc.kappa));
   if (c0) PetscCall(DMDAVecRestoreArrayRead(tr->da, c0, &sc.c0));
-  PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->source, &sc.s));
+  if (!szero) PetscCall(DMDAVecRestoreArrayRead(tr->da, tr->source, &sc.s));
   PetscCall(DMDAVecRestoreArrayRead(tr->da, cl, &c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -109,9 +109,11 @@ struct _n_Transport {
   PetscReal                 final_time, dt, cfl, dt_limit;
   AdjStepIndex              nsteps;
   PetscBool                 kappa_is_field;
-  Vec                       c0, kappa, source;       /* parameter values (global vectors) */
-  Vec                       gc0, gkappa, gsource;    /* their gradients dJ/dvalue */
-  Vec                       cloc, kloc, lloc, klloc; /* ghosted work vectors */
+  Vec                       c0, kappa, source;           /* parameter values (global vectors) */
+  Vec                       gc0, gkappa, gsource;        /* their gradients dJ/dvalue */
+  PetscObjectState          source_state;                /* tr->source's state when last scanned ... */
+  PetscBool                 source_checked, source_zero; /* ... and whether its local part was zero */
+  Vec                       cloc, kloc, lloc, klloc;     /* ghosted work vectors */
   Vec                       rhs, stage[2], rbar, lstage[2];
   Vec                       sloc[3];       /* ghosted RK3 stage states of the last step, for its adjoint */
   PetscBool                 kappa_uniform; /* kappa has one value everywhere: kappa_value */
