@@ -599,6 +599,20 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The body for geometric design constraints (src/optim/constraints.c): the shape at the current parameters and the
+ * block holding its last entries p[4..np) (NACA m, p, t; CST Au, Al), past the position, the angle and the chord (the
+ * measures are in chord units: their chord derivative is zero). Bodies without a block shape (circle, dat) give
+ * NULL; the measures refuse a Joukowski body by name (AdjShapeMeasureCheck). */
+static PetscErrorCode AirfoilGetShape(void *ctx, const AdjShape **shape, const char **block)
+{
+  Airfoil af = (Airfoil)ctx;
+
+  PetscFunctionBeginUser;
+  *shape = af->shape_first ? &af->shape : NULL;
+  *block = af->shape_first ? "shape" : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The forward and adjoint operations (the gradient accumulators are declared: no zerogradient). */
 static const AdjStepperOps AirfoilOps = {
     .setfromoptions      = AirfoilSetFromOptions,
@@ -619,6 +633,7 @@ static const AdjStepperOps AirfoilOps = {
     .fieldvalues         = AirfoilFieldValues,
     .restartstate        = AirfoilRestartState,
     .monitor             = AirfoilMonitor,
+    .getshape            = AirfoilGetShape,
 };
 
 static const AdjLogEvent AirfoilEvents[] = {{"AfVelocitySolve", &AIRFOIL_Velocity},
