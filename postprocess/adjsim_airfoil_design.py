@@ -7,11 +7,14 @@ Subcommands (each has its own manual: adjsim_airfoil_design.py SUBCOMMAND --help
   convergence RUN -o PNG     objective, each constraint's value, violation and multiplier, KKT residual per
                              outer iteration of a constrained optimization (/history/constraints), or objective
                              and gradient norm of a bounds-only one (/optimization); plot and table
-  export-dat RUN -o DAT      the final (or --iteration I) NACA 4-digit or CST shape of a fluid design run
-                             (/optimization/design, /parameters) as a Selig-format coordinate file, which
+  export-dat RUN -o DAT      the final (or --iteration I) NACA 4-digit or CST shape of a design run of the fluid
+                             or the airfoil solver (/optimization/design, /parameters) as a Selig-format coordinate file, which
                              adjsim -problem airfoil -airfoil_body dat -airfoil_dat DAT reads back
   cp RUN [RUN...] -o PNG     C_p (and --cf C_f) along the surface of body-fitted runs (-problem airfoil,
                              /history/surface), upper and lower surfaces told apart, -C_p up
+  shapes RUN [--cp RUN...] -o PNG
+                             start and final shapes of a design run of either solver, and the C_p of forward
+                             runs of them (e.g. the bench's re-runs on a finer grid)
   polar --design LABEL RUN... [--design ...] -o PNG
                              C_L vs C_D, C_L vs alpha and L/D vs alpha of several runs at different angles
                              (/history/forces), one curve per design; a sweep is run by
@@ -394,7 +397,9 @@ Examples:
 def run_alpha(f, path):
     if "parameters/body_alpha" in f:
         return float(np.atleast_1d(f["parameters/body_alpha"][()])[0])
-    if option_value(f, "-problem") == "airfoil":
+    if option_value(f, "-problem") == "airfoil":  # /parameters/alpha: the final design's of an optimization
+        if "parameters/alpha" in f:
+            return float(np.atleast_1d(f["parameters/alpha"][()])[0])
         return float(option_value(f, "-airfoil_alpha", "0"))
     raise ah.RunFileError(f"{path}: no angle of attack: neither /parameters/body_alpha (Brinkman solver) nor an "
                           f"airfoil run's -airfoil_alpha in /provenance/options")
@@ -473,6 +478,76 @@ def cmd_polar(args):
 
 
 # ---------------------------------------------------------------------------------------------
+# shapes
+
+SHAPES_HELP = """Start and final shapes of a design run, and (--cp) their surface pressures.
+
+The shapes of the first and the last iteration of /optimization (or --iterations I J ...) of a design run of
+either solver: the Brinkman fluid solver (-fluid_body naca4/cst, blocks body_alpha, body_shape) or the
+body-fitted airfoil solver (-problem airfoil, -airfoil_body naca4/cst, blocks alpha and shape: the entries after
+the chord; the chord from -airfoil_chord), drawn in the chord frame (leading edge at 0, trailing edge at 1; the
+angle of attack is printed in the legend, not applied). With --cp RUN [RUN...] a second panel overlays the C_p
+of forward runs of the airfoil solver (e.g. the start and the final design re-run on a finer grid, as
+bench/airfoil_design.sh does), as the cp subcommand draws them (upper surfaces solid, lower dashed).
+
+Examples:
+  adjsim_airfoil_design.py shapes airfoil_design_default.h5 -o shapes.png
+  adjsim_airfoil_design.py shapes design.h5 --cp start_fine.h5 final_fine.h5 --labels start final -o shapes.png
+"""
+
+
+def cmd_shapes(args):
+    with ah.open_run(args.run) as f:
+        hist = pa.History(f, args.run, args.shape, pa.AIRFOIL_POINTS)
+        if hist.kind not in ("naca4", "cst"):
+            raise ah.RunFileError(f"{args.run}: the body is a {hist.kind}, not an airfoil (naca4 or cst)")
+        rows = [hist.row_of(i) for i in args.iterations] if args.iterations \
+            else [0, len(hist.iteration) - 1]
+        bodies = [hist.body(r) for r in rows]
+        if any(b is None for b in bodies):
+            raise ah.RunFileError(f"{args.run}: an iteration drawn has no design in /optimization/design")
+    surfaces = []
+    for run in args.cp or []:
+        with ah.open_run(run) as f:
+            surfaces.append(Surface(f, run, None))
+    labels = args.labels or [ah.run_label(r) for r in (args.cp or [])]
+    if len(labels) != len(surfaces):
+        return usage_error(args, f"--labels: {len(labels)} labels for {len(surfaces)} --cp runs")
+    fig = ah.new_figure(ah.parse_size(args.size or ("1400x1000" if surfaces else "1400x550")), args.dpi)
+    axes = fig.subplots(2, 1) if surfaces else [fig.subplots(1, 1)]
+    for k, (r, body) in enumerate(zip(rows, bodies)):
+        X, Y = export_points(body, 121)
+        it = int(hist.iteration[r])
+        label = f"iteration {it}: alpha {body.alpha:.4g} deg, J {hist.objective[r]:.6g}"
+        axes[0].plot(X, Y, "--" if k == 0 else "-", color=f"C{k % 10}", lw=1.6, label=label)
+        print(f"iteration {it}: J = {hist.objective[r]:.12g}, {body.describe()}")
+    axes[0].set_aspect("equal")
+    axes[0].set_xlabel("x/c")
+    axes[0].set_ylabel("y/c")
+    axes[0].set_title(f"{hist.kind} shapes (chord frame)", fontsize="medium")
+    for k, (label, sf) in enumerate(zip(labels, surfaces)):
+        for idx, ls, name in ((sf.upper, "-", "upper"), (sf.lower, "--", "lower")):
+            axes[1].plot(sf.xc[idx], sf.cp[idx], ls, color=f"C{k % 10}", lw=1.5, label=f"{label} {name}")
+        line = f"{label}: step {int(sf.step)}, suction peak C_p {np.min(sf.cp):.6g}"
+        if sf.forces is not None:
+            line += f", C_D {sf.forces[2]:.6g}, C_L {sf.forces[3]:.6g}"
+        print(line)
+    if surfaces:
+        axes[1].invert_yaxis()
+        axes[1].set_xlabel("x/c")
+        axes[1].set_ylabel("$C_p$ (axis reversed: suction up)")
+        axes[1].axhline(0, color="0.6", lw=0.7)
+    for a in axes:
+        a.grid(True, alpha=0.3)
+        a.legend(frameon=False, fontsize="small")
+    title = args.title if args.title is not None else f"Design {ah.run_label(args.run)}: start and final"
+    if title:
+        fig.suptitle(title)
+    ah.save_figure(fig, args.output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # The command line
 
 
@@ -509,6 +584,19 @@ def parse_args(argv):
                    help="body type (default: -fluid_body in the run's /provenance/options)")
     p.add_argument("--name", default=None, help="the name line (default: body type, iteration, file and parameters)")
     p.set_defaults(func=cmd_export_dat)
+
+    p = sub.add_parser("shapes", description=SHAPES_HELP, formatter_class=fmt,
+                       help="start and final shapes of a design run, and their C_p (--cp)")
+    p.add_argument("run", help="run file of an optimization (fluid or airfoil solver) with a naca4 or cst body")
+    p.add_argument("--iterations", type=int, nargs="+", default=None,
+                   help="iterations to draw (default: the first and the last)")
+    p.add_argument("--cp", nargs="+", metavar="RUN", default=None,
+                   help="forward runs of -problem airfoil whose C_p to overlay")
+    p.add_argument("--labels", nargs="+", default=None, help="one label per --cp run (default: the file names)")
+    p.add_argument("--shape", choices=("naca4", "cst"), default=None,
+                   help="body type (default: -fluid_body or -airfoil_body in /provenance/options)")
+    ah.add_figure_options(p, "1400x550, 1400x1000 with --cp", default_title="'Design' and the file name")
+    p.set_defaults(func=cmd_shapes)
 
     p = sub.add_parser("cp", description=CP_HELP, formatter_class=fmt,
                        help="C_p (and C_f) along the surface of body-fitted runs")

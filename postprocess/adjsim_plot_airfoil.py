@@ -52,6 +52,7 @@ import adjsim_h5 as ah  # noqa: E402
 
 DEFAULT_SIZE = "1600x700"
 BODY_BLOCKS = ("body_position", "body_alpha", "body_shape")
+AIRFOIL_BLOCKS = (None, "alpha", "shape")  # their counterparts in a -problem airfoil run (no position block)
 SHAPES = ("circle", "ellipse", "naca4", "cst")
 AIRFOIL_POINTS = 160  # ADJ_AIRFOIL_POINTS in include/adjsim/geometry.h
 TIE = 1e-9  # m: cell centres this close to the outline may fall on either side
@@ -237,16 +238,24 @@ class History:
         if "optimization" not in f or len(f["optimization/objective"]) == 0:
             raise ah.RunFileError(f"{path}: no /optimization history (written by -mode optimize)")
         o = f["optimization"]
-        self.kind = kind or option_value(f, "-fluid_body")
+        # the body-fitted solver (-problem airfoil): blocks alpha and shape (the entries after the chord), the
+        # quarter chord at the origin; its chord from -airfoil_chord (docs/airfoil.md)
+        self.airfoil = option_value(f, "-problem") == "airfoil"
+        option = "-airfoil_body" if self.airfoil else "-fluid_body"
+        self.kind = kind or option_value(f, option) or ("naca4" if self.airfoil else None)
         if self.kind is None or self.kind == "none":
             raise ah.RunFileError(f"{path}: the run has no immersed body (-fluid_body); give --shape if the "
                                   f"options are not in /provenance/options")
         if self.kind not in SHAPES:
-            raise ah.RunFileError(f"{path}: unknown body type -fluid_body {self.kind!r}; known: {', '.join(SHAPES)}")
-        missing = [b for b in BODY_BLOCKS if f"parameters/{b}" not in f]
+            raise ah.RunFileError(f"{path}: unknown body type {option} {self.kind!r}; known: {', '.join(SHAPES)}")
+        self.blocks = dict(zip(BODY_BLOCKS, AIRFOIL_BLOCKS if self.airfoil else BODY_BLOCKS))
+        self.chord = float(option_value(f, "-airfoil_chord") or 1) if self.airfoil else None
+        missing = [b for b in self.blocks.values() if b and f"parameters/{b}" not in f]
         if missing:
-            raise ah.RunFileError(f"{path}: no /parameters/{missing[0]}: not a fluid run with an immersed body")
-        self.final = {b: np.asarray(f[f"parameters/{b}"][()], dtype=float) for b in BODY_BLOCKS}
+            raise ah.RunFileError(f"{path}: no /parameters/{missing[0]}: not a fluid run with an immersed body "
+                                  f"nor an airfoil run with the block shape")
+        self.raw_final = {b: np.asarray(f[f"parameters/{b}"][()], dtype=float) for b in self.blocks.values() if b}
+        self.final = self._from_file(self.raw_final)
         self.iteration = np.asarray(o["iteration"][()], dtype=int)
         self.objective = np.asarray(o["objective"][()], dtype=float)
         self.units = ah.text(o["objective"].attrs.get("units", "1"))
@@ -267,7 +276,14 @@ class History:
         offsets, sizes = np.atleast_1d(o.attrs["design_offsets"]), np.atleast_1d(o.attrs["design_sizes"])
         scales = np.atleast_1d(o.attrs["design_scales"])
         return {n: (int(a), int(s), float(c)) for n, a, s, c in zip(names, offsets, sizes, scales)
-                if n in BODY_BLOCKS}
+                if n in self.blocks.values() and n}
+
+    def _from_file(self, v):
+        """{body block: values} from the file's blocks (the airfoil solver's: chord prepended, position 0, 0)."""
+        if not self.airfoil:
+            return dict(v)
+        return {"body_position": np.zeros(2), "body_alpha": np.atleast_1d(v["alpha"]),
+                "body_shape": np.concatenate([[self.chord], np.atleast_1d(v["shape"])])}
 
     def row_of(self, it):
         rows = np.nonzero(self.iteration == it)[0]
@@ -278,13 +294,13 @@ class History:
 
     def values(self, row):
         """{block: values} at row r: optimized blocks from the design row, the others from /parameters."""
-        out = dict(self.final)
+        out = {b: np.asarray(f, dtype=float) for b, f in self.raw_final.items()}
         for b, (a, n, scale) in self.columns.items():
             d = self.design[row, a:a + n]
             if not np.all(np.isfinite(d)):
                 return None  # a row without a design (a resumed run's earlier iterations)
             out[b] = scale * d
-        return out
+        return self._from_file(out)
 
     def body(self, row):
         v = self.values(row)

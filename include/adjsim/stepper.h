@@ -119,7 +119,8 @@ PetscErrorCode AdjStepperSetSteady(AdjStepper stepper, PetscBool *known, AdjStea
     of that name or no such operation; name NULL restores the configured objective. Collective. @*/
 PetscErrorCode AdjStepperSelectObjective(AdjStepper stepper, const char name[], PetscBool *known);
 /*@ AdjStepperGetShape - the solver's body shape at the current parameters (NULL if it has none or does not
-    say) and the parameter block holding the shape entries p[3..np). Not collective. @*/
+    say) and the parameter block holding the shape's last entries p[np - n..np), n the block's size (the fluid:
+    p[3..np), with the chord; the airfoil: p[4..np)). Not collective. @*/
 PetscErrorCode AdjStepperGetShape(AdjStepper stepper, const AdjShape **shape, const char **block);
 PetscErrorCode AdjStepperZeroGradient(AdjStepper stepper);
 PetscErrorCode AdjStepperGetGradient(AdjStepper stepper, Vec g);

@@ -77,8 +77,9 @@ typedef struct {
       output functional `name` alone ("lift", "drag", "lift_to_drag": C_L, C_D, C_L/C_D over the objective's time
       window), *known false if the solver has no such functional; name NULL restores the configured objective */
   PetscErrorCode (*getshape)(void *ctx, const AdjShape **shape, const char **block); /* the body's shape (NULL if
-     none) at the current parameters, and the name of the parameter block holding its entries p[3..np) (the
-     entries past the position x0, y0 and the angle alpha) */
+     none) at the current parameters, and the name of the parameter block holding its last entries p[np - n..np),
+     n the block's size (the fluid: p[3..np), past the position x0, y0 and the angle alpha; the airfoil:
+     p[4..np), past the chord too) */
 } AdjStepperOps;
 
 /*@ AdjStepperSetImplementation - called by a type's create function: its data and operations

@@ -19,8 +19,9 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
   char      naca[16] = "0012", dat[PETSC_MAX_PATH_LEN] = "";
   PetscReal chord = 1, diameter = 1, jk[2] = {0.1, 0.05};
   PetscReal up[AIRFOIL_CST_MAX] = {0.17, 0.16, 0.15, 0.14}, lo[AIRFOIL_CST_MAX] = {-0.17, -0.16, -0.15, -0.14};
-  PetscInt  njk = 2, nu = AIRFOIL_CST_MAX, nl = AIRFOIL_CST_MAX;
-  PetscBool jset, setu, setl;
+  PetscReal mpt[3] = {0, 0, 0};
+  PetscInt  njk = 2, nu = AIRFOIL_CST_MAX, nl = AIRFOIL_CST_MAX, nmpt = 3;
+  PetscBool jset, setu, setl, mptset                                  = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(af->comm, af->prefix, "Airfoil: body", "Airfoil");
@@ -39,6 +40,10 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
                             "", jk, &njk, &jset));
   PetscCall(PetscOptionsString("-airfoil_naca", "NACA 4-digit designation, e.g. 0012 or 2412", "", naca, naca,
                                sizeof(naca), NULL));
+  PetscCall(PetscOptionsRealArray("-airfoil_naca_mpt",
+                                  "NACA 4-digit camber m, camber position p, thickness t as numbers (e.g. a design's "
+                                  "block shape), instead of -airfoil_naca's digits",
+                                  "", mpt, &nmpt, &mptset));
   PetscCall(
       PetscOptionsReal("-airfoil_chord", "Chord of the airfoil [m] (the reference length)", "", chord, &chord, NULL));
   PetscCall(PetscOptionsReal("-airfoil_diameter", "Diameter of the circle [m] (the reference length)", "", diameter,
@@ -62,6 +67,15 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
     af->shape.p[4] = (naca[0] - '0') / 100.0;
     af->shape.p[5] = naca[1] == '0' ? 0.4 : (naca[1] - '0') / 10.0;
     af->shape.p[6] = ((naca[2] - '0') * 10 + (naca[3] - '0')) / 100.0;
+    if (mptset) { /* the ranges of the block shape's bounds; AdjShapeSetUp checks the shape */
+      PetscCheck(nmpt == 3, af->comm, PETSC_ERR_USER_INPUT,
+                 "-airfoil_naca_mpt: give three numbers m,p,t, got %" PetscInt_FMT, nmpt);
+      PetscCheck(mpt[0] >= 0 && mpt[0] <= 0.19 && mpt[1] >= 0.05 && mpt[1] <= 0.95 && mpt[2] >= 0.01 && mpt[2] <= 0.45,
+                 af->comm, PETSC_ERR_USER_INPUT,
+                 "-airfoil_naca_mpt %g,%g,%g: m must lie in [0, 0.19], p in [0.05, 0.95], t in [0.01, 0.45]",
+                 (double)mpt[0], (double)mpt[1], (double)mpt[2]);
+      for (PetscInt i = 0; i < 3; i++) af->shape.p[4 + i] = mpt[i];
+    }
   } else if (af->body == AIRFOIL_BODY_CST) { /* the surfaces' thickness is checked by AdjShapeSetUp */
     if (!setu) nu = 4;
     if (!setl) nl = nu;
@@ -599,6 +613,20 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The body for geometric design constraints (src/optim/constraints.c): the shape at the current parameters and the
+ * block holding its last entries p[4..np) (NACA m, p, t; CST Au, Al), past the position, the angle and the chord (the
+ * measures are in chord units: their chord derivative is zero). Bodies without a block shape (circle, dat) give
+ * NULL; the measures refuse a Joukowski body by name (AdjShapeMeasureCheck). */
+static PetscErrorCode AirfoilGetShape(void *ctx, const AdjShape **shape, const char **block)
+{
+  Airfoil af = (Airfoil)ctx;
+
+  PetscFunctionBeginUser;
+  *shape = af->shape_first ? &af->shape : NULL;
+  *block = af->shape_first ? "shape" : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The forward and adjoint operations (the gradient accumulators are declared: no zerogradient). */
 static const AdjStepperOps AirfoilOps = {
     .setfromoptions      = AirfoilSetFromOptions,
@@ -619,6 +647,7 @@ static const AdjStepperOps AirfoilOps = {
     .fieldvalues         = AirfoilFieldValues,
     .restartstate        = AirfoilRestartState,
     .monitor             = AirfoilMonitor,
+    .getshape            = AirfoilGetShape,
 };
 
 static const AdjLogEvent AirfoilEvents[] = {{"AfVelocitySolve", &AIRFOIL_Velocity},

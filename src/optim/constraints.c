@@ -196,18 +196,45 @@ static PetscErrorCode AdjConstraintsGetShape(AdjConstraints cs, const AdjConstra
   PetscCall(AdjStepperGetShape(cs->st, shape, block));
   PetscCheck(*shape, cs->comm, PETSC_ERR_USER_INPUT,
              "-optimize_constraints %s: a geometric constraint needs a solver with a body shape (e.g. -fluid_body "
-             "naca4 or cst)",
+             "naca4 or cst, -airfoil_body naca4 or cst)",
              c->name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+<<<<<<< HEAD
 /* Geometric constraint at the stepper's current parameters: value and design gradient (g NULL: the value only). */
+=======
+/* The first entry np - n of the shape's parameters that the block `block` (n entries) holds: its last ones, p[np -
+ * n..np) (the fluid's body_shape: p[3..np), with the chord; the airfoil's shape: p[4..np)). The measures do not depend
+ * on x0, y0, alpha, nor on the chord (they are in chord units). */
+static PetscErrorCode AdjConstraintsShapeFirst(AdjParams params, const AdjShape *shape, const char block[],
+                                               PetscInt *first)
+{
+  PetscInt nb;
+
+  PetscFunctionBeginUser;
+  *first = shape->np;
+  PetscCall(AdjParamsGetNumBlocks(params, &nb));
+  for (PetscInt b = 0; b < nb; b++) {
+    const char *name;
+    PetscInt    n;
+    PetscBool   same;
+    PetscCall(AdjParamsGetBlockInfo(params, b, &name, NULL, NULL, &n, NULL));
+    PetscCall(PetscStrcmp(name, block, &same));
+    if (same) *first = shape->np - n;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Geometric constraint at the stepper's current parameters: value and design gradient. */
+>>>>>>> airdesign
 static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstraint *c, PetscReal *v, Vec g)
 {
   const AdjShape *shape;
   const char     *block;
   PetscReal       grad[ADJ_SHAPE_MAX_PARAMS] = {0};
   AdjParams       params;
+  PetscInt        first;
 
   PetscFunctionBeginUser;
   PetscCall(AdjConstraintsGetShape(cs, c, &shape, &block));
@@ -215,7 +242,8 @@ static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstra
   if (!g) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperGetParams(cs->st, &params));
   PetscCall(VecSet(g, 0.0));
-  PetscCall(AdjParamsPackGradientArray(params, block, grad + 3, g)); /* the measures do not depend on x0, y0, alpha */
+  PetscCall(AdjConstraintsShapeFirst(params, shape, block, &first));
+  PetscCall(AdjParamsPackGradientArray(params, block, grad + first, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
