@@ -201,9 +201,6 @@ static PetscErrorCode AdjConstraintsGetShape(AdjConstraints cs, const AdjConstra
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-<<<<<<< HEAD
-/* Geometric constraint at the stepper's current parameters: value and design gradient (g NULL: the value only). */
-=======
 /* The first entry np - n of the shape's parameters that the block `block` (n entries) holds: its last ones, p[np -
  * n..np) (the fluid's body_shape: p[3..np), with the chord; the airfoil's shape: p[4..np)). The measures do not depend
  * on x0, y0, alpha, nor on the chord (they are in chord units). */
@@ -226,8 +223,7 @@ static PetscErrorCode AdjConstraintsShapeFirst(AdjParams params, const AdjShape 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Geometric constraint at the stepper's current parameters: value and design gradient. */
->>>>>>> airdesign
+/* Geometric constraint at the stepper's current parameters: value and design gradient (g NULL: the value only). */
 static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstraint *c, PetscReal *v, Vec g)
 {
   const AdjShape *shape;

@@ -1,6 +1,7 @@
 /* Runge-Kutta stages of scalar transport on Vecs: halo exchange and boundary ghosts, the fused
  * stage kernel, and its adjoint with the reverse halo exchange (DMLocalToGlobal, ADD_VALUES). */
 #include "transportimpl.h"
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet: has the source Vec changed? */
 
 /* Ghosted diffusivity, mirrored across physical boundaries, and whether it is uniform (then the
  * stage kernel uses k L(c), cheaper than the face-averaged form); refreshed when kappa changes. */
@@ -69,7 +70,7 @@ PetscErrorCode TransportStageVec(Transport tr, Vec cl, PetscReal a, Vec c0, Pets
       .a = a, .b = b, .gamma = gamma, .kuniform = tr->kappa_value, .diffusion = (PetscBool)!tr->rhs_without_diffusion};
   const PetscScalar **c;
   PetscScalar       **o;
-  PetscBool           szero;
+  PetscBool           szero = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(TransportSourceIsZero(tr, &szero));
