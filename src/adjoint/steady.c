@@ -37,6 +37,22 @@ static PetscLogEvent ADJ_SteadyMarch, ADJ_SteadyAdjoint;
 
 static PetscErrorCode AdjSteadyPCApply(PC, Vec, Vec);
 
+/* With the sweeps, the KSP's residual must stay the true one, ||b - (I - A^T) mu||, the figure the run file records
+ * and -steady_adjoint_ksp_rtol bounds: right preconditioning, or (richardson, which has no right side) the
+ * unpreconditioned norm; unless the options set the side or the norm themselves. */
+static PetscErrorCode AdjSteadySweepsResidual(KSP ksp)
+{
+  PetscBool richardson, side, norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPRICHARDSON, &richardson));
+  PetscCall(PetscOptionsHasName(NULL, "steady_adjoint_", "-ksp_pc_side", &side));
+  PetscCall(PetscOptionsHasName(NULL, "steady_adjoint_", "-ksp_norm_type", &norm));
+  if (!richardson && !side) PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
+  if (richardson && !norm) PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
 {
   AdjDriverSteady *s = &drv->steady;
@@ -92,15 +108,13 @@ PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
   }
   PetscCall(KSPGetPC(s->ksp, &pc));
   if (s->sweeps > 1) {
-    /* right preconditioning: the KSP's residual stays the true one, ||b - (I - A^T) mu||, the figure the run file
-       records and -steady_adjoint_ksp_rtol bounds */
-    PetscCall(KSPSetPCSide(s->ksp, PC_RIGHT));
     PetscCall(PCSetType(pc, PCSHELL));
     PetscCall(PCShellSetContext(pc, drv));
     PetscCall(PCShellSetApply(pc, AdjSteadyPCApply));
     PetscCall(PCShellSetName(pc, "steady adjoint sweeps"));
   }
   PetscCall(KSPSetFromOptions(s->ksp));
+  if (s->sweeps > 1) PetscCall(AdjSteadySweepsResidual(s->ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
