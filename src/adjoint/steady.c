@@ -87,7 +87,8 @@ PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
   PetscCall(PetscOptionsString("-steady_initial",
                                "Start every steady march (forward runs, gradients, the checks' runs) from the state of "
                                "this restart file instead of the initial state: a warm start near x*, which a unique "
-                               "steady state does not depend on (the step index starts at the file's)",
+                               "steady state does not depend on (the step index starts at the file's; the gradient "
+                               "checks' runs of a fixed step count start from the initial state)",
                                "", s->initial, s->initial, sizeof(s->initial), NULL));
   PetscOptionsEnd();
   if (!s->on) PetscFunctionReturn(PETSC_SUCCESS);
@@ -272,7 +273,9 @@ static PetscErrorCode AdjSteadyMarch(AdjDriver drv, Vec p, PetscBool out, AdjSte
   drv->steady_stopped = PETSC_FALSE;
   if (out && drv->restart[0])
     PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
-  else if (drv->steady.initial[0]) {
+  else if (drv->steady.initial[0] && drv->fixed_steps <= 0) {
+    /* not in the gradient checks' runs of a fixed step count: a fixed count from a warm state is not the steady
+       objective at the perturbed parameters, the same count from the initial state is (at least as long a march) */
     PetscCall(AdjStepperReadRestart(drv->stepper, drv->steady.initial, drv->x, &k0));
     PetscCheck(k0 < *n, drv->comm, PETSC_ERR_USER_INPUT,
                "-steady_initial %s: its state is at step %" PetscInt64_FMT ", not before the last step %" PetscInt64_FMT

@@ -5,7 +5,9 @@
 #   3. the same preconditioned by 4 fixed-point sweeps (-steady_adjoint_sweeps 4) on 2 ranks: the same gradient to
 #      round-off (1e-10), in fewer KSP iterations, each worth 4 step adjoints (the run file records the sweeps),
 #   4. the gradient marching from run 1's final state (-steady_initial, with -steady_monitor): the march takes one
-#      step, the gradient equals run 2's to the steady tolerance (1e-9, as against the unsteady gradient).
+#      step, the gradient equals run 2's to the steady tolerance (1e-9, as against the unsteady gradient), and its
+#      Taylor test passes (rate 2; the checks' fixed-length runs march from the initial state: from the warm state a
+#      fixed step count would not be the steady objective at the perturbed parameters).
 # usage: steady_options.sh <mpiexec> <adjsim> <python> <compare.py> <deck>
 set -euo pipefail
 mpiexec=$1 adj=$2 py=$3 compare=$4 deck=$5
@@ -14,8 +16,9 @@ run() { local np=$1; shift; "$mpiexec" -n "$np" --oversubscribe --bind-to none "
 run 1 -mode forward -output stopt_forward.h5 | grep -E 'forward:'
 run 1 -output stopt_gmres.h5 | grep -E 'steady adjoint'
 run 2 -steady_adjoint_sweeps 4 -output stopt_sweeps.h5 | grep -E 'steady adjoint'
-run 1 -steady_initial stopt_forward.h5 -steady_monitor 1 -output stopt_initial.h5 | tee stopt_initial.log |
-  grep -E 'steady'
+run 1 -steady_initial stopt_forward.h5 -steady_monitor 1 -adjoint_taylor_test -adjoint_taylor_h0 2e-3 \
+  -adjoint_taylor_levels 3 -output stopt_initial.h5 | tee stopt_initial.log |
+  grep -E 'steady adjoint|Taylor test: smallest'
 "$py" "$compare" stopt_gmres.h5 stopt_sweeps.h5 --groups /gradients --rtol 1e-10
 "$py" "$compare" stopt_gmres.h5 stopt_initial.h5 --groups /gradients --rtol 1e-9
 "$py" - <<'PY'
@@ -30,7 +33,8 @@ assert s["steady_adjoint_residual"] <= 1e-12 * s["steady_adjoint_rhs_norm"] * 1.
 n0, n1 = fw["final_step"][0], i["final_step"][0]
 assert n1 == n0 + 1, f"the warm-started march should take one step from step {n0}, stopped at {n1}"
 lines = [l for l in open("stopt_initial.log") if l.startswith("steady march:")]
-assert len(lines) == 1 and f"step {n1} " in lines[0], f"-steady_monitor 1 printed {lines}"
+assert lines and f"step {n1} " in lines[0], f"-steady_monitor 1 printed {lines[:3]}"
+assert any(l.startswith("steady march: step 1 ") for l in lines[1:]), "the Taylor test's runs did not march from 0"
 print(f"steady options: GMRES {its[0]} iterations, with 4 sweeps {its[1]} ({s['steady_adjoint_applications'][0]} "
       f"step adjoints), same gradient; warm start from step {n0}: steady at step {n1}, same gradient")
 PY
