@@ -85,7 +85,7 @@ PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
   PetscCheck(s->monitor >= 0, drv->comm, PETSC_ERR_USER_INPUT, "-steady_monitor %" PetscInt_FMT ": must be >= 0",
              s->monitor);
   PetscCall(PetscOptionsString("-steady_initial",
-                               "Start every steady march (forward runs, gradients, the checks' runs) from the state of "
+                               "Start every steady march (forward runs, gradients, optimization) from the state of "
                                "this restart file instead of the initial state: a warm start near x*, which a unique "
                                "steady state does not depend on (the step index starts at the file's; the gradient "
                                "checks' runs of a fixed step count start from the initial state)",
