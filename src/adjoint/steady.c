@@ -398,7 +398,7 @@ static PetscErrorCode AdjSteadyMult(Mat op, Vec v, Vec w)
  * (I - A^T)^{-1}, i.e. k fixed-point sweeps z <- r + A^T z from z = r (k - 1 step adjoints). The preconditioned
  * operator is (I - A^T) M^{-1} = I - (A^T)^k: an eigenvalue lambda of A near 1 moves to 1 - lambda^k ~ k (1 - lambda),
  * k times further from the origin, and each Krylov vector carries k sweeps, so a restarted GMRES spans a polynomial
- * of k times the degree with the same vectors. Linear and fixed, so any side and any Krylov method apply. */
+ * of k times the degree with the same vectors. Linear and fixed, so it suits GMRES as well as flexible methods. */
 static PetscErrorCode AdjSteadyPCApply(PC pc, Vec r, Vec z)
 {
   AdjDriver drv;
