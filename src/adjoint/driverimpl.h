@@ -19,6 +19,9 @@ typedef struct {
   PetscInt64         applications; /* step-adjoint applications of the last gradient (operator and final one) */
   PetscInt64         steps;        /* forward steps retaken at x* by the last gradient (its march not counted) */
   PetscBool          retake;       /* -steady_adjoint_retake_step: retake the step before every application */
+  PetscInt           sweeps;       /* -steady_adjoint_sweeps k: preconditioner sum_{j<k} (A^T)^j (1: none) */
+  PetscInt           monitor;      /* -steady_monitor N: print the march's change rate every N steps (0: off) */
+  char               initial[PETSC_MAX_PATH_LEN]; /* -steady_initial FILE: march from this restart file's state */
 } AdjDriverSteady;
 
 struct _p_AdjDriver {

@@ -20,8 +20,12 @@
  * zeroed after the solve, and one last application with mu, after the objective adjoint, leaves exactly the sum
  * above (AdjSteadyFinalGradient).
  *
+ * -steady_adjoint_sweeps k preconditions the solve by k fixed-point sweeps (the truncated Neumann series of
+ * (I - A^T)^{-1}, AdjSteadyPCApply); the sweeps' applications also add to the parameter gradient that is zeroed.
+ *
  * The initial state: at a unique steady state it does not matter, so initialstateadjoint is never called, and the
- * blocks that only set the initial state are refused in gradients (their gradient is zero). */
+ * blocks that only set the initial state are refused in gradients (their gradient is zero). For the same reason the
+ * march may start from a restart file's state (-steady_initial): a warm start near x*. */
 #include "driverimpl.h"
 #include <adjsim/interrupt.h>
 #include <adjsim/io.h>
@@ -31,12 +35,31 @@ static PetscLogEvent ADJ_SteadyMarch, ADJ_SteadyAdjoint;
 /* A fixed point whose one-step residual exceeds this multiple of -steady_tol is no steady state of step k. */
 #define ADJ_STEADY_RESIDUAL_FACTOR 100
 
+static PetscErrorCode AdjSteadyPCApply(PC, Vec, Vec);
+
+/* With the sweeps, the KSP's residual must stay the true one, ||b - (I - A^T) mu||, the figure the run file records
+ * and -steady_adjoint_ksp_rtol bounds: right preconditioning, or (richardson, which has no right side) the
+ * unpreconditioned norm; unless the options set the side or the norm themselves. */
+static PetscErrorCode AdjSteadySweepsResidual(KSP ksp)
+{
+  PetscBool richardson, side, norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPRICHARDSON, &richardson));
+  PetscCall(PetscOptionsHasName(NULL, "steady_adjoint_", "-ksp_pc_side", &side));
+  PetscCall(PetscOptionsHasName(NULL, "steady_adjoint_", "-ksp_norm_type", &norm));
+  if (!richardson && !side) PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
+  if (richardson && !norm) PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
 {
   AdjDriverSteady *s = &drv->steady;
   PC               pc;
 
   PetscFunctionBeginUser;
+  if (s->sweeps < 1) s->sweeps = 1;
   PetscOptionsBegin(drv->comm, NULL, "Steady-state adjoints", "AdjDriver");
   PetscCall(PetscOptionsBool(
       "-adjoint_steady",
@@ -50,6 +73,23 @@ PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
                              "solver's adjoint keeps the step's intermediates (the default then takes it once): for "
                              "checking that both give the same gradient bit for bit",
                              "", s->retake, &s->retake, NULL));
+  PetscCall(PetscOptionsInt("-steady_adjoint_sweeps",
+                            "Preconditioner of the adjoint solve: k fixed-point sweeps of the step adjoint, "
+                            "M^-1 = sum_{j<k} (dPhi/dx)^T^j (k - 1 step adjoints per application; 1: none)",
+                            "", s->sweeps, &s->sweeps, NULL));
+  PetscCheck(s->sweeps >= 1, drv->comm, PETSC_ERR_USER_INPUT,
+             "-steady_adjoint_sweeps %" PetscInt_FMT ": must be >= 1 (1: no preconditioner)", s->sweeps);
+  PetscCall(PetscOptionsInt("-steady_monitor",
+                            "Print the relative change per unit time of the steady march [1/s] every N steps (0: off)",
+                            "", s->monitor, &s->monitor, NULL));
+  PetscCheck(s->monitor >= 0, drv->comm, PETSC_ERR_USER_INPUT, "-steady_monitor %" PetscInt_FMT ": must be >= 0",
+             s->monitor);
+  PetscCall(PetscOptionsString("-steady_initial",
+                               "Start every steady march (forward runs, gradients, optimization) from the state of "
+                               "this restart file instead of the initial state: a warm start near x*, which a unique "
+                               "steady state does not depend on (the step index starts at the file's; the gradient "
+                               "checks' runs of a fixed step count start from the initial state)",
+                               "", s->initial, s->initial, sizeof(s->initial), NULL));
   PetscOptionsEnd();
   if (!s->on) PetscFunctionReturn(PETSC_SUCCESS);
   {
@@ -67,7 +107,15 @@ PetscErrorCode AdjDriverSteadySetFromOptions(AdjDriver drv)
     PetscCall(KSPGetPC(s->ksp, &pc));
     PetscCall(PCSetType(pc, PCNONE));
   }
+  PetscCall(KSPGetPC(s->ksp, &pc));
+  if (s->sweeps > 1) {
+    PetscCall(PCSetType(pc, PCSHELL));
+    PetscCall(PCShellSetContext(pc, drv));
+    PetscCall(PCShellSetApply(pc, AdjSteadyPCApply));
+    PetscCall(PCShellSetName(pc, "steady adjoint sweeps"));
+  }
   PetscCall(KSPSetFromOptions(s->ksp));
+  if (s->sweeps > 1) PetscCall(AdjSteadySweepsResidual(s->ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -179,6 +227,12 @@ static PetscErrorCode AdjSteadyMarchStep(AdjDriver drv, AdjStepIndex k, AdjStepI
   if (bad && out) PetscCall(AdjDriverSaveLastGood(drv, k - 1, n, dt));
   PetscCall(bad);
   PetscCall(AdjDriverSteadyReached(drv, drv->y, drv->x, dt, stop));
+  if (drv->steady.monitor > 0 && (k % drv->steady.monitor == 0 || *stop)) {
+    PetscReal rate;
+    PetscCall(AdjSteadyChangeRate(drv, drv->y, drv->x, dt, &rate));
+    PetscCall(PetscPrintf(drv->comm, "steady march: step %" PetscInt64_FMT " t = %g change rate %.6e 1/s\n",
+                          (PetscInt64)k, (double)(k * dt), (double)rate));
+  }
   AdjDriverSwapVecs(&drv->x, &drv->y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -217,7 +271,17 @@ static PetscErrorCode AdjSteadyMarch(AdjDriver drv, Vec p, PetscBool out, AdjSte
   PetscCall(AdjStepperSetParameters(drv->stepper, p));
   PetscCall(AdjStepperInitialState(drv->stepper, drv->x));
   drv->steady_stopped = PETSC_FALSE;
-  if (out && drv->restart[0]) PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
+  if (out && drv->restart[0])
+    PetscCall(AdjStepperReadRestart(drv->stepper, drv->restart, drv->x, &k0));
+  else if (drv->steady.initial[0] && drv->fixed_steps <= 0) {
+    /* not in the gradient checks' runs of a fixed step count: a fixed count from a warm state is not the steady
+       objective at the perturbed parameters, the same count from the initial state is (at least as long a march) */
+    PetscCall(AdjStepperReadRestart(drv->stepper, drv->steady.initial, drv->x, &k0));
+    PetscCheck(k0 < *n, drv->comm, PETSC_ERR_USER_INPUT,
+               "-steady_initial %s: its state is at step %" PetscInt64_FMT ", not before the last step %" PetscInt64_FMT
+               " of the time axis: give a longer final time (the march continues from the file's step)",
+               drv->steady.initial, (PetscInt64)k0, (PetscInt64)*n);
+  }
   PetscCall(AdjDriverCheckInitialFinite(drv, k0, drv->x));
   if (out && k0 == 0) PetscCall(AdjDriverOutputStep(drv, 0, *n, *dt));
   PetscCall(AdjProgressStart(&pr, (PetscBool)(drv->quiet || !out), drv->progress_interval));
@@ -305,20 +369,47 @@ static PetscErrorCode AdjSteadyStepAtFixedPoint(AdjDriver drv)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* w = (I - A^T) v with A = dPhi_k/dx at x* = drv->x, v copied so that no solver's step adjoint writes into a vector
- * the KSP owns. No objective term enters: the step adjoint then adds only (dPhi/dp)^T v to the parameter gradient,
- * which AdjSteadyFinalGradient zeroes. */
+/* drv->lamprev = A^T v with A = dPhi_k/dx at x* = drv->x, v copied so that no solver's step adjoint writes into a
+ * vector the KSP owns. No objective term enters: the step adjoint then adds only (dPhi/dp)^T v to the parameter
+ * gradient, which AdjSteadyFinalGradient zeroes. */
+static PetscErrorCode AdjSteadyApplyTranspose(AdjDriver drv, Vec v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecCopy(v, drv->lam));
+  PetscCall(AdjSteadyStepAtFixedPoint(drv));
+  PetscCall(AdjStepperStepAdjoint(drv->stepper, drv->steady.info.k, drv->x, drv->y, drv->lam, drv->lamprev));
+  drv->steady.applications++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* w = (I - A^T) v. */
 static PetscErrorCode AdjSteadyMult(Mat op, Vec v, Vec w)
 {
   AdjDriver drv;
 
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(op, &drv));
-  PetscCall(VecCopy(v, drv->lam));
-  PetscCall(AdjSteadyStepAtFixedPoint(drv));
-  PetscCall(AdjStepperStepAdjoint(drv->stepper, drv->steady.info.k, drv->x, drv->y, drv->lam, drv->lamprev));
+  PetscCall(AdjSteadyApplyTranspose(drv, v));
   PetscCall(VecWAXPY(w, -1.0, drv->lamprev, v));
-  drv->steady.applications++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The polynomial preconditioner of -steady_adjoint_sweeps k: z = sum_{j<k} (A^T)^j r, the truncated Neumann series of
+ * (I - A^T)^{-1}, i.e. k fixed-point sweeps z <- r + A^T z from z = r (k - 1 step adjoints). The preconditioned
+ * operator is (I - A^T) M^{-1} = I - (A^T)^k: an eigenvalue lambda of A near 1 moves to 1 - lambda^k ~ k (1 - lambda),
+ * k times further from the origin, and each Krylov vector carries k sweeps, so a restarted GMRES spans a polynomial
+ * of k times the degree with the same vectors. Linear and fixed, so it suits GMRES as well as flexible methods. */
+static PetscErrorCode AdjSteadyPCApply(PC pc, Vec r, Vec z)
+{
+  AdjDriver drv;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &drv));
+  PetscCall(VecCopy(r, z));
+  for (PetscInt j = 1; j < drv->steady.sweeps; j++) {
+    PetscCall(AdjSteadyApplyTranspose(drv, z));
+    PetscCall(VecWAXPY(z, 1.0, drv->lamprev, r));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -455,7 +546,7 @@ PetscErrorCode AdjDriverSteadyRecord(AdjDriver drv, const char group[])
   if (!s->solved) PetscFunctionReturn(PETSC_SUCCESS);
   {
     KSPType  type;
-    PetscInt counts[3] = {s->iterations, (PetscInt)s->applications, (PetscInt)s->steps};
+    PetscInt counts[4] = {s->iterations, (PetscInt)s->applications, (PetscInt)s->steps, s->sweeps};
 
     PetscCall(KSPGetType(s->ksp, &type));
     PetscCall(AdjOutputSetAttribute(drv->out, group, "steady_adjoint_ksp_type", type));
@@ -463,6 +554,7 @@ PetscErrorCode AdjDriverSteadyRecord(AdjDriver drv, const char group[])
     PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_iterations", 1, &counts[0]));
     PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_applications", 1, &counts[1]));
     PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_forward_steps", 1, &counts[2]));
+    PetscCall(AdjOutputSetAttributeInts(drv->out, group, "steady_adjoint_sweeps", 1, &counts[3]));
     PetscCall(AdjOutputSetAttributeReal(drv->out, group, "steady_adjoint_residual", s->rnorm));
     PetscCall(AdjOutputSetAttributeReal(drv->out, group, "steady_adjoint_rhs_norm", s->bnorm));
   }
