@@ -2,7 +2,8 @@
 # Runs a command under its own Xvfb virtual display, started and checked ready here (its socket
 # exists) before the command runs, and stopped afterwards.  ParaView was seen, about once in ten
 # suite runs, to abort with "bad X server connection" against a display that had just started;
-# that failure of the environment (and only that one) is retried on a fresh Xvfb, at most 3 times.
+# that failure of the environment (and only that one) is retried on a fresh Xvfb, at most 3 times, each
+# time waiting longer after the socket appears (it was seen to fail all three times 0.5 s apart on a host at load 15).
 # usage: with_xvfb.sh <first display number to try> command args...
 set -u
 n=$1; shift
@@ -17,7 +18,8 @@ for attempt in 1 2 3; do
   xpid=$!
   for _ in $(seq 1 100); do [ -S "/tmp/.X11-unix/X$n" ] && break; kill -0 $xpid 2>/dev/null || break; sleep 0.1; done
   [ -S "/tmp/.X11-unix/X$n" ] || { echo "with_xvfb.sh: Xvfb :$n did not start"; exit 1; }
-  sleep 0.5
+  # The socket can exist before the server accepts connections; on a loaded host it takes longer: wait 1, 4, 9 s.
+  sleep $((attempt * attempt))
   DISPLAY=":$n" "$@" >"$log" 2>&1
   rc=$?
   cat "$log"
