@@ -39,25 +39,11 @@ static void              Arrays(const AirfoilGeometry *g, PetscReal *a[NARR + 1]
   len[8] = g->ni, len[9] = 2 * nn;
 }
 
-static PetscReal Dot(PetscInt n, const PetscReal *a, const PetscReal *b)
-{
-  PetscReal s = 0;
-  for (PetscInt k = 0; k < n; k++) s += a[k] * b[k];
-  return s;
-}
-
-/* n uniform numbers in [-1, 1), the same on every rank (a fixed seed). */
+/* n uniform numbers in [-1, 1), the same on every rank for the same seed. */
 static PetscErrorCode Random(PetscInt seed, PetscInt n, PetscReal a[])
 {
-  PetscRandom r;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
-  PetscCall(PetscRandomSetInterval(r, -1, 1));
-  PetscCall(PetscRandomSetSeed(r, (unsigned long)(7919 * seed + 17)));
-  PetscCall(PetscRandomSeed(r));
-  for (PetscInt k = 0; k < n; k++) PetscCall(PetscRandomGetValueReal(r, &a[k]));
-  PetscCall(PetscRandomDestroy(&r));
+  PetscCall(AdjTestUniformArray(seed, 17, n, a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -155,11 +141,12 @@ static PetscErrorCode CheckGeometry(const char *label, const AirfoilGeometry *g,
     PetscCall(AirfoilGeometryBarZero(&gb));
     for (PetscInt c = (a < NARR ? a : 0); c < (a < NARR ? a + 1 : NARR); c++) {
       PetscCall(Random(100 + c, len[c], b[c]));
-      lhs += Dot(len[c], t[c], b[c]), nt += Dot(len[c], t[c], t[c]), ny += Dot(len[c], b[c], b[c]);
+      lhs += AdjTestArrayDot(len[c], t[c], b[c]), nt += AdjTestArrayDot(len[c], t[c], t[c]),
+          ny += AdjTestArrayDot(len[c], b[c], b[c]);
     }
     AirfoilGeometryAdjoint(g, &gb);
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s: geometry dot %s", label, a < NARR ? arr_names[a] : "all"));
-    PetscCall(AdjTestReportScaled(name, lhs, Dot(2 * nn, dxn, gb.xn), PetscSqrtReal(nt * ny), 1e-12, fail));
+    PetscCall(AdjTestReportScaled(name, lhs, AdjTestArrayDot(2 * nn, dxn, gb.xn), PetscSqrtReal(nt * ny), 1e-12, fail));
   }
   PetscCall(AirfoilGeometryDestroy(&P));
   PetscCall(AirfoilGeometryDestroy(&M));
@@ -171,7 +158,7 @@ static PetscErrorCode CheckGeometry(const char *label, const AirfoilGeometry *g,
 
 static PetscReal FormDot(const AirfoilForm *F, const AirfoilForm *G)
 {
-  return Dot(9, &F->c[0][0], &G->c[0][0]) + Dot(3, F->w, G->w) + Dot(3, F->f, G->f);
+  return AdjTestArrayDot(9, &F->c[0][0], &G->c[0][0]) + AdjTestArrayDot(3, F->w, G->w) + AdjTestArrayDot(3, F->f, G->f);
 }
 
 /* The form of kernel kind (0 i-face, 1 j-face, 2 Laplacian) about cell (i, j), side st. */
@@ -247,8 +234,8 @@ static PetscErrorCode CheckForms(const char *label, const AirfoilGeometry *g, co
           FormAdjoint(kind, g, &bc, i, j, st, &Fb, &gb, wfb);
         }
     Arrays(&gb, b, len);
-    for (PetscInt u = 0; u < 5; u++) rhs += Dot(len[used[u]], d[used[u]], b[used[u]]);
-    rhs += Dot(ni, dwf, wfb);
+    for (PetscInt u = 0; u < 5; u++) rhs += AdjTestArrayDot(len[used[u]], d[used[u]], b[used[u]]);
+    rhs += AdjTestArrayDot(ni, dwf, wfb);
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s: %s form %s", label, family, kinds[kind]));
     PetscCall(AdjTestReportScaled(name, lhs, rhs, PetscSqrtReal(nt * ny), 1e-12, fail));
   }
@@ -294,7 +281,8 @@ static PetscErrorCode CheckChain(const char *label, const AdjShape *s, AdjOGrid 
   for (PetscInt a = 0; a <= NARR; a++) {
     PetscCall(Random(500 + a, len[a], yb[a]));
     for (PetscInt k = rank; k < len[a]; k += size) b[a][k] = yb[a][k];
-    lhs += Dot(len[a], t[a], yb[a]), nt += Dot(len[a], t[a], t[a]), ny += Dot(len[a], yb[a], yb[a]);
+    lhs += AdjTestArrayDot(len[a], t[a], yb[a]), nt += AdjTestArrayDot(len[a], t[a], t[a]),
+        ny += AdjTestArrayDot(len[a], yb[a], yb[a]);
   }
   PetscCall(AirfoilShapeAdjoint(og, g, &gb, pb));
   for (PetscInt i = 0; i < np; i++) rhs += dp[i] * pb[i];

@@ -76,25 +76,11 @@ static void Forms(Airfoil af, AirfoilForm *f[NFORM])
   f[0] = af->lapv, f[1] = af->lapp, f[2] = af->gfi, f[3] = af->gfj, f[4] = af->gft;
 }
 
-static PetscReal Dot(PetscInt n, const PetscReal *a, const PetscReal *b)
-{
-  PetscReal s = 0;
-  for (PetscInt k = 0; k < n; k++) s += a[k] * b[k];
-  return s;
-}
-
 /* n uniform numbers in [-1, 1), the same on every rank for the same seed. */
 static PetscErrorCode Random(PetscInt seed, PetscInt n, PetscReal a[])
 {
-  PetscRandom r;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
-  PetscCall(PetscRandomSetInterval(r, -1, 1));
-  PetscCall(PetscRandomSetSeed(r, (unsigned long)(7919 * seed + 101)));
-  PetscCall(PetscRandomSeed(r));
-  for (PetscInt k = 0; k < n; k++) PetscCall(PetscRandomGetValueReal(r, &a[k]));
-  PetscCall(PetscRandomDestroy(&r));
+  PetscCall(AdjTestUniformArray(seed, 101, n, a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -306,9 +292,10 @@ static PetscErrorCode BarDot(Ctx *C, PetscInt set, PetscReal *rhs)
   Arrays(&C->d[set], d, len), Arrays(&C->geob, b, len);
   *rhs = 0;
   for (PetscInt a = 0; a < NARR; a++)
-    if ((a == A_AREA) == (set == 1)) *rhs += Dot(len[a], d[a], b[a]);
+    if ((a == A_AREA) == (set == 1)) *rhs += AdjTestArrayDot(len[a], d[a], b[a]);
   if (set == 0)
-    for (PetscInt s = 0; s < NFORM; s++) *rhs += Dot(FLEN * C->n, &C->df[s][0].c[0][0], &C->fb[s][0].c[0][0]);
+    for (PetscInt s = 0; s < NFORM; s++)
+      *rhs += AdjTestArrayDot(FLEN * C->n, &C->df[s][0].c[0][0], &C->fb[s][0].c[0][0]);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, rhs, 1, MPIU_REAL, MPIU_SUM, C->af->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -404,7 +391,7 @@ static PetscErrorCode AllBarDot(Ctx *C, const AirfoilGeometry *d, PetscReal *rhs
   PetscFunctionBeginUser;
   Arrays(d, a, len), Arrays(&C->geob, b, len);
   *rhs = 0;
-  for (PetscInt k = 0; k < NARR; k++) *rhs += Dot(len[k], a[k], b[k]);
+  for (PetscInt k = 0; k < NARR; k++) *rhs += AdjTestArrayDot(len[k], a[k], b[k]);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, rhs, 1, MPIU_REAL, MPIU_SUM, C->af->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

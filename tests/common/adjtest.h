@@ -20,6 +20,30 @@ static inline PetscErrorCode AdjTestRandom(Vec v, PetscInt seed)
   PetscFunctionReturn(0);
 }
 
+/* sum_k a_k b_k of two local arrays (no reduction over ranks). */
+static inline PetscReal AdjTestArrayDot(PetscInt n, const PetscReal *a, const PetscReal *b)
+{
+  PetscReal s = 0;
+  for (PetscInt k = 0; k < n; k++) s += a[k] * b[k];
+  return s;
+}
+
+/* n uniform numbers in [-1, 1), the same on every rank: stream 7919 seed + salt (each test keeps its own salt, so
+ * that its numbers do not change when it moves to this helper). */
+static inline PetscErrorCode AdjTestUniformArray(PetscInt seed, PetscInt salt, PetscInt n, PetscReal a[])
+{
+  PetscRandom r;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+  PetscCall(PetscRandomSetInterval(r, -1, 1));
+  PetscCall(PetscRandomSetSeed(r, (unsigned long)(7919 * seed + salt)));
+  PetscCall(PetscRandomSeed(r));
+  for (PetscInt k = 0; k < n; k++) PetscCall(PetscRandomGetValueReal(r, &a[k]));
+  PetscCall(PetscRandomDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Sum over ranks of the local dot products: the inner product on concatenated local vectors. */
 static inline PetscErrorCode AdjTestLocalDot(Vec a, Vec b, PetscReal *dot)
 {
