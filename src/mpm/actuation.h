@@ -6,8 +6,9 @@
  *   isotropic:  tau_act = a_g(t) s J I           (a Cauchy pressure-like stress a s I)
  * added to the model's Kirchhoff stress inside the P2G kernel (MPMParticleToGrid: one scatter for both); s the
  * strength [Pa], a_g(t) the dimensionless level of group g.  The levels come from a signal (here: open loop, a Fourier
- * series per group); a closed-loop controller would supply the levels of a step (MPMActuationStepLevels) and take their
- * adjoints (MPMActuationStepStressAdjointEnd) instead: the stress kernels only see level[g] and give levelb[g]. */
+ * series or piecewise linear per group) or a closed-loop controller (controller.c: a neural network of state
+ * features) that supplies the levels of a step (MPMActuationStepLevels) and takes their adjoints
+ * (MPMActuationStepStressAdjointEnd): the stress kernels only see level[g] and give levelb[g]. */
 #pragma once
 
 #include "mpmimpl.h"
@@ -31,15 +32,16 @@ struct _n_MPMActuation {
   /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period
      (Fourier), or the periodic linear interpolation of the values c_j at the knots t_j = j period / n (linear);
      level a_g = bound tanh(u_g / bound) (bound > 0) or u_g (bound = 0) */
-  PetscBool linear;        /* piecewise-linear signal instead of the Fourier series */
-  PetscInt  nmodes, ncoef; /* K (Fourier) or n knots (linear); 1 + 2K or n coefficients per group */
-  PetscReal period, bound;
-  PetscReal coef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)];  /* parameter block "actuation" */
-  PetscReal gcoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* this rank's partial dJ/dcoef */
-  PetscReal scoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* summed over ranks */
-  PetscReal level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
-  PetscReal levelb[MPM_MAX_ACTUATORS];                              /* this rank's part of dJ/da_g of that step */
-  PetscReal energy_weight;                                          /* J += w dt sum_steps sum_g a_g^2 */
+  PetscBool                linear;        /* piecewise-linear signal instead of the Fourier series */
+  PetscInt                 nmodes, ncoef; /* K (Fourier) or n knots (linear); 1 + 2K or n coefficients per group */
+  PetscReal                period, bound;
+  PetscReal                coef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)];  /* parameter block "actuation" */
+  PetscReal                gcoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* this rank's partial dJ/dcoef */
+  PetscReal                scoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* summed over ranks */
+  PetscReal                level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
+  PetscReal                levelb[MPM_MAX_ACTUATORS]; /* this rank's part of dJ/da_g of that step */
+  PetscReal                energy_weight;             /* J += w dt sum_steps sum_g a_g^2 */
+  struct _n_MPMController *ctrl; /* closed-loop controller (controller.h) of all groups; NULL: the open-loop signal */
 };
 
 /* Kernels (actuation.c): the active stress of a particle and its adjoint (called by the P2G kernel and its adjoint,
