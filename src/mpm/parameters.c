@@ -512,8 +512,7 @@ PetscErrorCode MPMRegisterParameters(MPM mpm, AdjParams params)
     PetscCall(MPMAddArray(mpm, params, "friction_angle", "deg", mpm->nlabels, mpm->friction_angle, mpm->sfriction_angle,
                           "objective per degree"));
     PetscCall(AdjParamsSetScale(params, "friction_angle", mpm->friction_angle[0]));
-    PetscCall(
-        AdjParamsSetBounds(params, "friction_angle", MPM_FRICTION_ANGLE_MARGIN, 90.0 - MPM_FRICTION_ANGLE_MARGIN));
+    PetscCall(AdjParamsSetBounds(params, "friction_angle", MPM_FRICTION_ANGLE_MARGIN, 90.0 - MPM_FRICTION_ANGLE_MARGIN));
     PetscCall(
         MPMAddArray(mpm, params, "cohesion", "Pa", mpm->nlabels, mpm->cohesion, mpm->scohesion, "objective per Pa"));
     PetscCall(AdjParamsSetScale(params, "cohesion", mpm->cohesion[0] > 0 ? mpm->cohesion[0] : 1e-3 * mpm->E[0]));
