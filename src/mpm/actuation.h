@@ -32,16 +32,18 @@ struct _n_MPMActuation {
   /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period
      (Fourier), or the periodic linear interpolation of the values c_j at the knots t_j = j period / n (linear);
      level a_g = bound tanh(u_g / bound) (bound > 0) or u_g (bound = 0) */
-  PetscBool                linear;        /* piecewise-linear signal instead of the Fourier series */
-  PetscInt                 nmodes, ncoef; /* K (Fourier) or n knots (linear); 1 + 2K or n coefficients per group */
-  PetscReal                period, bound;
-  PetscReal                coef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)];  /* parameter block "actuation" */
-  PetscReal                gcoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* this rank's partial dJ/dcoef */
-  PetscReal                scoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* summed over ranks */
-  PetscReal                level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
-  PetscReal                levelb[MPM_MAX_ACTUATORS]; /* this rank's part of dJ/da_g of that step */
-  PetscReal                energy_weight;             /* J += w dt sum_steps sum_g a_g^2 */
-  struct _n_MPMController *ctrl; /* closed-loop controller (controller.h) of all groups; NULL: the open-loop signal */
+  PetscBool linear;        /* piecewise-linear signal instead of the Fourier series */
+  PetscInt  nmodes, ncoef; /* K (Fourier) or n knots (linear); 1 + 2K or n coefficients per group */
+  PetscReal period, bound;
+  PetscReal coef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)];  /* parameter block "actuation" */
+  PetscReal gcoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* this rank's partial dJ/dcoef */
+  PetscReal scoef[MPM_MAX_ACTUATORS * (1 + 2 * MPM_ACT_MAX_MODES)]; /* summed over ranks */
+  PetscReal level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
+  PetscReal levelb[MPM_MAX_ACTUATORS];                              /* this rank's part of dJ/da_g of that step */
+  PetscReal energy_weight;                                          /* J += w dt sum_steps sum_g a_g^2 */
+
+  /* closed-loop controller (controller.h) of all groups; NULL: the open-loop signal */
+  struct _n_MPMController *ctrl;
 };
 
 /* Kernels (actuation.c): the active stress of a particle and its adjoint (called by the P2G kernel and its adjoint,
