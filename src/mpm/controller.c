@@ -243,10 +243,10 @@ static PetscErrorCode MPMControllerLayers(MPM mpm, MPMController c, PetscInt nac
 PetscErrorCode MPMControllerCreate(MPM mpm, PetscInt nact, PetscReal period, PetscReal bound, MPMController *ctrl)
 {
   MPMController c;
-  PetscInt      hidden[MPM_CTRL_MAX_HIDDEN + 1], nhidden = MPM_CTRL_MAX_HIDDEN + 1, seed = 1;
-  PetscInt      nper = MPM_CTRL_MAX_PERIODS;
-  PetscReal     periods[MPM_CTRL_MAX_PERIODS + 1], length = 0.1, speed = 0.1, stretch = 0.1, gain = 1;
-  PetscBool     on, pset;
+  PetscInt  hidden[MPM_CTRL_MAX_HIDDEN + 1] = {0}, nhidden = MPM_CTRL_MAX_HIDDEN + 1, seed = 1; /* -help: <0>, off */
+  PetscInt  nper                              = MPM_CTRL_MAX_PERIODS;
+  PetscReal periods[MPM_CTRL_MAX_PERIODS + 1] = {0}, length = 0.1, speed = 0.1, stretch = 0.1, gain = 1;
+  PetscBool on, pset;
 
   PetscFunctionBeginUser;
   *ctrl = NULL;
