@@ -4,6 +4,7 @@
  * an energy-use penalty.  Each kernel's adjoint sits right below it.  Matrices are row-major [row][column]. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "actuation.h"
+#include "controller.h"
 #include <adjsim/optcheck.h>
 #include <adjsim/stepperimpl.h>
 #include <string.h>
@@ -271,12 +272,13 @@ static PetscErrorCode MPMActuationInitialCoefficients(MPM mpm, PetscReal random,
     nothing of the step changes. Collective. @*/
 PetscErrorCode MPMActuationSetUp(MPM mpm)
 {
-  MPMActuation act;
-  PetscReal    strength = 1e3, period = mpm->final_time, bound = 1.0, weight = 0, random = 0;
-  PetscInt     nmodes = 2, knots = 8, seed = 1, nact = 0;
-  PetscBool    linear = PETSC_FALSE;
-  MPMActuator  A[MPM_MAX_ACTUATORS + 1];
-  PetscBool    set;
+  MPMActuation  act;
+  MPMController ctrl;
+  PetscReal     strength = 1e3, period = mpm->final_time, bound = 1.0, weight = 0, random = 0;
+  PetscInt      nmodes = 2, knots = 8, seed = 1, nact = 0;
+  PetscBool     linear = PETSC_FALSE;
+  MPMActuator   A[MPM_MAX_ACTUATORS + 1];
+  PetscBool     set;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: actuation", "MPM");
@@ -320,6 +322,7 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
                              &random, NULL));
   PetscCall(PetscOptionsInt("-mpm_actuation_seed", "Seed of -mpm_actuation_random", "", seed, &seed, NULL));
   PetscOptionsEnd();
+  PetscCall(MPMControllerCreate(mpm, nact, period, bound, &ctrl)); /* NULL: no -mpm_controller_layers */
   if (!nact) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjCheckRealOption(mpm->comm, "-mpm_actuation_strength", strength, ADJ_REAL_POSITIVE, "Pa"));
   PetscCheck(nmodes >= 0 && nmodes <= MPM_ACT_MAX_MODES, mpm->comm, PETSC_ERR_USER_INPUT,
@@ -342,18 +345,23 @@ PetscErrorCode MPMActuationSetUp(MPM mpm)
   act->period        = period;
   act->bound         = bound;
   act->energy_weight = weight;
+  act->ctrl          = ctrl;
   for (PetscInt g = 0; g < nact; g++) {
     act->act[g] = A[g];
     PetscCall(MPMActuatorParse(mpm, &act->act[g], strength));
   }
   PetscCall(MPMActuationCheckGroups(mpm));
-  PetscCall(MPMActuationInitialCoefficients(mpm, random, seed));
+  if (ctrl)
+    PetscCall(MPMControllerSetUp(mpm));
+  else
+    PetscCall(MPMActuationInitialCoefficients(mpm, random, seed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MPMActuationDestroy(MPM mpm)
 {
   PetscFunctionBeginUser;
+  if (mpm->act) PetscCall(MPMControllerDestroy(&mpm->act->ctrl));
   PetscCall(PetscFree(mpm->act));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -361,12 +369,16 @@ PetscErrorCode MPMActuationDestroy(MPM mpm)
 /* ---------------------------------------------------------------------------------------------------------------- */
 /* The step's hooks (step.c) */
 
-/*@ MPMActuationStepLevels - the levels a_g of step k (x_{k-1} -> x_k), taken at its start t = (k - 1) dt. Not
-    collective. @*/
-PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k)
+/*@ MPMActuationStepLevels - the levels a_g of step k (x_{k-1} -> x_k), taken at its start t = (k - 1) dt: of t
+    (open loop) or of the state xin = x_{k-1} (home layout) and t (controller). Collective with a controller. @*/
+PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k, Vec xin)
 {
   PetscFunctionBeginUser;
-  if (mpm->act) MPMActuationSignal(mpm->act, (PetscReal)(k - 1) * mpm->dt, mpm->act->level);
+  if (!mpm->act) PetscFunctionReturn(PETSC_SUCCESS);
+  if (mpm->act->ctrl)
+    PetscCall(MPMControllerLevels(mpm, k, xin, mpm->act->level));
+  else
+    MPMActuationSignal(mpm->act, (PetscReal)(k - 1) * mpm->dt, mpm->act->level);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -385,8 +397,8 @@ PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPM
 
 /*@ MPMActuationStepStressAdjointBegin - the arguments of the active stress of step k for the P2G adjoint
     (MPMParticleToGridAdjoint): the actuators, the levels of step k and the zeroed dJ/da_g of the step it adds to
-    (all NULL without actuators). Not collective. @*/
-PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
+    (all NULL without actuators); xin = x_{k-1}. Collective with a controller. @*/
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec xin, const struct _n_MPMActuation **act,
                                                   const PetscReal **level, PetscReal **levelb)
 {
   PetscFunctionBeginUser;
@@ -394,7 +406,7 @@ PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const
   *level  = NULL;
   *levelb = NULL;
   if (!mpm->act) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MPMActuationStepLevels(mpm, k));
+  PetscCall(MPMActuationStepLevels(mpm, k, xin));
   PetscCall(PetscArrayzero(mpm->act->levelb, mpm->act->nact));
   *level  = mpm->act->level;
   *levelb = mpm->act->levelb;
@@ -402,13 +414,17 @@ PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const
 }
 
 /*@ MPMActuationStepStressAdjointEnd - dJ/da_g of step k (from the P2G adjoint) into this rank's partial gradient of
-    the signal coefficients. Not collective. @*/
-PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k)
+    the signal coefficients (open loop), or through the controller into its weights' gradient and the state adjoint
+    lin of xin = x_{k-1} (lin += (da/dxin)^T dJ/da; home layout). Collective with a controller. @*/
+PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k, Vec xin, Vec lin)
 {
   MPMActuation act = mpm->act;
 
   PetscFunctionBeginUser;
-  if (act) MPMActuationSignalAdjoint(act, (PetscReal)(k - 1) * mpm->dt, act->levelb, act->gcoef);
+  if (act && act->ctrl)
+    PetscCall(MPMControllerLevelsAdjoint(mpm, xin, act->levelb, lin));
+  else if (act)
+    MPMActuationSignalAdjoint(act, (PetscReal)(k - 1) * mpm->dt, act->levelb, act->gcoef);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -441,7 +457,9 @@ PetscErrorCode MPMActuationGradientSums(MPM mpm)
   MPMActuation act = mpm->act;
 
   PetscFunctionBeginUser;
-  if (act)
+  if (act && act->ctrl)
+    PetscCall(MPMControllerGradientSums(mpm));
+  else if (act)
     PetscCallMPI(
         MPI_Allreduce(act->gcoef, act->scoef, (PetscMPIInt)(act->nact * act->ncoef), MPIU_REAL, MPIU_SUM, mpm->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -470,6 +488,10 @@ PetscErrorCode MPMActuationRegister(MPM mpm, AdjStepper st, AdjParams params)
 
   PetscFunctionBeginUser;
   if (!act) PetscFunctionReturn(PETSC_SUCCESS);
+  if (act->ctrl) { /* the controller drives every group: no open-loop coefficients */
+    PetscCall(MPMControllerRegister(mpm, st, params));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(AdjParamsAddArray(params, "actuation", "1", act->nact * act->ncoef));
   PetscCall(AdjParamsSetArrayStorage(params, "actuation", act->coef, act->scoef));
   PetscCall(AdjParamsSetGradientUnits(params, "actuation", "objective per unit"));

@@ -6,8 +6,9 @@
  *   isotropic:  tau_act = a_g(t) s J I           (a Cauchy pressure-like stress a s I)
  * added to the model's Kirchhoff stress inside the P2G kernel (MPMParticleToGrid: one scatter for both); s the
  * strength [Pa], a_g(t) the dimensionless level of group g.  The levels come from a signal (here: open loop, a Fourier
- * series per group); a closed-loop controller would supply the levels of a step (MPMActuationStepLevels) and take their
- * adjoints (MPMActuationStepStressAdjointEnd) instead: the stress kernels only see level[g] and give levelb[g]. */
+ * series or piecewise linear per group) or a closed-loop controller (controller.c: a neural network of state
+ * features) that supplies the levels of a step (MPMActuationStepLevels) and takes their adjoints
+ * (MPMActuationStepStressAdjointEnd): the stress kernels only see level[g] and give levelb[g]. */
 #pragma once
 
 #include "mpmimpl.h"
@@ -40,6 +41,9 @@ struct _n_MPMActuation {
   PetscReal level[MPM_MAX_ACTUATORS];                               /* a_g of the step being taken */
   PetscReal levelb[MPM_MAX_ACTUATORS];                              /* this rank's part of dJ/da_g of that step */
   PetscReal energy_weight;                                          /* J += w dt sum_steps sum_g a_g^2 */
+
+  /* closed-loop controller (controller.h) of all groups; NULL: the open-loop signal */
+  struct _n_MPMController *ctrl;
 };
 
 /* Kernels (actuation.c): the active stress of a particle and its adjoint (called by the P2G kernel and its adjoint,

@@ -345,12 +345,12 @@ PetscErrorCode MPMGridMassAdjoint(MPM mpm, AdjStepIndex k, Vec x, Vec massb, Vec
 /* Actuation (actuation.c): set-up, the step's active stress and its adjoint, energy penalty, parameter block */
 PetscErrorCode MPMActuationSetUp(MPM mpm);
 PetscErrorCode MPMActuationDestroy(MPM mpm);
-PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k);
+PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k, Vec xin);
 PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPMActuation **act,
                                       const PetscReal **level);
-PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec xin, const struct _n_MPMActuation **act,
                                                   const PetscReal **level, PetscReal **levelb);
-PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k);
+PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k, Vec xin, Vec lin);
 PetscErrorCode MPMActuationEnergy(MPM mpm, PetscReal *E);
 PetscErrorCode MPMActuationGradientSums(MPM mpm);
 PetscErrorCode MPMActuationRegister(MPM mpm, AdjStepper st, AdjParams params);

@@ -42,7 +42,7 @@ PetscErrorCode MPMStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(PetscLogEventBegin(MPM_Step, 0, 0, 0, 0));
   PetscCall(MPMExchangeSetUp(mpm, k, k - 1, xin));
   PetscCall(MPMExchangeToOwnersStep(mpm, k - 1, xin));
-  PetscCall(MPMActuationStepLevels(mpm, k));
+  PetscCall(MPMActuationStepLevels(mpm, k, xin)); /* open loop: of t; controller: of xin (collective) */
   PetscCall(MPMScatterToGrid(mpm, mpm->dt));
   PetscCall(PetscLogEventBegin(MPM_Grid, 0, 0, 0, 0));
   /* the grid update is nonlinear with friction walls: its adjoint needs its input */
@@ -155,17 +155,18 @@ PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec 
   /* ghost contributions were summed into their owners: every ghost sees its owner's adjoint */
   PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
   /* P2G */
-  PetscCall(MPMActuationStepStressAdjointBegin(mpm, k, &act, &level, &levelb)); /* levels of step k, levelb = 0 */
+  PetscCall(MPMActuationStepStressAdjointBegin(mpm, k, xin, &act, &level, &levelb)); /* levels of step k, levelb = 0 */
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin,
                                      mpm->zoutb, act, level, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb,
                                      mpm->pmatb, levelb));
   PetscCall(DMDAVecRestoreArrayRead(mpm->da, mpm->lnodesb, &nodesb));
-  PetscCall(MPMActuationStepStressAdjointEnd(mpm, k)); /* dJ/da_g of the step -> dJ/dcoef */
   PetscCall(MPMAccumulateMaterialGradient(mpm, mpm->nowned, mpm->pmat, mpm->pmatb));
   /* per-particle material gradients (E_field, nu_field) in the home layout */
   if (mpm->gmat) PetscCall(MPMExchangeMaterialToOwnersAdjoint(mpm, mpm->gmat));
   PetscCall(MPMExchangeToOwnersAdjoint(mpm, lin));
+  /* dJ/da_g of the step -> dJ/dcoef (open loop), or -> dJ/dw and lin += (da/dxin)^T levelb (controller) */
+  PetscCall(MPMActuationStepStressAdjointEnd(mpm, k, xin, lin));
   PetscCall(PetscLogEventEnd(MPM_StepAdjoint, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
