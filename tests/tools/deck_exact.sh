@@ -79,6 +79,8 @@ DECK_TABLE=(
   "mpm_sand_inverse_truth|-mpm_final_time 0.1 -output_interval 625 -restart_interval 625"
   "mpm_sand_inverse|-mpm_final_time 0.1 -mpm_objective_mass_file mpm_sand_inverse_truth_np@NP@.h5 -tao_max_it 3 -output_interval 625 -restart_interval 625"
   "mpm_walker|-mpm_final_time 0.04 -tao_max_it 2 -output_interval 25 -restart_interval 25"
+  "mpm_walker_controller|-mpm_final_time 0.04 -tao_max_it 2 -output_interval 25 -restart_interval 25"
+  "mpm_walker_codesign|-mpm_final_time 0.04 -tao_max_it 2 -output_interval 25 -restart_interval 25"
   "mpm_clay_inverse_truth|-restart_interval 300"
   "mpm_clay_inverse|-mpm_objective_mass_file mpm_clay_inverse_truth_np@NP@.h5 -tao_max_it 3 -output_interval 300 -restart_interval 300"
 )
