@@ -41,7 +41,7 @@ static inline PetscErrorCode AdjTestUniformArray(PetscInt seed, PetscInt salt, P
   PetscCall(PetscRandomSeed(r));
   for (PetscInt k = 0; k < n; k++) PetscCall(PetscRandomGetValueReal(r, &a[k]));
   PetscCall(PetscRandomDestroy(&r));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* Sum over ranks of the local dot products: the inner product on concatenated local vectors. */
