@@ -53,7 +53,7 @@ for c in "${cases[@]}"; do
   run -options_file "$root/inputs/mpm_${deck}_inverse.yaml" "${guess[@]}" -mpm_objective_mass_file "$work/$c-truth.h5" \
     -output "$work/$c.h5" >"$work/$c.log" 2>&1 || { cat "$work/$c.log" >&2; exit 1; }
   say "-- $c: truth run and optimization $(elapsed "$start") s"
-  "$ADJSIM_PYTHON" "$root/bench/mpm_inverse_plastic.py" "$c" "$work/$c.h5" "$work/$c-truth.h5" "${names[@]}" |
+  "$ADJSIM_PYTHON" "$root/postprocess/adjsim_mpm_inverse_plastic.py" "$c" "$work/$c.h5" "$work/$c-truth.h5" "${names[@]}" |
     tee -a "$report"
 done
 say "report: $report"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plane-strain granular column collapse with Drucker-Prager sand (inputs/mpm_sand_column.yaml) for aspect ratios
 # a = H0/L0 (default 0.5 1 2 3 4 6): the deposit's normalized runout (L_inf - L0)/L0 and final height H_inf/L0 against
-# the experimental scalings of Lube et al. 2005 and Lajeunesse et al. 2005 (bench/sand_column.py, docs/mpm.md
+# the experimental scalings of Lube et al. 2005 and Lajeunesse et al. 2005 (postprocess/adjsim_sand_column.py, docs/mpm.md
 # "Granular column collapse").  Fixed cell h = 0.0125 m, 2 x 2 particles per cell; L0 = 0.1 m (8 cells) for a >= 1 and
 # 0.2 m for a < 1 (so that the column is at least 8 cells high); the domain is 1 m wide and 4 cells above the column;
 # 1.2 s of collapse.  Each run takes 5-60 s on 2 ranks.
@@ -47,6 +47,6 @@ for a in "${ratios[@]}"; do
   say "a = $a: L0 = $L0 m, run $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s"
   runs+=("$a=$work/sand_a$a.h5")
 done
-"$ADJSIM_PYTHON" "$root/bench/sand_column.py" "$x0" "$x0" "$(awk -v h=$h 'BEGIN { print h / 2 }')" "${runs[@]}" |
+"$ADJSIM_PYTHON" "$root/postprocess/adjsim_sand_column.py" "$x0" "$x0" "$(awk -v h=$h 'BEGIN { print h / 2 }')" "${runs[@]}" |
   tee -a "$report"
 say "report: $report"

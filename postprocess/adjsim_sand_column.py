@@ -11,6 +11,9 @@ import sys
 import h5py
 import numpy as np
 
+if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0 if len(sys.argv) > 1 else 2)
 x0, y0, dx = (float(v) for v in sys.argv[1:4])
 print(f"{'a':>5} {'L0 [m]':>7} {'(L-L0)/L0':>10} {'1.2 a':>7} {'1.9a^2/3':>9} {'ratio sim/fit':>13} {'H/L0':>7} "
       f"{'H/H0':>6} {'vmax end [m/s]':>14}")
