@@ -8,8 +8,9 @@ design-restart.h5 is left beside it.
 
 One row per complete member:
   member, options        the folder's index and the member's line
-  the member's numbers   every "-option value" of the line whose value is a number (a list a,b,c gives
-                         option[0], option[1], ...), so that a sweep table has its swept variable as a column
+  the member's numbers   the numeric options of the line, read as adjsim_gather_ensemble.py reads them (a list
+                         a,b,c gives option[0], option[1], ...; true/false 1/0), so that a sweep table has its
+                         swept variable as a column
   iterations             the last optimization iteration
   objective              the objective at the last iteration
   stop_reason            TAO's converged reason
@@ -42,24 +43,9 @@ import numpy as np
 
 import adjsim_h5 as ah
 
-NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-
-
 def member_numbers(line):
     """{'option': value} (lists as option[k]) of the numeric options of a parameter-file line."""
-    out, words = {}, line.split()
-    for k, w in enumerate(words):
-        if not w.startswith("-") or NUMBER.match(w) or k + 1 >= len(words):
-            continue
-        vals = words[k + 1].split(",")
-        if not all(NUMBER.match(v) for v in vals):
-            continue
-        name = w.lstrip("-")
-        if len(vals) == 1:
-            out[name] = float(vals[0])
-        else:
-            out.update({f"{name}[{i}]": float(v) for i, v in enumerate(vals)})
-    return out
+    return ah.parse_option_line(line)[0]
 
 
 def final_design(o):
@@ -67,16 +53,8 @@ def final_design(o):
     if "design" not in o or len(o["design"]) == 0:
         return {}
     row = np.asarray(o["design"][-1], dtype=float)
-    names = ah.text(o.attrs.get("design_blocks", "")).split(",")
-    offs, sizes = o.attrs.get("design_offsets", []), o.attrs.get("design_sizes", [])
-    scales = o.attrs.get("design_scales", np.ones(len(names)))
-    out = {}
-    for b, name in enumerate(names):
-        if not name or b >= len(offs):
-            continue
-        for k in range(int(sizes[b])):
-            out[f"{name}[{k}]"] = float(row[int(offs[b]) + k] * scales[b])
-    return out
+    return {f"{name}[{k}]": float(row[first + k] * scale)
+            for name, (first, size, scale) in ah.design_layout(o).items() for k in range(size)}
 
 
 def final_constraints(f):

@@ -32,15 +32,15 @@ import argparse
 import glob
 import os
 import re
-import shlex
 import sys
 
 import h5py
 import numpy as np
 
+import adjsim_h5 as ah
+
 FORMAT = "adjsim-ensemble-pairs"
 FORMAT_VERSION = 1
-NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
 class GatherError(Exception):
@@ -53,31 +53,10 @@ def text(v):
 
 def parse_options(line):
     """'-a 1 -b 0.1,0.2 -c word' -> (ordered {name: float}, [names with non-numeric values])."""
-    values, other = {}, []
-    tokens = shlex.split(line, comments=False)
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if not tok.startswith("-") or NUMBER.match(tok):
-            raise GatherError(f"cannot read option line {line!r}: {tok!r} is not an option name")
-        name = tok.lstrip("-")
-        value = tokens[i + 1] if i + 1 < len(tokens) and (not tokens[i + 1].startswith("-") or NUMBER.match(tokens[i + 1])) else None
-        i += 2 if value is not None else 1
-        if value is None:
-            values[name] = 1.0  # a flag
-            continue
-        parts = value.split(",")
-        if all(NUMBER.match(p.strip()) for p in parts):
-            if len(parts) == 1:
-                values[name] = float(parts[0])
-            else:
-                for j, p in enumerate(parts):
-                    values[f"{name}[{j}]"] = float(p)
-        elif value.lower() in ("true", "false"):
-            values[name] = 1.0 if value.lower() == "true" else 0.0
-        else:
-            other.append(name)
-    return values, other
+    try:
+        return ah.parse_option_line(line)
+    except ValueError as e:
+        raise GatherError(str(e)) from None
 
 
 def member_series(directory, field):

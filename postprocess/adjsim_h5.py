@@ -10,6 +10,7 @@ matplotlib lazily, so the non-plotting scripts do not need it.
 """
 import os
 import re
+import shlex
 import sys
 
 import h5py
@@ -41,6 +42,54 @@ def fail(message):
     """Print one error line naming the script and return exit status 1."""
     print(f"{script_name()}: error: {message}", file=sys.stderr)
     return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Option lines of job arrays and the design layout of optimization runs
+
+NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+def parse_option_line(line):
+    """'-a 1 -b 0.1,0.2 -c word -d' -> (ordered {name: float}, [names with non-numeric values]): a comma list
+    gives name[0], name[1], ...; true/false give 1/0, a bare flag 1. ValueError for a token that is not an option."""
+    values, other = {}, []
+    tokens = shlex.split(line, comments=False)
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if not tok.startswith("-") or NUMBER.match(tok):
+            raise ValueError(f"cannot read option line {line!r}: {tok!r} is not an option name")
+        name = tok.lstrip("-")
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        value = nxt if nxt is not None and (not nxt.startswith("-") or NUMBER.match(nxt)) else None
+        i += 2 if value is not None else 1
+        if value is None:
+            values[name] = 1.0  # a flag
+            continue
+        parts = value.split(",")
+        if all(NUMBER.match(p.strip()) for p in parts):
+            if len(parts) == 1:
+                values[name] = float(parts[0])
+            else:
+                for j, p in enumerate(parts):
+                    values[f"{name}[{j}]"] = float(p)
+        elif value.lower() in ("true", "false"):
+            values[name] = 1.0 if value.lower() == "true" else 0.0
+        else:
+            other.append(name)
+    return values, other
+
+
+def design_layout(o):
+    """{block: (first column, length, scale)} of /optimization/design (docs/output-format.md, "Design layout"),
+    from the attributes design_blocks, design_offsets, design_sizes, design_scales of the group o; {} without them."""
+    if "design_blocks" not in o.attrs:
+        return {}
+    names = text(o.attrs["design_blocks"]).split(",")
+    offsets, sizes = np.atleast_1d(o.attrs["design_offsets"]), np.atleast_1d(o.attrs["design_sizes"])
+    scales = np.atleast_1d(o.attrs.get("design_scales", np.ones(len(names))))
+    return {n: (int(a), int(k), float(c)) for n, a, k, c in zip(names, offsets, sizes, scales) if n}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -272,11 +272,7 @@ class History:
             raise ah.RunFileError(f"{self.path}: /optimization has no design_blocks attribute (written by adjsim "
                                   f"since the design layout was recorded): cannot tell which columns of "
                                   f"/optimization/design hold the shape")
-        names = ah.text(o.attrs["design_blocks"]).split(",")
-        offsets, sizes = np.atleast_1d(o.attrs["design_offsets"]), np.atleast_1d(o.attrs["design_sizes"])
-        scales = np.atleast_1d(o.attrs["design_scales"])
-        return {n: (int(a), int(s), float(c)) for n, a, s, c in zip(names, offsets, sizes, scales)
-                if n in self.blocks.values() and n}
+        return {n: col for n, col in ah.design_layout(o).items() if n in self.blocks.values()}
 
     def _from_file(self, v):
         """{body block: values} from the file's blocks (the airfoil solver's: chord prepended, position 0, 0)."""
