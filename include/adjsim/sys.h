@@ -10,6 +10,14 @@
 #  define PETSC_SUCCESS 0
 #endif
 
+/* For a kernel expanded with constant arguments into branch-free variants (each then vectorizes): the compiler must
+ * inline it at every call, whatever its size heuristics say. */
+#if PetscHasAttribute(always_inline)
+#  define ADJ_FORCE_INLINE inline __attribute__((always_inline))
+#else
+#  define ADJ_FORCE_INLINE inline
+#endif
+
 /* Step counters are 64-bit: revolve counts for 10^8 steps and more must stay exact. */
 typedef int64_t AdjStepIndex;
 #define ADJ_STEP_FMT "%" PRId64

@@ -237,17 +237,12 @@ PetscErrorCode TransportDiffusionAdjoint(const TransportGrid *g, const PetscScal
  * through out, kept it scalar: bench/roofline.sh). The arithmetic, and its order, is that of the
  * single-cell formula for every variant, so the results are the same bit for bit; "+ 0.0" without c0 is
  * kept (it turns a -0 sum into +0, as before). */
-#if PetscHasAttribute(always_inline)
-#  define TRANSPORT_FORCE_INLINE inline __attribute__((always_inline))
-#else
-#  define TRANSPORT_FORCE_INLINE inline
-#endif
 typedef enum { STAGE_NO_DIFFUSION, STAGE_UNIFORM_KAPPA, STAGE_KAPPA_FIELD } TransportStageKind;
 
-static TRANSPORT_FORCE_INLINE void TransportStageRow(const TransportGrid *g, const TransportVelocity *vel,
-                                                     const TransportStageCoeffs *sc, const PetscScalar *const *c,
-                                                     PetscScalar **out, PetscInt j, TransportStageKind kind,
-                                                     PetscBool has_s, PetscBool has_c0)
+static ADJ_FORCE_INLINE void TransportStageRow(const TransportGrid *g, const TransportVelocity *vel,
+                                               const TransportStageCoeffs *sc, const PetscScalar *const *c,
+                                               PetscScalar **out, PetscInt j, TransportStageKind kind, PetscBool has_s,
+                                               PetscBool has_c0)
 {
   const TransportStencil st = StencilOf(g);
   const PetscReal *const uw = &vel->u[FaceU(g, g->xs, j)], *const vs = &vel->v[FaceV(g, g->xs, j)];
