@@ -2,31 +2,34 @@
 # Lift-constrained drag minimization on the body-fitted airfoil solver (issue 14's validation case; not run by CI;
 # the figures go to docs/airfoil.md, "Body-fitted airfoil design"):
 #   1. the design: inputs/airfoil_design_lift_constrained.yaml (NACA 0012 at Re 1000, C_L = 0.25 over t in [6, 12],
-#      t/c(0.3) >= 0.12, area >= start; 64 x 32 cells, far field 20), or the deck given as $4;
+#      t/c(0.3) >= 0.12, area >= start; 64 x 32 cells, far field 20), or the deck given as $2;
 #   2. a fresh forward run of the start and of the final design on a finer grid (96 x 48 cells, far field 50 chords,
 #      the validation's grid m) to t = 40 (and the same window [6, 12] averaged), forces from /history/forces;
 #   3. the pictures: convergence, start/final shapes with the fine runs' C_p, the final shape as a Selig .dat file.
-# usage: bash bench/airfoil_design.sh [ranks] [build dir] [output dir] [deck]
+# usage: bash bench/airfoil_design.sh [ranks, default 2] [deck] [output dir]
+#   The design, fine runs and pictures go to the output dir (default runs/bench-airfoil_design);
+#   a design.h5 already there is reused (the fine runs likewise). Report: stdout and
+#   bench/results/airfoil_design-<date>.txt. Environment: ADJSIM_BUILD (default <repo>/build-bench).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
 np=${1:-2}
-build=${2:-$here/build}
-out=${3:-$(mktemp -d)}
-deck=${4:-$here/inputs/airfoil_design_lift_constrained.yaml}
-py=${ADJSIM_PYTHON:-/usr/bin/python3}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
-run=$build/adjsim
-[ -x "$run" ] || { echo "build first: cmake -S $here -B $build && cmake --build $build"; exit 1; }
+# shellcheck source=bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
+bench_setup airfoil_design time
+deck=${2:-$root/inputs/airfoil_design_lift_constrained.yaml}
+out=${3:-$root/runs/bench-airfoil_design}
+py=$ADJSIM_PYTHON
+here=$root
+run=$exe
+bench_header "airfoil design on the body-fitted solver: $(basename "$deck"), $np ranks, output in $out"
 mkdir -p "$out"
 cd "$out"
-echo "airfoil design bench: $np ranks, deck $deck, output in $out"
 design=design.h5
 if [ ! -f $design ]; then
   t0=$(date +%s)
   mpiexec -n "$np" --oversubscribe --bind-to none "$run" -options_file "$deck" -output $design | tee design.log
-  echo "design wall time: $(( $(date +%s) - t0 )) s"
+  say "design wall time: $(( $(date +%s) - t0 )) s"
 fi
-grep -E "^optimize: (final|[0-9]+ evaluations|DIVERGED|CONVERGED)" design.log || true
+grep -E "^optimize: (final|[0-9]+ evaluations|DIVERGED|CONVERGED)" design.log | tee -a "$report" || true
 # start and final design: alpha and the NACA m, p, t from /optimization/design (row 0) and /parameters
 read -r a0 s0 a1 s1 < <("$py" - "$design" <<'PY'
 import sys, h5py, numpy as np
@@ -50,7 +53,7 @@ for which in start final; do
   t0=$(date +%s)
   [ -f fine_$which.h5 ] || mpiexec -n "$np" --oversubscribe --bind-to none "$run" $fine -airfoil_alpha "$a" \
       -airfoil_naca_mpt "$m,$p,$t" -output fine_$which.h5 > fine_$which.log
-  "$py" - fine_$which.h5 $which "$a" "$s" $(( $(date +%s) - t0 )) <<'PY'
+  "$py" - fine_$which.h5 $which "$a" "$s" $(( $(date +%s) - t0 )) <<'PY' | tee -a "$report"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 h = f["history/forces"][()]
@@ -65,3 +68,4 @@ done
 "$py" "$here/postprocess/adjsim_airfoil_design.py" shapes $design --cp fine_start.h5 fine_final.h5 \
   --labels start final -o shapes.png
 "$py" "$here/postprocess/adjsim_airfoil_design.py" export-dat $design -o final.dat
+say "pictures and the final shape: $out/convergence.png, shapes.png, final.dat"

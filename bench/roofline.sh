@@ -46,13 +46,14 @@
 # (FluidMaxVelocity, 24 bytes per cell) and the swap of the state vectors (pointers only).
 #
 # Transport step (src/transport/step.c TransportStepRK3; uniform kappa: no kappa field read; the
-# source field is zero but read; the face velocities are stored, (G+1) G per direction):
+# source field is zero and therefore not read (TransportStageVec skips a zero source); the face velocities are
+# stored, (G+1) G per direction):
 #   pass (event)                    reads                       writes          B/cell  +WA  calls
 #   halo  (DMGlobalToLocal:         c (8)                       cloc (8)           16    8    3
 #          VecScatterBegin+End)
-#   stage 1 (TrStage)               cloc, source, u, v (32)     s1 (8)             40    8    1
-#   stages 2, 3 (TrStage)           cloc, c0, source, u, v (40) s2 / c' (8)        48    8    2
-#   step                                                                          184   48
+#   stage 1 (TrStage)               cloc, u, v (24)             s1 (8)             32    8    1
+#   stages 2, 3 (TrStage)           cloc, c0, u, v (32)         s2 / c' (8)        40    8    2
+#   step                                                                          160   48
 # PETSc's one-rank halo (PetscSF) may read its index arrays too (4-byte indices, up to 8 bytes per
 # cell); not counted.
 #
@@ -85,9 +86,9 @@ bench_header "adjsim memory roofline: fluid and transport steps on ${g}^2, 1 ran
 
 # The traffic model (bytes per cell; see the table above): per call, and write-allocate per call.
 declare -A B=([halo]=48 [momentum]=72 [divergence]=32 [poisson]=84 [correct]=72
-  [trhalo]=16 [stage]=45.333333)                                             # correct, stage: mean of the calls
+  [trhalo]=16 [stage]=37.333333)                                             # correct, stage: mean of the calls
 declare -A W=([halo]=24 [momentum]=24 [divergence]=8 [poisson]=0 [correct]=24 [trhalo]=8 [stage]=8)
-fluid_bytes=924 fluid_wa=240 transport_bytes=184 transport_wa=48
+fluid_bytes=924 fluid_wa=240 transport_bytes=160 transport_wa=48
 cells=$((g * g))
 
 # The triad, compiled as adjsim's Release build compiles (-O3)
@@ -124,6 +125,22 @@ line() {
       l, 1000 * t, b, w, bw, 100 * bw / s, bww, 100 * bww / sw }')"
 }
 
+# step_report <solver> <bytes> <WA bytes> <run1> <run2> <n1> <n2>: the step's bandwidth by wall time ($tstep) and
+# by CPU time, against the triads of the round; sets frac and cfrac (fractions of the triad)
+step_report() {
+  local name=$1 bytes=$2 wa=$3 bw cstep
+  bw=$(calc %.4f "$bytes * $cells / $tstep * 1e-9")
+  frac=$(calc %.4f "$bw / $tri")
+  say "  $name (load $(cat "$work/$5/load.txt"), CPU $(cpu_share "$work/$4/time.txt"), $(cpu_share "$work/$5/time.txt")):" \
+    "$(calc %.1f "1000 * $tstep") ms/step, $bytes B/cell-step: $bw GB/s = $(calc %.0f "100 * $bw / $tri")% of the triad" \
+    "(with write-allocate $(calc %.2f "($bytes + $wa) * $cells / $tstep * 1e-9") GB/s =" \
+    "$(calc %.0f "100 * ($bytes + $wa) * $cells / $tstep * 1e-9 / $triwa")% of the triad's $triwa)"
+  cstep=$(cpu_step "$4" "$5" "$6" "$7")
+  cfrac=$(calc %.4f "$bytes * $cells / $cstep * 1e-9 / $tricpu")
+  say "    by CPU time (user + sys per step, differenced): $(calc %.1f "1000 * $cstep") ms/step," \
+    "$(calc %.2f "$bytes * $cells / $cstep * 1e-9") GB/s = $(calc %.0f "100 * $cfrac")% of the triad by CPU time"
+}
+
 dtf=$(calc %.6g "5e-6 * (2048 / $g)^2")
 dtt=$(calc %.6g "1e-5 * (2048 / $g)^2")
 fluid=(-options_file "$root/inputs/fluid_taylor_green.yaml" -fluid_grid "$g,$g" -output_interval 0)
@@ -145,16 +162,8 @@ for r in $(seq 1 "$rounds"); do
   tm=$(per_call "$a" "$b" FlMomentum) td=$(per_call "$a" "$b" FlDivergence)
   tp=$(per_call "$a" "$b" FlPoisson) tc=$(per_call "$a" "$b" FlCorrect)
   th=$(calc %.6g "($tstep - 3 * ($tm + $td + $tp + $tc)) / 3")
-  bw=$(calc %.4f "$fluid_bytes * $cells / $tstep * 1e-9")
-  fl_frac+=("$(calc %.4f "$bw / $tri")")
-  say "  fluid (load $(cat "$work/$b/load.txt"), CPU $(cpu_share "$work/$a/time.txt"), $(cpu_share "$work/$b/time.txt")):" \
-    "$(calc %.1f "1000 * $tstep") ms/step, $fluid_bytes B/cell-step: $bw GB/s = $(calc %.0f "100 * $bw / $tri")% of the triad" \
-    "(with write-allocate $(calc %.2f "($fluid_bytes + $fluid_wa) * $cells / $tstep * 1e-9") GB/s =" \
-    "$(calc %.0f "100 * ($fluid_bytes + $fluid_wa) * $cells / $tstep * 1e-9 / $triwa")% of the triad's $triwa)"
-  cstep=$(cpu_step "$a" "$b" "$fn1" "$fn2")
-  fl_cfrac+=("$(calc %.4f "$fluid_bytes * $cells / $cstep * 1e-9 / $tricpu")")
-  say "    by CPU time (user + sys per step, differenced): $(calc %.1f "1000 * $cstep") ms/step," \
-    "$(calc %.2f "$fluid_bytes * $cells / $cstep * 1e-9") GB/s = $(calc %.0f "100 * $fluid_bytes * $cells / $cstep * 1e-9 / $tricpu")% of the triad by CPU time"
+  step_report fluid "$fluid_bytes" "$fluid_wa" "$a" "$b" "$fn1" "$fn2"
+  fl_frac+=("$frac") fl_cfrac+=("$cfrac")
   line "halo" "$th" "${B[halo]}" "${W[halo]}" "$tri" "$triwa"
   line "momentum" "$tm" "${B[momentum]}" "${W[momentum]}" "$tri" "$triwa"
   line "divergence" "$td" "${B[divergence]}" "${W[divergence]}" "$tri" "$triwa"
@@ -171,16 +180,8 @@ for r in $(seq 1 "$rounds"); do
   tstep=$(per_call "$a" "$b" TrStep)
   ts=$(per_call "$a" "$b" TrStage)
   thb=$(per_call "$a" "$b" VecScatterBegin) the=$(per_call "$a" "$b" VecScatterEnd)
-  bw=$(calc %.4f "$transport_bytes * $cells / $tstep * 1e-9")
-  tr_frac+=("$(calc %.4f "$bw / $tri")")
-  say "  transport (load $(cat "$work/$b/load.txt"), CPU $(cpu_share "$work/$a/time.txt"), $(cpu_share "$work/$b/time.txt")):" \
-    "$(calc %.1f "1000 * $tstep") ms/step, $transport_bytes B/cell-step: $bw GB/s = $(calc %.0f "100 * $bw / $tri")% of the triad" \
-    "(with write-allocate $(calc %.2f "($transport_bytes + $transport_wa) * $cells / $tstep * 1e-9") GB/s =" \
-    "$(calc %.0f "100 * ($transport_bytes + $transport_wa) * $cells / $tstep * 1e-9 / $triwa")% of the triad's $triwa)"
-  cstep=$(cpu_step "$a" "$b" "$tn1" "$tn2")
-  tr_cfrac+=("$(calc %.4f "$transport_bytes * $cells / $cstep * 1e-9 / $tricpu")")
-  say "    by CPU time (user + sys per step, differenced): $(calc %.1f "1000 * $cstep") ms/step," \
-    "$(calc %.2f "$transport_bytes * $cells / $cstep * 1e-9") GB/s = $(calc %.0f "100 * $transport_bytes * $cells / $cstep * 1e-9 / $tricpu")% of the triad by CPU time"
+  step_report transport "$transport_bytes" "$transport_wa" "$a" "$b" "$tn1" "$tn2"
+  tr_frac+=("$frac") tr_cfrac+=("$cfrac")
   line "halo" "$(calc %.6g "$thb + $the")" "${B[trhalo]}" "${W[trhalo]}" "$tri" "$triwa"
   line "stage" "$ts" "${B[stage]}" "${W[stage]}" "$tri" "$triwa"
   say "    rest of the step (event bookkeeping, ghost rules): $(calc %.2f "1000 * ($tstep - 3 * ($thb + $the + $ts))") ms"
