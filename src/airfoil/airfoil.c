@@ -13,6 +13,10 @@ const char *const AirfoilBodyTypes[] = {"circle", "naca4",           "dat",     
 
 /* The body from -airfoil_body and its options (position (0, 0): the circle's centre or the airfoil's
  * quarter chord; the angle of attack is the free stream's, -airfoil_alpha). */
+/* The accepted range of a NACA 4-digit block shape (m, p, t): -airfoil_naca_mpt's check and the block's bounds. */
+static const PetscReal NacaLo[3] = {0, 0.05, 0.01}, NacaHi[3] = {0.19, 0.95, 0.45};
+#define NACA_RANGE "[0, 0.19], p in [0.05, 0.95], t in [0.01, 0.45]" /* NacaLo, NacaHi in words */
+
 static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
 {
   PetscInt  body     = AIRFOIL_BODY_NACA4;
@@ -70,10 +74,10 @@ static PetscErrorCode AirfoilBodyFromOptions(Airfoil af)
     if (mptset) { /* the ranges of the block shape's bounds; AdjShapeSetUp checks the shape */
       PetscCheck(nmpt == 3, af->comm, PETSC_ERR_USER_INPUT,
                  "-airfoil_naca_mpt: give three numbers m,p,t, got %" PetscInt_FMT, nmpt);
-      PetscCheck(mpt[0] >= 0 && mpt[0] <= 0.19 && mpt[1] >= 0.05 && mpt[1] <= 0.95 && mpt[2] >= 0.01 && mpt[2] <= 0.45,
-                 af->comm, PETSC_ERR_USER_INPUT,
-                 "-airfoil_naca_mpt %g,%g,%g: m must lie in [0, 0.19], p in [0.05, 0.95], t in [0.01, 0.45]",
-                 (double)mpt[0], (double)mpt[1], (double)mpt[2]);
+      for (PetscInt i = 0; i < 3; i++)
+        PetscCheck(mpt[i] >= NacaLo[i] && mpt[i] <= NacaHi[i], af->comm, PETSC_ERR_USER_INPUT,
+                   "-airfoil_naca_mpt %g,%g,%g: m must lie in " NACA_RANGE, (double)mpt[0], (double)mpt[1],
+                   (double)mpt[2]);
       for (PetscInt i = 0; i < 3; i++) af->shape.p[4 + i] = mpt[i];
     }
   } else if (af->body == AIRFOIL_BODY_CST) { /* the surfaces' thickness is checked by AdjShapeSetUp */
@@ -151,13 +155,29 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The O-grid, its node coordinates on every rank (natural order), the geometry and the cell DMDAs. */
-static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
+/* The geometry of the O-grid's current nodes (gathered on every rank in natural order); again after a new shape. */
+static PetscErrorCode AirfoilGeometryFromGrid(Airfoil af)
 {
-  DM         nda;
   Vec        X;
   PetscInt   ni, nj;
-  PetscReal *xn, thick;
+  PetscReal *xn;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjOGridGetCoordinates(af->og, NULL, &X));
+  PetscCall(AdjOGridGetSizes(af->og, &ni, &nj, NULL, NULL));
+  PetscCall(PetscMalloc1(2 * ni * nj, &xn));
+  PetscCall(AirfoilOGridGather(af->og, X, xn));
+  if (af->geo.xn) PetscCall(AirfoilGeometryDestroy(&af->geo));
+  PetscCall(AirfoilGeometryCreate(ni, nj - 1, xn, &af->geo));
+  PetscCall(PetscFree(xn));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The O-grid, its geometry and the cell DMDAs. */
+static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
+{
+  PetscInt  ni, nj;
+  PetscReal thick;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOGridCreate(af->comm, &af->og));
@@ -165,16 +185,12 @@ static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
   PetscCall(AdjOGridSetShape(af->og, &af->shape));
   PetscCall(AdjOGridSetFromOptions(af->og));
   PetscCall(AdjOGridSetUp(af->og));
-  PetscCall(AdjOGridGetCoordinates(af->og, &nda, &X));
   PetscCall(AdjOGridGetSizes(af->og, &ni, &nj, NULL, NULL));
   PetscCheck(nj >= 4, af->comm, PETSC_ERR_USER_INPUT,
              "The O-grid has %" PetscInt_FMT " nodes from the wall to the far field: the flow solver needs at least 4 "
              "(-airfoil_grid_normal, -airfoil_growth)",
              nj);
-  PetscCall(PetscMalloc1(2 * ni * nj, &xn));
-  PetscCall(AirfoilOGridGather(af->og, X, xn));
-  PetscCall(AirfoilGeometryCreate(ni, nj - 1, xn, &af->geo));
-  PetscCall(PetscFree(xn));
+  PetscCall(AirfoilGeometryFromGrid(af));
   {
     const PetscInt       cells[2] = {ni, nj - 1};
     const DMBoundaryType bc[2]    = {DM_BOUNDARY_PERIODIC, DM_BOUNDARY_GHOSTED};
@@ -406,19 +422,11 @@ static PetscErrorCode AirfoilFreeStreamChanged(void *ctx)
  * and point (the chord and the position are not block entries). */
 static PetscErrorCode AirfoilShapeChanged(void *ctx)
 {
-  Airfoil    af = (Airfoil)ctx;
-  Vec        X;
-  PetscReal *xn;
-  PetscInt   ni = af->geo.ni, nc = af->geo.nc;
+  Airfoil af = (Airfoil)ctx;
 
   PetscFunctionBeginUser;
   PetscCall(AdjOGridSetShapeParameters(af->og, af->shape.p));
-  PetscCall(AdjOGridGetCoordinates(af->og, NULL, &X));
-  PetscCall(PetscMalloc1(2 * ni * (nc + 1), &xn));
-  PetscCall(AirfoilOGridGather(af->og, X, xn));
-  PetscCall(AirfoilGeometryDestroy(&af->geo));
-  PetscCall(AirfoilGeometryCreate(ni, nc, xn, &af->geo));
-  PetscCall(PetscFree(xn));
+  PetscCall(AirfoilGeometryFromGrid(af));
   PetscCall(AirfoilOperatorsSetGeometry(af));
   PetscCall(AirfoilAdjointSetUp(af));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -445,7 +453,7 @@ static PetscErrorCode AirfoilGradientHook(void *ctx)
 }
 
 /* The block shape: the entries p[4..np) of the curve family (NACA m, p, t; CST Au, Al; Joukowski eps, kappa), with
- * the bounds of AdjShapeSetUp's accepted range for NACA (m in [0, 0.19], p in [0.05, 0.95], t in [0.01, 0.45]). */
+ * the bounds NacaLo, NacaHi for NACA (m in NACA_RANGE). */
 static PetscErrorCode AirfoilRegisterShape(AdjParams params, Airfoil af)
 {
   const PetscInt n = af->shape.np - 4;
@@ -460,7 +468,8 @@ static PetscErrorCode AirfoilRegisterShape(AdjParams params, Airfoil af)
   PetscCall(AdjParamsSetGradientUnits(params, "shape", "objective per parameter unit"));
   PetscCall(AdjParamsSetChangeHook(params, "shape", AirfoilShapeChanged, af));
   for (PetscInt i = 0; i < n; i++) lo[i] = PETSC_NINFINITY, hi[i] = PETSC_INFINITY;
-  if (af->body == AIRFOIL_BODY_NACA4) lo[0] = 0, hi[0] = 0.19, lo[1] = 0.05, hi[1] = 0.95, lo[2] = 0.01, hi[2] = 0.45;
+  if (af->body == AIRFOIL_BODY_NACA4)
+    for (PetscInt i = 0; i < 3; i++) lo[i] = NacaLo[i], hi[i] = NacaHi[i];
   PetscCall(AdjParamsSetBoundsArray(params, "shape", lo, hi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

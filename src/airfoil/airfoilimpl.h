@@ -127,7 +127,7 @@ struct _n_Airfoil {
   PetscBool       shapebars;
   AirfoilGeometry geob;
   AirfoilForm    *lapvb, *lappb, *gfib, *gfjb, *gftb;
-  Vec             phikeep, wkeep, philoc;
+  Vec             phikeep, wkeep; /* ghosted phi and w, U* of the step (local vectors: no exchange in the adjoint) */
   PetscReal       grad_shape[ADJ_SHAPE_MAX_PARAMS];
   PetscInt        shape_first; /* the block's first entry of shape.p */
 };

@@ -707,8 +707,8 @@ PetscErrorCode AirfoilStep(void *ctx, AdjStepIndex k, Vec xin, Vec xout)
   PetscCall(DMDAVecRestoreArray(af->da, af->f[2], &b));
   PetscCall(DMDAVecRestoreArrayRead(af->sda, af->wloc, &yl));
   PetscCall(AirfoilPressureSolve(af, af->f[2], af->f[3]));
-  if (af->phikeep) PetscCall(VecCopy(af->f[3], af->phikeep));
   PetscCall(DMGlobalToLocal(af->da, af->f[3], INSERT_VALUES, af->floc[3]));
+  if (af->phikeep) PetscCall(VecCopy(af->floc[3], af->phikeep)); /* phi ghosted, for the shape gradient */
   PetscCall(DMDAVecGetArray(af->da, af->floc[3], &phi));
   PetscCall(DMDAVecGetArray(af->sda, xout, &y));
   AirfoilCorrect(af, phi, us, vs, x, y);
@@ -945,9 +945,8 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   PetscCall(DMDAVecGetArray(af->da, af->bloc[3], &phib));
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecGetArray(af->da, af->bg[d], &usb[d]));
   AirfoilCorrectAdjoint(af, yb, usb[0], usb[1], sb, xb, phib);
-  if (geob) { /* phi of the step (kept by the forward step), ghosted */
-    PetscCall(DMGlobalToLocal(af->da, af->phikeep, INSERT_VALUES, af->philoc));
-    PetscCall(DMDAVecGetArray(af->da, af->philoc, &phi));
+  if (geob) { /* phi of the step, ghosted (kept by the forward step: no exchange here) */
+    PetscCall(DMDAVecGetArray(af->da, af->phikeep, &phi));
     AirfoilCorrectGeometryAdjoint(af, yb, phi, geob, af->gfib, af->gfjb, af->gftb);
   }
   for (PetscInt d = 0; d < 2; d++) PetscCall(DMDAVecRestoreArray(af->da, af->bg[d], &usb[d]));
@@ -964,7 +963,7 @@ PetscErrorCode AirfoilStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, 
   /* the divergence: flux bars += (-D/dt)^T b bar */
   PetscCall(DMDAVecGetArray(af->da, af->bg[3], &bb));
   if (geob) AirfoilPressureSolveGeometryAdjoint(af, bb, phi, af->lappb);
-  if (geob) PetscCall(DMDAVecRestoreArray(af->da, af->philoc, &phi));
+  if (geob) PetscCall(DMDAVecRestoreArray(af->da, af->phikeep, &phi));
   PetscCall(DMDAVecGetArray(af->sda, af->ybloc, &sbl));
   AirfoilDivergenceRHSAdjoint(af, bb, sbl);
   PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &sbl));
@@ -1078,29 +1077,21 @@ static PetscErrorCode AirfoilInitialStateGeometryAdjoint(Airfoil af, Vec lambda0
 
   PetscFunctionBeginUser;
   PetscCall(AirfoilPressureTransposeSetUp(af));
-  PetscCall(AirfoilInitialState(af, af->ybar)); /* phi0 in f[3] */
-  PetscCall(DMGlobalToLocal(af->da, af->f[3], INSERT_VALUES, af->philoc));
+  PetscCall(AirfoilInitialState(af, af->ybar)); /* phi0 ghosted in floc[3] */
   PetscCall(VecSet(af->bloc[3], 0));
   PetscCall(DMDAVecGetArrayRead(af->sda, lambda0, &lb));
-  PetscCall(DMDAVecGetArray(af->da, af->philoc, &phi));
+  PetscCall(DMDAVecGetArray(af->da, af->floc[3], &phi));
   PetscCall(DMDAVecGetArray(af->da, af->bloc[3], &phib));
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
       const PetscInt  c     = (j - af->ys) * af->xm + (i - af->xs);
       const PetscReal gb[2] = {-dt * lb[j][i].u, -dt * lb[j][i].v};
       AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gb, phib, NULL);
-      AirfoilCellGradientGeometryAdjoint(g, i, j, phi, PETSC_FALSE, 0, gb, geob);
       AirfoilFormApplyAdjoint(&af->gfi[c], i, j, g->ni, -dt * lb[j][i].U, phib, NULL, NULL);
-      AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -dt * lb[j][i].U, phi, NULL, NULL, &af->gfib[c]);
-      if (j > 0) {
-        AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -dt * lb[j][i].V, phib, NULL, NULL);
-        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -dt * lb[j][i].V, phi, NULL, NULL, &af->gfjb[c]);
-      }
-      if (j == g->nc - 1) {
-        AirfoilFormApplyAdjoint(&af->gft[c], i, j, g->ni, -dt * lb[j][i].Vt, phib, NULL, NULL);
-        AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, -dt * lb[j][i].Vt, phi, NULL, NULL, &af->gftb[c]);
-      }
+      if (j > 0) AirfoilFormApplyAdjoint(&af->gfj[c], i, j, g->ni, -dt * lb[j][i].V, phib, NULL, NULL);
+      if (j == g->nc - 1) AirfoilFormApplyAdjoint(&af->gft[c], i, j, g->ni, -dt * lb[j][i].Vt, phib, NULL, NULL);
     }
+  AirfoilCorrectGeometryAdjoint(af, lb, phi, geob, af->gfib, af->gfjb, af->gftb); /* the same correction's */
   PetscCall(DMDAVecRestoreArray(af->da, af->bloc[3], &phib));
   /* b bar = P^-T phi bar; P's bar; the flux bars of the divergence */
   PetscCall(VecSet(af->bg[2], 0));
@@ -1115,7 +1106,7 @@ static PetscErrorCode AirfoilInitialStateGeometryAdjoint(Airfoil af, Vec lambda0
   AirfoilDivergenceRHSAdjoint(af, bb, sbl);
   PetscCall(DMDAVecRestoreArray(af->sda, af->ybloc, &sbl));
   PetscCall(DMDAVecRestoreArray(af->da, af->bg[3], &bb));
-  PetscCall(DMDAVecRestoreArray(af->da, af->philoc, &phi));
+  PetscCall(DMDAVecRestoreArray(af->da, af->floc[3], &phi));
   PetscCall(VecSet(af->ybar, 0));
   PetscCall(DMLocalToGlobal(af->sda, af->ybloc, ADD_VALUES, af->ybar));
   /* the uniform-stream fluxes U = U_inf . S_i, V = U_inf . S_j (not at the wall), Vt = U_inf . S_t */
@@ -1145,11 +1136,10 @@ PetscErrorCode AirfoilShapeBarsSetUp(Airfoil af)
   if (af->shapebars) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AirfoilGeometryBarCreate(&af->geo, &af->geob));
   PetscCall(PetscCalloc5(n, &af->lapvb, n, &af->lappb, n, &af->gfib, n, &af->gfjb, n, &af->gftb));
-  PetscCall(VecDuplicate(af->f[0], &af->phikeep));
+  PetscCall(VecDuplicate(af->floc[0], &af->phikeep));
+  PetscCall(VecSet(af->phikeep, 0));
   PetscCall(VecDuplicate(af->xloc, &af->wkeep));
   PetscCall(VecSet(af->wkeep, 0));
-  PetscCall(VecDuplicate(af->floc[0], &af->philoc));
-  PetscCall(VecSet(af->philoc, 0));
   af->shapebars = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1162,7 +1152,6 @@ PetscErrorCode AirfoilShapeBarsDestroy(Airfoil af)
   PetscCall(PetscFree5(af->lapvb, af->lappb, af->gfib, af->gfjb, af->gftb));
   PetscCall(VecDestroy(&af->phikeep));
   PetscCall(VecDestroy(&af->wkeep));
-  PetscCall(VecDestroy(&af->philoc));
   af->shapebars = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

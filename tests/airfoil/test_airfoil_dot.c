@@ -13,37 +13,19 @@
 #include "airfoil/airfoilimpl.h"
 #include "steppertest.h"
 #include "adjtest.h"
+#include "airfoiltest.h"
 
 static const PetscReal tol = 1e-12;
 
-static const char *const Base[]   = {"-airfoil_body",
-                                     "naca4",
-                                     "-airfoil_naca",
-                                     "2412",
-                                     "-airfoil_alpha",
-                                     "8",
-                                     "-airfoil_re",
-                                     "200",
-                                     "-airfoil_grid_around",
-                                     "32",
-                                     "-airfoil_grid_normal",
-                                     "13",
-                                     "-airfoil_wall_spacing",
-                                     "0.01",
-                                     "-airfoil_farfield",
-                                     "8",
-                                     "-airfoil_final_time",
-                                     "0.05",
-                                     "-airfoil_pressure_ksp_rtol",
-                                     "1e-14",
-                                     "-airfoil_pressure_ksp_atol",
-                                     "1e-50",
-                                     "-airfoil_velocity_ksp_rtol",
-                                     "1e-14",
-                                     "-airfoil_velocity_ksp_atol",
-                                     "1e-50",
-                                     NULL};
-static const char *const Vortex[] = {"-airfoil_farfield_vortex", "1", NULL};
+static const char *const Base[] = {AIRFOIL_TEST_CASE,
+                                   "-airfoil_grid_around",
+                                   "32",
+                                   "-airfoil_grid_normal",
+                                   "13",
+                                   "-airfoil_farfield",
+                                   "8",
+                                   AIRFOIL_TEST_TIGHT_KSP,
+                                   NULL};
 
 /* |a| |b| of two global vectors. */
 static PetscErrorCode NormProduct(Vec a, Vec b, PetscReal *s)
@@ -618,7 +600,7 @@ int main(int argc, char **argv)
   PetscCall(DotStep(st, 1, "step 1 (Euler convection)", &fail));
   PetscCall(DotStep(st, 3, "step 3 (Adams-Bashforth 2)", &fail));
   PetscCall(AdjStepperDestroy(&st));
-  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "airfoil", Base, Vortex, &st));
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "airfoil", Base, AirfoilTestVortex, &st));
   PetscCall(DotStep(st, 1, "step 1, far-field vortex", &fail));
   PetscCall(DotStep(st, 3, "step 3, far-field vortex", &fail));
   PetscCall(AdjStepperDestroy(&st));

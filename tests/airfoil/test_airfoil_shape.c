@@ -1,5 +1,5 @@
 /* Dot-product tests of the geometry bars of the airfoil flow adjoint (the shape gradient through the grid,
- * docs/airfoil.md), on a small O-grid around a NACA 2412 at 8 degrees, on 1, 2 and 4 ranks: for each geometric array
+ * docs/airfoil.md), on a small O-grid around a NACA 2412 at 8 degrees, on 1 and 2 ranks: for each geometric array
  * the flow sees (areas, face vectors si, sj, wall extrapolation weights ext, the face coefficients ai, bi, aj, bj that
  * make the forms, and the node coordinates xn of the moment arms and the far-field vortex), perturbed alone by a random
  * relative direction d (the forms, matrices and far-field weights rebuilt from the perturbed arrays), the tangent
@@ -18,37 +18,11 @@
 #include "airfoil/airfoilimpl.h"
 #include "steppertest.h"
 #include "adjtest.h"
+#include "airfoiltest.h"
 
 static const PetscReal tol = 1e-7;
 
-static const char *const Base[]   = {"-airfoil_body",
-                                     "naca4",
-                                     "-airfoil_naca",
-                                     "2412",
-                                     "-airfoil_alpha",
-                                     "8",
-                                     "-airfoil_re",
-                                     "200",
-                                     "-airfoil_grid_around",
-                                     "16",
-                                     "-airfoil_grid_normal",
-                                     "8",
-                                     "-airfoil_wall_spacing",
-                                     "0.01",
-                                     "-airfoil_farfield",
-                                     "6",
-                                     "-airfoil_final_time",
-                                     "0.05",
-                                     "-airfoil_pressure_ksp_rtol",
-                                     "1e-14",
-                                     "-airfoil_pressure_ksp_atol",
-                                     "1e-50",
-                                     "-airfoil_velocity_ksp_rtol",
-                                     "1e-14",
-                                     "-airfoil_velocity_ksp_atol",
-                                     "1e-50",
-                                     NULL};
-static const char *const Vortex[] = {"-airfoil_farfield_vortex", "1", NULL};
+static const char *const Base[] = {AIRFOIL_TEST_CASE, AIRFOIL_TEST_SMALL_GRID, AIRFOIL_TEST_TIGHT_KSP, NULL};
 
 typedef enum { G_AREA, G_SI, G_SJ, G_EXT, G_AI, G_BI, G_AJ, G_BJ, G_XN, G_N } GArray;
 static const char *const GNames[G_N] = {"area", "si", "sj", "ext", "ai", "bi", "aj", "bj", "xn"};
@@ -129,22 +103,13 @@ static PetscErrorCode DotArray(Setting *s, GArray a, const char name[], PetscInt
   PetscInt         n;
   PetscReal       *v = GArrayGet(g, a, &n), *base, *d, F[4], lhs, rhs = 0, D1, D2;
   const PetscReal  h = 1e-2, hs[4] = {h, -h, h / 2, -h / 2};
-  PetscRandom      rnd;
   char             label[128];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(n, &base, n, &d));
   PetscCall(PetscArraycpy(base, v, n));
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
-  PetscCall(PetscRandomSetInterval(rnd, -1, 1));
-  PetscCall(PetscRandomSetSeed(rnd, 1234 + a));
-  PetscCall(PetscRandomSeed(rnd));
-  for (PetscInt k = 0; k < n; k++) { /* the same on every rank (replicated geometry) */
-    PetscReal r;
-    PetscCall(PetscRandomGetValueReal(rnd, &r));
-    d[k] = r * (PetscAbsReal(base[k]) > 0 ? base[k] : 1e-3);
-  }
-  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(AdjTestUniformArray(0, 1234 + a, n, d)); /* the same on every rank (replicated geometry) */
+  for (PetscInt k = 0; k < n; k++) d[k] *= PetscAbsReal(base[k]) > 0 ? base[k] : 1e-3;
   for (PetscInt m = 0; m < 4; m++) {
     for (PetscInt k = 0; k < n; k++) v[k] = base[k] + hs[m] * d[k];
     PetscCall(Evaluate(s, &F[m]));
@@ -211,7 +176,7 @@ int main(int argc, char **argv)
   PetscCall(DotAll(st, Q_STEP, 1, "step 1 (Euler)", &fail));
   PetscCall(DotAll(st, Q_STEP, 3, "step 3 (AB2)", &fail));
   PetscCall(AdjStepperDestroy(&st));
-  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "airfoil", Base, Vortex, &st));
+  PetscCall(AdjTestStepperCreate(PETSC_COMM_WORLD, "airfoil", Base, AirfoilTestVortex, &st));
   PetscCall(DotAll(st, Q_STEP, 3, "step 3, far-field vortex", &fail));
   PetscCall(AdjStepperDestroy(&st));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " failure(s)\n", fail ? "FAIL" : "PASS", fail));

@@ -19,8 +19,7 @@
  * A group a kernel does not read must give a tangent and bars that are both exactly zero (no stray bars).  The gap
  * is judged relative to sum |y_k (T dg)_k| (<= |T dg| |y|, so stricter than the Cauchy-Schwarz scale).
  * The transposed solves' operator bars (AirfoilViscousSolveGeometryAdjoint, AirfoilPressureSolveGeometryAdjoint) are
- * the bars of g -> -rb^T K(g)
-u * and g->- bb ^ T P(g) phi(since du = -K ^ -1 dK u); their forward K u*, P phi is
+ * the bars of g -> -rb^T K(g) u* and g -> -bb^T P(g) phi (since du = -K^-1 dK u); their forward K u*, P phi is
  * applied from the stencils like AirfoilAssemble does and checked against MatMult with the assembled K, P (1e-13).
  * The forces (AirfoilForcesGeometryAdjoint: the wall face forms are rebuilt from aj, bj, ext inside) are cubic in the
  * arrays together (the moment arm, linear in xn, times the wall force): the five-point difference
@@ -28,33 +27,16 @@ u * and g->- bb ^ T P(g) phi(since du = -K ^ -1 dK u); their forward K u*, P phi
  * (AirfoilFarWeightsGeometryAdjoint, wf = (1 - tanh(c / w)) / 2, c = S . e / |S|: not polynomial) use a tangent
  * written here from that formula, itself checked against central differences (1e-6).
  * Not reachable from here (static in solve.c): AirfoilFarFieldDataAdjoint's geometry bar (the far-field vortex's
- * midpoints) and AirfoilInitialStateGeometryAdjoint (its kernels are tested here);
-test_airfoil_shape.c checks them *through the whole step against differences at the solvers' accuracy. */
+ * midpoints) and AirfoilInitialStateGeometryAdjoint (its kernels are tested here); test_airfoil_shape.c checks them
+ * through the whole step against differences at the solvers' accuracy. */
 #include "airfoil/airfoilimpl.h"
 #include "steppertest.h"
 #include "adjtest.h"
+#include "airfoiltest.h"
 
 static const PetscReal tol = 1e-12;
 
-static const char *const Base[] = {"-airfoil_body",
-                                   "naca4",
-                                   "-airfoil_naca",
-                                   "2412",
-                                   "-airfoil_alpha",
-                                   "8",
-                                   "-airfoil_re",
-                                   "200",
-                                   "-airfoil_grid_around",
-                                   "16",
-                                   "-airfoil_grid_normal",
-                                   "8",
-                                   "-airfoil_wall_spacing",
-                                   "0.01",
-                                   "-airfoil_farfield",
-                                   "6",
-                                   "-airfoil_final_time",
-                                   "0.05",
-                                   NULL};
+static const char *const Base[] = {AIRFOIL_TEST_CASE, AIRFOIL_TEST_SMALL_GRID, NULL};
 
 /* ---- the arrays of a geometry and the form families of the owned cells ---- */
 #define NARR 10
