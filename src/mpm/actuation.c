@@ -397,8 +397,10 @@ PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPM
 
 /*@ MPMActuationStepStressAdjointBegin - the arguments of the active stress of step k for the P2G adjoint
     (MPMParticleToGridAdjoint): the actuators, the levels of step k and the zeroed dJ/da_g of the step it adds to
-    (all NULL without actuators); xin = x_{k-1}. Collective with a controller. @*/
-PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec xin, const struct _n_MPMActuation **act,
+    (all NULL without actuators).  The levels (and the controller's units) are those MPMStep(k) set: MPMStepAdjoint
+    has just run it or found its intermediates (fwd_step == k), so they are not computed again (with a controller that
+    would be the feature sums, an MPI_Allreduce and the network once more per adjoint step). Not collective. @*/
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
                                                   const PetscReal **level, PetscReal **levelb)
 {
   PetscFunctionBeginUser;
@@ -406,7 +408,10 @@ PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec x
   *level  = NULL;
   *levelb = NULL;
   if (!mpm->act) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MPMActuationStepLevels(mpm, k, xin));
+  PetscCheck(mpm->fwd_step == k, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "MPM actuation: the levels of step %" PetscInt64_FMT " are needed, those of step %" PetscInt64_FMT
+             " are held",
+             (PetscInt64)k, (PetscInt64)mpm->fwd_step);
   PetscCall(PetscArrayzero(mpm->act->levelb, mpm->act->nact));
   *level  = mpm->act->level;
   *levelb = mpm->act->levelb;

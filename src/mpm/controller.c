@@ -402,10 +402,10 @@ PetscErrorCode MPMControllerLevels(MPM mpm, AdjStepIndex k, Vec x, PetscReal lev
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMControllerLevelsAdjoint - the adjoint of MPMControllerLevels (called right after it, for the same step and
-    state): levelb (this rank's part of dJ/da_g) summed over the ranks, through the network into dJ/dw (rank 0's
-    partial sum) and the features, then through the particle sums into lambda += (dsums/dx)^T sumsb (home layout).
-    Collective. @*/
+/*@ MPMControllerLevelsAdjoint - the adjoint of MPMControllerLevels, from the units it kept (those of the forward
+    step MPMStepAdjoint has just run or found, for the same step and state x): levelb (this rank's part of dJ/da_g)
+    summed over the ranks, through the network into dJ/dw (rank 0's partial sum) and the features, then through the
+    particle sums into lambda += (dsums/dx)^T sumsb (home layout). Collective. @*/
 PetscErrorCode MPMControllerLevelsAdjoint(MPM mpm, Vec x, const PetscReal levelb[], Vec lambda)
 {
   MPMController           c = mpm->act->ctrl;
