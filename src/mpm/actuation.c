@@ -200,12 +200,12 @@ static PetscErrorCode MPMActuatorParse(MPM mpm, MPMActuator *A, PetscReal streng
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every actuated label has particles (counted over the ranks); no label has two actuators. Collective. */
+/* Every actuated label has particles (counted over the ranks: act->count); no label has two actuators. Collective. */
 static PetscErrorCode MPMActuationCheckGroups(MPM mpm)
 {
   MPMActuation            act = mpm->act;
   const MPMMaterialPoint *mat;
-  PetscInt64              count[MPM_MAX_ACTUATORS] = {0}, total[MPM_MAX_ACTUATORS];
+  PetscInt64              count[MPM_MAX_ACTUATORS] = {0};
 
   PetscFunctionBeginUser;
   for (PetscInt l = 0; l < MPM_MAX_LABELS; l++) act->group_of_label[l] = -1;
@@ -223,9 +223,9 @@ static PetscErrorCode MPMActuationCheckGroups(MPM mpm)
     if (g >= 0) count[g]++;
   }
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCallMPI(MPI_Allreduce(count, total, MPM_MAX_ACTUATORS, MPIU_INT64, MPI_SUM, mpm->comm));
+  PetscCallMPI(MPI_Allreduce(count, act->count, MPM_MAX_ACTUATORS, MPIU_INT64, MPI_SUM, mpm->comm));
   for (PetscInt g = 0; g < act->nact; g++)
-    PetscCheck(total[g] > 0, mpm->comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(act->count[g] > 0, mpm->comm, PETSC_ERR_USER_INPUT,
                "%s %s: the actuator group has no particles: no body has label %" PetscInt_FMT, act->act[g].option,
                act->act[g].spec, act->act[g].label);
   PetscFunctionReturn(PETSC_SUCCESS);

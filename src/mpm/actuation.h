@@ -29,6 +29,7 @@ struct _n_MPMActuation {
   PetscInt    nact;
   MPMActuator act[MPM_MAX_ACTUATORS];
   PetscInt    group_of_label[MPM_MAX_LABELS]; /* actuator group of a label, -1: none */
+  PetscInt64  count[MPM_MAX_ACTUATORS];       /* particles per group, all ranks */
   /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period
      (Fourier), or the periodic linear interpolation of the values c_j at the knots t_j = j period / n (linear);
      level a_g = bound tanh(u_g / bound) (bound > 0) or u_g (bound = 0) */

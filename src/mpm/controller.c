@@ -10,13 +10,13 @@
 /* ---------------------------------------------------------------------------------------------------------------- */
 /* Kernels */
 
-/* The stretch of a particle of group g: |F f| along the unit fibre f, or J = det F (isotropic group). */
-static inline PetscReal MPMGroupStretch(const MPMFeatureMap *m, PetscInt g, const PetscScalar F[MPM_DIM][MPM_DIM])
+/* The stretch of a particle of actuator A: |F f| along the unit fibre f, or J = det F (isotropic group). */
+static inline PetscReal MPMGroupStretch(const MPMActuator *A, const PetscScalar F[MPM_DIM][MPM_DIM])
 {
-  if (m->isotropic[g]) return F[0][0] * F[1][1] - F[0][1] * F[1][0];
+  if (A->isotropic) return F[0][0] * F[1][1] - F[0][1] * F[1][0];
   {
-    const PetscReal m0 = F[0][0] * m->fiber[g][0] + F[0][1] * m->fiber[g][1];
-    const PetscReal m1 = F[1][0] * m->fiber[g][0] + F[1][1] * m->fiber[g][1];
+    const PetscReal m0 = F[0][0] * A->fiber[0] + F[0][1] * A->fiber[1];
+    const PetscReal m1 = F[1][0] * A->fiber[0] + F[1][1] * A->fiber[1];
     return PetscSqrtReal(m0 * m0 + m1 * m1);
   }
 }
@@ -29,10 +29,10 @@ void MPMFeatureSums(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, const Pet
   for (PetscInt i = 0; i < 2 * MPM_DIM + m->ngroups; i++) sums[i] = 0;
   for (PetscInt p = 0; p < n; p++) {
     const MPMParticle *q = MPMRecordRead(x, nrec, p);
-    const PetscInt     g = m->group_of_label[(PetscInt)mat[p].label];
+    const PetscInt     g = m->act->group_of_label[(PetscInt)mat[p].label];
 
     for (PetscInt a = 0; a < MPM_DIM; a++) sums[a] += q->x[a], sums[MPM_DIM + a] += q->v[a];
-    if (g >= 0) sums[2 * MPM_DIM + g] += MPMGroupStretch(m, g, q->F);
+    if (g >= 0) sums[2 * MPM_DIM + g] += MPMGroupStretch(&m->act->act[g], q->F);
   }
 }
 /* Adjoint of MPMFeatureSums: xb_p += sumsb[0..1], vb_p += sumsb[2..3], and for a particle of group g
@@ -43,15 +43,16 @@ void MPMFeatureSumsAdjoint(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, co
   for (PetscInt p = 0; p < n; p++) {
     const MPMParticle *q  = MPMRecordRead(x, nrec, p);
     MPMParticle       *qb = MPMRecord(xb, nrec, p);
-    const PetscInt     g  = m->group_of_label[(PetscInt)mat[p].label];
+    const PetscInt     g  = m->act->group_of_label[(PetscInt)mat[p].label];
 
     for (PetscInt a = 0; a < MPM_DIM; a++) qb->x[a] += sumsb[a], qb->v[a] += sumsb[MPM_DIM + a];
     if (g < 0) continue;
     {
       const PetscReal sb             = sumsb[2 * MPM_DIM + g];
       const PetscScalar(*F)[MPM_DIM] = q->F;
+      const PetscReal *fib           = m->act->act[g].fiber;
 
-      if (m->isotropic[g]) {
+      if (m->act->act[g].isotropic) {
         qb->F[0][0] += sb * F[1][1];
         qb->F[0][1] -= sb * F[1][0];
         qb->F[1][0] -= sb * F[0][1];
@@ -59,10 +60,10 @@ void MPMFeatureSumsAdjoint(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, co
       } else {
         PetscReal mv[MPM_DIM], len;
 
-        for (PetscInt a = 0; a < MPM_DIM; a++) mv[a] = F[a][0] * m->fiber[g][0] + F[a][1] * m->fiber[g][1];
+        for (PetscInt a = 0; a < MPM_DIM; a++) mv[a] = F[a][0] * fib[0] + F[a][1] * fib[1];
         len = PetscSqrtReal(mv[0] * mv[0] + mv[1] * mv[1]);
         for (PetscInt a = 0; a < MPM_DIM; a++)
-          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * mv[a] / len * m->fiber[g][b];
+          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * mv[a] / len * fib[b];
       }
     }
   }
@@ -79,7 +80,8 @@ void MPMFeatures(const MPMFeatureMap *m, const PetscReal sums[], PetscReal t, Pe
     f[a]           = (sums[a] / m->nparticles - m->centroid0[a]) / m->length;
     f[MPM_DIM + a] = sums[MPM_DIM + a] / (m->nparticles * m->speed);
   }
-  for (PetscInt g = 0; g < G; g++) f[2 * MPM_DIM + g] = (sums[2 * MPM_DIM + g] / m->count[g] - 1) / m->stretch;
+  for (PetscInt g = 0; g < G; g++)
+    f[2 * MPM_DIM + g] = (sums[2 * MPM_DIM + g] / (PetscReal)m->act->count[g] - 1) / m->stretch;
   for (PetscInt j = 0; j < m->nperiods; j++) {
     f[2 * MPM_DIM + G + 2 * j]     = PetscSinReal(2 * PETSC_PI * t / m->period[j]);
     f[2 * MPM_DIM + G + 2 * j + 1] = PetscCosReal(2 * PETSC_PI * t / m->period[j]);
@@ -92,7 +94,8 @@ void MPMFeaturesAdjoint(const MPMFeatureMap *m, const PetscReal fb[], PetscReal 
     sumsb[a]           = fb[a] / (m->nparticles * m->length);
     sumsb[MPM_DIM + a] = fb[MPM_DIM + a] / (m->nparticles * m->speed);
   }
-  for (PetscInt g = 0; g < m->ngroups; g++) sumsb[2 * MPM_DIM + g] = fb[2 * MPM_DIM + g] / (m->count[g] * m->stretch);
+  for (PetscInt g = 0; g < m->ngroups; g++)
+    sumsb[2 * MPM_DIM + g] = fb[2 * MPM_DIM + g] / ((PetscReal)m->act->count[g] * m->stretch);
 }
 
 /* The network's forward pass: units = [input, hidden layer 1, ..., output]; per layer l with W, b (controller.h)
@@ -330,37 +333,28 @@ static PetscErrorCode MPMControllerInitialWeights(MPM mpm, MPMController c, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMControllerSetUp - the feature map of the actuator groups (fibres, particle counts over the ranks, the initial
-    centroid of mpm->x0) and the initial weights. Collective. @*/
+/*@ MPMControllerSetUp - the feature map of the actuator groups (mpm->act: labels, fibres and particle counts are
+    read from there), the particle count and initial centroid of mpm->x0 over the ranks, and the initial weights.
+    Collective. @*/
 PetscErrorCode MPMControllerSetUp(MPM mpm)
 {
   MPMController           c = mpm->act->ctrl;
   MPMFeatureMap          *m = &c->map;
   const MPMMaterialPoint *mat;
   const PetscScalar      *x;
-  PetscReal      local[MPM_CTRL_NSUMS + MPM_CTRL_MAX_GROUPS + 1] = {0}, total[MPM_CTRL_NSUMS + MPM_CTRL_MAX_GROUPS + 1];
-  const PetscInt ns                                              = 2 * MPM_DIM + m->ngroups;
+  PetscReal               local[MPM_CTRL_NSUMS + 1], total[MPM_CTRL_NSUMS + 1];
+  const PetscInt          ns = 2 * MPM_DIM + m->ngroups;
 
   PetscFunctionBeginUser;
-  for (PetscInt l = 0; l < MPM_MAX_LABELS; l++) m->group_of_label[l] = mpm->act->group_of_label[l];
-  for (PetscInt g = 0; g < m->ngroups; g++) {
-    m->isotropic[g] = mpm->act->act[g].isotropic;
-    m->fiber[g][0]  = mpm->act->act[g].fiber[0];
-    m->fiber[g][1]  = mpm->act->act[g].fiber[1];
-  }
+  m->act = mpm->act;
   PetscCall(VecGetArrayRead(mpm->x0, &x));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   MPMFeatureSums(m, mpm->nhome, mpm->nrec, x, mat, local);
-  for (PetscInt p = 0; p < mpm->nhome; p++) {
-    const PetscInt g = m->group_of_label[(PetscInt)mat[p].label];
-    if (g >= 0) local[ns + g] += 1;
-  }
-  local[ns + m->ngroups] = (PetscReal)mpm->nhome;
+  local[ns] = (PetscReal)mpm->nhome;
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(mpm->x0, &x));
-  PetscCallMPI(MPI_Allreduce(local, total, (PetscMPIInt)(ns + m->ngroups + 1), MPIU_REAL, MPIU_SUM, mpm->comm));
-  for (PetscInt g = 0; g < m->ngroups; g++) m->count[g] = total[ns + g];
-  m->nparticles = total[ns + m->ngroups];
+  PetscCallMPI(MPI_Allreduce(local, total, (PetscMPIInt)(ns + 1), MPIU_REAL, MPIU_SUM, mpm->comm));
+  m->nparticles = total[ns];
   for (PetscInt a = 0; a < MPM_DIM; a++) m->centroid0[a] = total[a] / m->nparticles;
   PetscCall(MPMControllerInitialWeights(mpm, c, c->init_gain, c->init_seed));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -27,22 +27,20 @@ typedef struct {
   PetscReal bound;
 } MPMNetwork;
 
-/* The features of a state, from the sums over its particles (MPMFeatureSums):
+/* The features of a state, from the sums over its particles (MPMFeatureSums); the groups, their labels, fibres and
+ * particle counts are the actuation's (actuation.h, not copied):
  *   f_0, f_1 = (xbar - xbar_0) / ell,  f_2, f_3 = vbar / U   (xbar, vbar: particle averages, equal weights),
  *   f_{4+g} = (lambda_g - 1) / eps,  lambda_g the average over group g's particles of the fibre stretch |F f_g|
  *             (isotropic group: J = det F),
  *   then sin(2 pi t / T_j), cos(2 pi t / T_j) per clock period T_j. */
 typedef struct {
-  PetscInt  ngroups;
-  PetscInt  group_of_label[MPM_MAX_LABELS]; /* -1: not actuated */
-  PetscBool isotropic[MPM_CTRL_MAX_GROUPS];
-  PetscReal fiber[MPM_CTRL_MAX_GROUPS][MPM_DIM]; /* unit fibres */
-  PetscReal count[MPM_CTRL_MAX_GROUPS];          /* particles per group, all ranks */
-  PetscReal nparticles;                          /* all ranks */
-  PetscReal centroid0[MPM_DIM];                  /* xbar_0: the particle average of the initial state at set-up */
-  PetscReal length, speed, stretch;              /* ell [m], U [m/s], eps [1] */
-  PetscInt  nperiods;
-  PetscReal period[MPM_CTRL_MAX_PERIODS];
+  const struct _n_MPMActuation *act; /* the actuator groups (act->nact = ngroups once set up) */
+  PetscInt                      ngroups;
+  PetscReal                     nparticles;         /* all ranks */
+  PetscReal                     centroid0[MPM_DIM]; /* xbar_0: the particle average of the initial state at set-up */
+  PetscReal                     length, speed, stretch; /* ell [m], U [m/s], eps [1] */
+  PetscInt                      nperiods;
+  PetscReal                     period[MPM_CTRL_MAX_PERIODS];
 } MPMFeatureMap;
 
 static inline PetscInt MPMFeatureCount(const MPMFeatureMap *m)

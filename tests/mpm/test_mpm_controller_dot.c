@@ -6,6 +6,7 @@
  *   internal-state reals in the records (nrec > MPM_NSTATE), in (x, v, C, F):
  *     <df, fb> = <dx, xb> + <dv, vb> + <dF, Fb>                                                 to 1e-12. */
 #include "mpm/controller.h"
+#include "mpm/actuation.h"
 #include "adjtest.h"
 
 static PetscReal Uniform(PetscRandom r, PetscReal lo, PetscReal hi)
@@ -92,32 +93,35 @@ static void FeatureTangent(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, co
 
   for (PetscInt p = 0; p < n; p++) {
     const MPMParticle *q = MPMRecordRead(x, nrec, p), *dq = MPMRecordRead(dx, nrec, p);
-    const PetscInt     g = m->group_of_label[(PetscInt)mat[p].label];
+    const PetscInt     g = m->act->group_of_label[(PetscInt)mat[p].label];
 
     for (PetscInt a = 0; a < 2; a++) ds[a] += dq->x[a], ds[2 + a] += dq->v[a];
     if (g < 0) continue;
-    if (m->isotropic[g])
+    if (m->act->act[g].isotropic)
       ds[4 + g] +=
           dq->F[0][0] * q->F[1][1] + q->F[0][0] * dq->F[1][1] - dq->F[0][1] * q->F[1][0] - q->F[0][1] * dq->F[1][0];
     else {
-      PetscReal mv[2], dm[2];
+      const PetscReal *fib = m->act->act[g].fiber;
+      PetscReal        mv[2], dm[2];
       for (PetscInt a = 0; a < 2; a++) {
-        mv[a] = q->F[a][0] * m->fiber[g][0] + q->F[a][1] * m->fiber[g][1];
-        dm[a] = dq->F[a][0] * m->fiber[g][0] + dq->F[a][1] * m->fiber[g][1];
+        mv[a] = q->F[a][0] * fib[0] + q->F[a][1] * fib[1];
+        dm[a] = dq->F[a][0] * fib[0] + dq->F[a][1] * fib[1];
       }
       ds[4 + g] += (mv[0] * dm[0] + mv[1] * dm[1]) / PetscSqrtReal(mv[0] * mv[0] + mv[1] * mv[1]);
     }
   }
   for (PetscInt a = 0; a < 2; a++)
     df[a] = ds[a] / (m->nparticles * m->length), df[2 + a] = ds[2 + a] / (m->nparticles * m->speed);
-  for (PetscInt g = 0; g < m->ngroups; g++) df[4 + g] = ds[4 + g] / (m->count[g] * m->stretch);
+  for (PetscInt g = 0; g < m->ngroups; g++) df[4 + g] = ds[4 + g] / ((PetscReal)m->act->count[g] * m->stretch);
   for (PetscInt j = 0; j < 2 * m->nperiods; j++) df[4 + m->ngroups + j] = 0;
 }
 
 static PetscErrorCode TestFeatures(PetscRandom r, PetscInt *fail)
 {
   enum { NP = 30, NREC = MPM_NSTATE + 2 };
-  MPMFeatureMap    m = {.ngroups = 2, .length = 0.2, .speed = 0.3, .stretch = 0.1, .nperiods = 2, .period = {0.3, 0.1}};
+  struct _n_MPMActuation act = {.nact = 2};
+  MPMFeatureMap          m   = {
+                 .act = &act, .ngroups = 2, .length = 0.2, .speed = 0.3, .stretch = 0.1, .nperiods = 2, .period = {0.3, 0.1}};
   PetscScalar      x[NP * NREC], dx[NP * NREC], xb[NP * NREC], xp[NP * NREC], xm[NP * NREC];
   MPMMaterialPoint mat[NP];
   PetscReal        sums[MPM_CTRL_NSUMS], sumsb[MPM_CTRL_NSUMS], f[MPM_CTRL_MAX_FEATURES], fp[MPM_CTRL_MAX_FEATURES],
@@ -127,11 +131,11 @@ static PetscErrorCode TestFeatures(PetscRandom r, PetscInt *fail)
   const PetscInt  nf = MPMFeatureCount(&m);
 
   PetscFunctionBeginUser;
-  for (PetscInt l = 0; l < MPM_MAX_LABELS; l++) m.group_of_label[l] = -1;
-  m.group_of_label[1] = 0, m.group_of_label[2] = 1;
-  m.isotropic[0] = PETSC_FALSE, m.fiber[0][0] = 0.6, m.fiber[0][1] = 0.8;
-  m.isotropic[1] = PETSC_TRUE;
-  m.nparticles = NP, m.count[0] = NP / 3, m.count[1] = NP / 3, m.centroid0[0] = 0.4, m.centroid0[1] = 0.2;
+  for (PetscInt l = 0; l < MPM_MAX_LABELS; l++) act.group_of_label[l] = -1;
+  act.group_of_label[1] = 0, act.group_of_label[2] = 1;
+  act.act[0].isotropic = PETSC_FALSE, act.act[0].fiber[0] = 0.6, act.act[0].fiber[1] = 0.8;
+  act.act[1].isotropic = PETSC_TRUE;
+  m.nparticles = NP, act.count[0] = NP / 3, act.count[1] = NP / 3, m.centroid0[0] = 0.4, m.centroid0[1] = 0.2;
   for (PetscInt i = 0; i < NP * NREC; i++) {
     x[i] = Uniform(r, -1, 1), dx[i] = Uniform(r, -1, 1), xb[i] = 0;
     xp[i] = x[i] + eps * dx[i], xm[i] = x[i] - eps * dx[i];
