@@ -126,7 +126,7 @@ void MPMNetworkForward(const MPMNetwork *net, const PetscReal w[], const PetscRe
 }
 /* Adjoint of MPMNetworkForward from its units (the derivative of each activation from its output h' alone):
  *   zb = hb (1 - h'^2) (hidden),  zb = ab (1 - (a / B)^2) (output; B = 0: zb = ab),
- *   Wb += zb h^T,  bb += zb,  hb = W^T zb;   wb += dJ/dw,  inb = dJ/din. */
+ *   Wb += zb h^T,  bb += zb,  hb = W^T zb;   wb += dJ/dw (wb = NULL: not wanted),  inb = dJ/din. */
 void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscReal units[], const PetscReal outb[],
                        PetscReal wb[], PetscReal inb[])
 {
@@ -142,7 +142,7 @@ void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscRe
   for (PetscInt l = net->nlayers - 1; l >= 0; l--) {
     const PetscInt   nin = net->width[l], nout = net->width[l + 1];
     const PetscReal *W = w + woff[l], *h = units + uoff[l], *hout = units + uoff[l + 1];
-    PetscReal       *Wb = wb + woff[l], *bb = Wb + nout * nin;
+    PetscReal       *Wb = wb ? wb + woff[l] : NULL, *bb = wb ? Wb + nout * nin : NULL;
 
     for (PetscInt i = 0; i < nout; i++) {
       if (l < net->nlayers - 1)
@@ -151,13 +151,13 @@ void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscRe
         zb[i] = net->bound > 0 ? hb[i] * (1 - PetscSqr(hout[i] / net->bound)) : hb[i];
     }
     for (PetscInt j = 0; j < nin; j++) hb[j] = 0;
-    for (PetscInt i = 0; i < nout; i++) {
-      for (PetscInt j = 0; j < nin; j++) {
-        Wb[i * nin + j] += zb[i] * h[j];
-        hb[j] += W[i * nin + j] * zb[i];
+    for (PetscInt i = 0; i < nout; i++)
+      for (PetscInt j = 0; j < nin; j++) hb[j] += W[i * nin + j] * zb[i];
+    if (wb)
+      for (PetscInt i = 0; i < nout; i++) {
+        for (PetscInt j = 0; j < nin; j++) Wb[i * nin + j] += zb[i] * h[j];
+        bb[i] += zb[i];
       }
-      bb[i] += zb[i];
-    }
   }
   for (PetscInt j = 0; j < net->width[0]; j++) inb[j] = hb[j];
 }
@@ -302,8 +302,7 @@ PetscErrorCode MPMControllerCreate(MPM mpm, PetscInt nact, PetscReal period, Pet
   for (PetscInt j = 0; j < nper; j++) c->map.period[j] = periods[j];
   c->net.bound = bound;
   PetscCall(MPMControllerLayers(mpm, c, nact, hidden, nhidden));
-  PetscCall(PetscCalloc4(c->net.nweights, &c->w, c->net.nweights, &c->gw, c->net.nweights, &c->sw, c->net.nweights,
-                         &c->work));
+  PetscCall(PetscCalloc3(c->net.nweights, &c->w, c->net.nweights, &c->gw, c->net.nweights, &c->sw));
   c->init_gain = gain;
   c->init_seed = seed;
   *ctrl        = c;
@@ -363,7 +362,7 @@ PetscErrorCode MPMControllerSetUp(MPM mpm)
 PetscErrorCode MPMControllerDestroy(MPMController *ctrl)
 {
   PetscFunctionBeginUser;
-  if (*ctrl) PetscCall(PetscFree4((*ctrl)->w, (*ctrl)->gw, (*ctrl)->sw, (*ctrl)->work));
+  if (*ctrl) PetscCall(PetscFree3((*ctrl)->w, (*ctrl)->gw, (*ctrl)->sw));
   PetscCall(PetscFree(*ctrl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -380,7 +379,7 @@ PetscErrorCode MPMControllerLevels(MPM mpm, AdjStepIndex k, Vec x, PetscReal lev
   const PetscInt          ns = 2 * MPM_DIM + c->map.ngroups;
   const MPMMaterialPoint *mat;
   const PetscScalar      *xa;
-  PetscReal               local[MPM_CTRL_NSUMS], f[MPM_CTRL_MAX_FEATURES];
+  PetscReal               local[MPM_CTRL_NSUMS], sums[MPM_CTRL_NSUMS], f[MPM_CTRL_MAX_FEATURES];
   const PetscInt          off = MPMNetworkOutputOffset(&c->net);
 
   PetscFunctionBeginUser;
@@ -389,8 +388,8 @@ PetscErrorCode MPMControllerLevels(MPM mpm, AdjStepIndex k, Vec x, PetscReal lev
   MPMFeatureSums(&c->map, mpm->nhome, mpm->nrec, xa, mat, local);
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCallMPI(MPI_Allreduce(local, c->sums, (PetscMPIInt)ns, MPIU_REAL, MPIU_SUM, mpm->comm));
-  MPMFeatures(&c->map, c->sums, (PetscReal)(k - 1) * mpm->dt, f);
+  PetscCallMPI(MPI_Allreduce(local, sums, (PetscMPIInt)ns, MPIU_REAL, MPIU_SUM, mpm->comm));
+  MPMFeatures(&c->map, sums, (PetscReal)(k - 1) * mpm->dt, f);
   MPMNetworkForward(&c->net, c->w, f, c->units);
   for (PetscInt g = 0; g < c->map.ngroups; g++) level[g] = c->units[off + g];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -410,8 +409,7 @@ PetscErrorCode MPMControllerLevelsAdjoint(MPM mpm, Vec x, const PetscReal levelb
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(levelb, lb, (PetscMPIInt)c->map.ngroups, MPIU_REAL, MPIU_SUM, mpm->comm));
-  if (mpm->rank) PetscCall(PetscArrayzero(c->work, c->net.nweights));
-  MPMNetworkAdjoint(&c->net, c->w, c->units, lb, mpm->rank == 0 ? c->gw : c->work, fb);
+  MPMNetworkAdjoint(&c->net, c->w, c->units, lb, mpm->rank == 0 ? c->gw : NULL, fb); /* dJ/dw once: on rank 0 */
   MPMFeaturesAdjoint(&c->map, fb, sumsb);
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(lambda, &la));

@@ -7,12 +7,12 @@
  * the state adjoint of x_{k-1}. */
 #pragma once
 
-#include "mpmimpl.h"
+#include "actuation.h"
 
 #define MPM_CTRL_MAX_HIDDEN   4                                   /* hidden layers */
 #define MPM_CTRL_MAX_WIDTH    64                                  /* units per hidden layer */
 #define MPM_CTRL_MAX_PERIODS  4                                   /* clock periods */
-#define MPM_CTRL_MAX_GROUPS   8                                   /* = MPM_MAX_ACTUATORS */
+#define MPM_CTRL_MAX_GROUPS   MPM_MAX_ACTUATORS                   /* the controller drives every actuator group */
 #define MPM_CTRL_NSUMS        (2 * MPM_DIM + MPM_CTRL_MAX_GROUPS) /* particle sums: x, v, stretch per group */
 #define MPM_CTRL_MAX_FEATURES (2 * MPM_DIM + MPM_CTRL_MAX_GROUPS + 2 * MPM_CTRL_MAX_PERIODS)
 #define MPM_CTRL_MAX_UNITS    (MPM_CTRL_MAX_FEATURES + MPM_CTRL_MAX_HIDDEN * MPM_CTRL_MAX_WIDTH + MPM_CTRL_MAX_GROUPS)
@@ -54,10 +54,8 @@ struct _n_MPMController {
   PetscReal    *w;         /* weights and biases: the parameter block "controller" */
   PetscReal    *gw;        /* dJ/dw: rank 0 accumulates (the level adjoints are summed over ranks first) */
   PetscReal    *sw;        /* summed over ranks */
-  PetscReal    *work;      /* nweights scratch for ranks other than 0 */
   PetscReal     init_gain; /* -mpm_controller_init_scale */
   PetscInt      init_seed; /* -mpm_controller_seed */
-  PetscReal     sums[MPM_CTRL_NSUMS];
   PetscReal     units[MPM_CTRL_MAX_UNITS]; /* the network's units of the step being taken (input first) */
 };
 typedef struct _n_MPMController *MPMController;

@@ -1,7 +1,8 @@
 /* Dot-product tests of the closed-loop controller's kernels (src/mpm/controller.c) against tangent-linear models
  * written here, independently of the adjoints, and themselves checked against central differences (1e-6):
  *   MPMNetworkForward (2 hidden tanh layers; output bounded by B tanh(z / B) and unbounded) in (weights, input):
- *     <da, ab> = <dw, wb> + <df, fb>                                                            to 1e-12;
+ *     <da, ab> = <dw, wb> + <df, fb>                                                            to 1e-12,
+ *     and without the weights' adjoint (wb = NULL) the same fb bit for bit;
  *   MPMFeatures o MPMFeatureSums over random particles of three labels (fibre group, isotropic group, passive), with
  *   internal-state reals in the records (nrec > MPM_NSTATE), in (x, v, C, F):
  *     <df, fb> = <dx, xb> + <dv, vb> + <dF, Fb>                                                 to 1e-12. */
@@ -37,9 +38,9 @@ static void NetworkTangent(const MPMNetwork *net, const PetscReal w[], const Pet
 static PetscErrorCode TestNetwork(PetscRandom r, PetscReal bound, PetscInt *fail)
 {
   MPMNetwork      net = {.nlayers = 3, .width = {9, 6, 5, 3}, .bound = bound};
-  PetscReal       w[200], dw[200], wb[200], wp[200], wm[200], in[9], din[9], inb[9], ip[9], im[9];
+  PetscReal       w[200], dw[200], wb[200], wp[200], wm[200], in[9], din[9], inb[9], inb0[9], ip[9], im[9];
   PetscReal       units[MPM_CTRL_MAX_UNITS], up[MPM_CTRL_MAX_UNITS], um[MPM_CTRL_MAX_UNITS], da[3], ab[3];
-  PetscReal       lhs = 0, rhs = 0, fd = 0, sc = 0;
+  PetscReal       lhs = 0, rhs = 0, fd = 0, sc = 0, gap = 0;
   const PetscReal eps = 1e-6;
   const PetscInt  off = MPMNetworkOutputOffset(&net);
   char            name[64];
@@ -74,6 +75,12 @@ static PetscErrorCode TestNetwork(PetscRandom r, PetscReal bound, PetscInt *fail
   PetscCall(MPMTestTangentReport(name, fd / sc, fail));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MPMNetworkAdjoint (bound %g)", (double)bound));
   PetscCall(AdjTestReport(name, lhs, rhs, 1e-12, fail));
+  /* without the weights' adjoint (wb = NULL, the ranks other than 0): the same input adjoint, bit for bit */
+  MPMNetworkAdjoint(&net, w, units, ab, NULL, inb0);
+  for (PetscInt j = 0; j < 9; j++) gap = AdjTestMax(gap, PetscAbsReal(inb0[j] - inb[j]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MPMNetworkAdjoint without wb: input adjoint gap %.2e  %s\n", (double)gap,
+                        gap == 0 ? "ok" : "FAIL"));
+  if (!(gap == 0)) (*fail)++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
