@@ -18,14 +18,12 @@ void MPMActiveStress(const MPMActuator *A, PetscReal level, const PetscScalar F[
   const PetscReal c = level * A->strength;
 
   if (A->isotropic) {
-    const PetscScalar J = F[0][0] * F[1][1] - F[0][1] * F[1][0];
-
-    tau[0][0] = tau[1][1] = c * J;
+    tau[0][0] = tau[1][1] = c * MPMDeterminant(F);
     tau[0][1] = tau[1][0] = 0;
   } else {
     PetscScalar m[MPM_DIM];
 
-    for (PetscInt a = 0; a < MPM_DIM; a++) m[a] = F[a][0] * A->fiber[0] + F[a][1] * A->fiber[1];
+    MPMFibreImage(A, F, m);
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) tau[a][b] = c * m[a] * m[b];
   }
@@ -40,17 +38,17 @@ void MPMActiveStressAdjoint(const MPMActuator *A, PetscReal level, const PetscSc
   const PetscReal c = level * A->strength;
 
   if (A->isotropic) {
-    const PetscScalar J = F[0][0] * F[1][1] - F[0][1] * F[1][0], tr = taub[0][0] + taub[1][1];
+    const PetscScalar tr = taub[0][0] + taub[1][1];
+    PetscScalar       cof[MPM_DIM][MPM_DIM];
 
-    Fb[0][0] += c * tr * F[1][1];
-    Fb[0][1] -= c * tr * F[1][0];
-    Fb[1][0] -= c * tr * F[0][1];
-    Fb[1][1] += c * tr * F[0][0];
-    *levelb += A->strength * J * tr;
+    MPMCofactor(F, cof);
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) Fb[a][b] += c * tr * cof[a][b];
+    *levelb += A->strength * MPMDeterminant(F) * tr;
   } else {
     PetscScalar m[MPM_DIM], mb[MPM_DIM] = {0, 0}, mtm = 0;
 
-    for (PetscInt a = 0; a < MPM_DIM; a++) m[a] = F[a][0] * A->fiber[0] + F[a][1] * A->fiber[1];
+    MPMFibreImage(A, F, m);
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) {
         mb[a] += c * (taub[a][b] + taub[b][a]) * m[b];

@@ -47,6 +47,12 @@ struct _n_MPMActuation {
   struct _n_MPMController *ctrl;
 };
 
+/* m = F f: the unit fibre f of actuator A carried by F (the active stress and the controller's stretch feature). */
+static inline void MPMFibreImage(const MPMActuator *A, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar m[MPM_DIM])
+{
+  for (PetscInt a = 0; a < MPM_DIM; a++) m[a] = F[a][0] * A->fiber[0] + F[a][1] * A->fiber[1];
+}
+
 /* Kernels (actuation.c): the active stress of a particle and its adjoint (called by the P2G kernel and its adjoint,
  * transfer.c, for the particles of actuated labels); the signal and its adjoint. */
 void MPMActiveStress(const MPMActuator *A, PetscReal level, const PetscScalar F[MPM_DIM][MPM_DIM],

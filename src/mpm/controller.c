@@ -13,12 +13,11 @@
 /* The stretch of a particle of actuator A: |F f| along the unit fibre f, or J = det F (isotropic group). */
 static inline PetscReal MPMGroupStretch(const MPMActuator *A, const PetscScalar F[MPM_DIM][MPM_DIM])
 {
-  if (A->isotropic) return F[0][0] * F[1][1] - F[0][1] * F[1][0];
-  {
-    const PetscReal m0 = F[0][0] * A->fiber[0] + F[0][1] * A->fiber[1];
-    const PetscReal m1 = F[1][0] * A->fiber[0] + F[1][1] * A->fiber[1];
-    return PetscSqrtReal(m0 * m0 + m1 * m1);
-  }
+  PetscScalar m[MPM_DIM];
+
+  if (A->isotropic) return MPMDeterminant(F);
+  MPMFibreImage(A, F, m);
+  return PetscSqrtReal(m[0] * m[0] + m[1] * m[1]);
 }
 
 /* This rank's sums over n particles (records of nrec reals in x, materials mat) in a fixed order:
@@ -48,22 +47,23 @@ void MPMFeatureSumsAdjoint(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, co
     for (PetscInt a = 0; a < MPM_DIM; a++) qb->x[a] += sumsb[a], qb->v[a] += sumsb[MPM_DIM + a];
     if (g < 0) continue;
     {
-      const PetscReal sb             = sumsb[2 * MPM_DIM + g];
-      const PetscScalar(*F)[MPM_DIM] = q->F;
-      const PetscReal *fib           = m->act->act[g].fiber;
+      const PetscReal    sb = sumsb[2 * MPM_DIM + g];
+      const MPMActuator *A  = &m->act->act[g];
 
-      if (m->act->act[g].isotropic) {
-        qb->F[0][0] += sb * F[1][1];
-        qb->F[0][1] -= sb * F[1][0];
-        qb->F[1][0] -= sb * F[0][1];
-        qb->F[1][1] += sb * F[0][0];
+      if (A->isotropic) {
+        PetscScalar cof[MPM_DIM][MPM_DIM];
+
+        MPMCofactor(q->F, cof);
+        for (PetscInt a = 0; a < MPM_DIM; a++)
+          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * cof[a][b];
       } else {
-        PetscReal mv[MPM_DIM], len;
+        PetscScalar mv[MPM_DIM];
+        PetscReal   len;
 
-        for (PetscInt a = 0; a < MPM_DIM; a++) mv[a] = F[a][0] * fib[0] + F[a][1] * fib[1];
+        MPMFibreImage(A, q->F, mv);
         len = PetscSqrtReal(mv[0] * mv[0] + mv[1] * mv[1]);
         for (PetscInt a = 0; a < MPM_DIM; a++)
-          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * mv[a] / len * fib[b];
+          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * mv[a] / len * A->fiber[b];
       }
     }
   }
