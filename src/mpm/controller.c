@@ -240,7 +240,31 @@ static PetscErrorCode MPMControllerLayers(MPM mpm, MPMController c, PetscInt nac
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMControllerCreate - reads -mpm_controller_layers and the controller's options: *ctrl = NULL without a
+/* The initial weights: -mpm_controller_weights (all of them) or the seeded initialization. */
+static PetscErrorCode MPMControllerInitialWeights(MPM mpm, MPMController c, PetscReal gain, PetscInt seed)
+{
+  PetscInt  n = c->net.nweights;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  MPMNetworkInitialize(&c->net, gain, seed, c->w);
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: closed-loop controller", "MPM");
+  PetscCall(
+      PetscOptionsRealArray("-mpm_controller_weights",
+                            "Initial controller weights and biases, all of them, layer by layer: W (row-major, "
+                            "outputs x inputs) then b (default: -mpm_controller_init_scale, -mpm_controller_seed)",
+                            "", c->w, &n, &set));
+  PetscOptionsEnd();
+  PetscCheck(!set || n == c->net.nweights, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_controller_weights: %" PetscInt_FMT " values given, the network has %" PetscInt_FMT
+             " weights and biases (%" PetscInt_FMT " features, -mpm_controller_layers, %" PetscInt_FMT " actuators)",
+             n, c->net.nweights, c->net.width[0], c->net.width[c->net.nlayers]);
+  if (set) PetscCall(AdjCheckRealOptionArray(mpm->comm, "-mpm_controller_weights", n, c->w, ADJ_REAL_FINITE, "1"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMControllerCreate - reads -mpm_controller_layers and the controller's options and sets the initial weights
+    (-mpm_controller_weights or the seeded initialization): *ctrl = NULL without a
     controller; refuses a controller without actuators (nact = 0) or together with the open-loop signal's options.
     period: the default clock period [s]. Collective. @*/
 PetscErrorCode MPMControllerCreate(MPM mpm, PetscInt nact, PetscReal period, PetscReal bound, MPMController *ctrl)
@@ -303,38 +327,13 @@ PetscErrorCode MPMControllerCreate(MPM mpm, PetscInt nact, PetscReal period, Pet
   c->net.bound = bound;
   PetscCall(MPMControllerLayers(mpm, c, nact, hidden, nhidden));
   PetscCall(PetscCalloc3(c->net.nweights, &c->w, c->net.nweights, &c->gw, c->net.nweights, &c->sw));
-  c->init_gain = gain;
-  c->init_seed = seed;
-  *ctrl        = c;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The initial weights: -mpm_controller_weights (all of them) or the seeded initialization. */
-static PetscErrorCode MPMControllerInitialWeights(MPM mpm, MPMController c, PetscReal gain, PetscInt seed)
-{
-  PetscInt  n = c->net.nweights;
-  PetscBool set;
-
-  PetscFunctionBeginUser;
-  MPMNetworkInitialize(&c->net, gain, seed, c->w);
-  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: closed-loop controller", "MPM");
-  PetscCall(
-      PetscOptionsRealArray("-mpm_controller_weights",
-                            "Initial controller weights and biases, all of them, layer by layer: W (row-major, "
-                            "outputs x inputs) then b (default: -mpm_controller_init_scale, -mpm_controller_seed)",
-                            "", c->w, &n, &set));
-  PetscOptionsEnd();
-  PetscCheck(!set || n == c->net.nweights, mpm->comm, PETSC_ERR_USER_INPUT,
-             "-mpm_controller_weights: %" PetscInt_FMT " values given, the network has %" PetscInt_FMT
-             " weights and biases (%" PetscInt_FMT " features, -mpm_controller_layers, %" PetscInt_FMT " actuators)",
-             n, c->net.nweights, c->net.width[0], c->net.width[c->net.nlayers]);
-  if (set) PetscCall(AdjCheckRealOptionArray(mpm->comm, "-mpm_controller_weights", n, c->w, ADJ_REAL_FINITE, "1"));
+  PetscCall(MPMControllerInitialWeights(mpm, c, gain, seed)); /* the network alone: no particles needed */
+  *ctrl = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@ MPMControllerSetUp - the feature map of the actuator groups (mpm->act: labels, fibres and particle counts are
-    read from there), the particle count and initial centroid of mpm->x0 over the ranks, and the initial weights.
-    Collective. @*/
+    read from there), the particle count and initial centroid of mpm->x0 over the ranks. Collective. @*/
 PetscErrorCode MPMControllerSetUp(MPM mpm)
 {
   MPMController           c = mpm->act->ctrl;
@@ -355,7 +354,6 @@ PetscErrorCode MPMControllerSetUp(MPM mpm)
   PetscCallMPI(MPI_Allreduce(local, total, (PetscMPIInt)(ns + 1), MPIU_REAL, MPIU_SUM, mpm->comm));
   m->nparticles = total[ns];
   for (PetscInt a = 0; a < MPM_DIM; a++) m->centroid0[a] = total[a] / m->nparticles;
-  PetscCall(MPMControllerInitialWeights(mpm, c, c->init_gain, c->init_seed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -51,11 +51,9 @@ static inline PetscInt MPMFeatureCount(const MPMFeatureMap *m)
 struct _n_MPMController {
   MPMNetwork    net;
   MPMFeatureMap map;
-  PetscReal    *w;         /* weights and biases: the parameter block "controller" */
-  PetscReal    *gw;        /* dJ/dw: rank 0 accumulates (the level adjoints are summed over ranks first) */
-  PetscReal    *sw;        /* summed over ranks */
-  PetscReal     init_gain; /* -mpm_controller_init_scale */
-  PetscInt      init_seed; /* -mpm_controller_seed */
+  PetscReal    *w;  /* weights and biases: the parameter block "controller" */
+  PetscReal    *gw; /* dJ/dw: rank 0 accumulates (the level adjoints are summed over ranks first) */
+  PetscReal    *sw; /* summed over ranks */
   PetscReal     units[MPM_CTRL_MAX_UNITS]; /* the network's units of the step being taken (input first) */
 };
 typedef struct _n_MPMController *MPMController;
