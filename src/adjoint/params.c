@@ -195,13 +195,14 @@ static PetscErrorCode AdjParamsSelectFromOptions(AdjParams params, char names[],
 static PetscErrorCode AdjParamsArrayBoundsFromOptions(PetscOptionItems *PetscOptionsObject, AdjParams params,
                                                       AdjParamBlock *blk)
 {
-  PetscReal  lo[ADJ_PARAMS_MAX_ARRAY_BOUNDS], hi[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
+  PetscReal *lo, *hi, *v[2];
   PetscInt   n[2] = {blk->n, blk->n};
   PetscBool  set[2];
   char       opt[2][128], help[2][256];
-  PetscReal *v[2] = {lo, hi};
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(blk->n, &lo, blk->n, &hi)); /* sized by the block: arrays of any length */
+  v[0] = lo, v[1] = hi;
   for (PetscInt i = 0; i < blk->n; i++) {
     lo[i] = blk->lowerv ? blk->lowerv[i] : blk->lower;
     hi[i] = blk->upperv ? blk->upperv[i] : blk->upper;
@@ -219,6 +220,7 @@ static PetscErrorCode AdjParamsArrayBoundsFromOptions(PetscOptionItems *PetscOpt
       for (PetscInt i = 1; i < blk->n; i++) v[k][i] = v[k][0];
   }
   PetscCall(AdjParamsSetBoundsArray(params, blk->name, lo, hi));
+  PetscCall(PetscFree2(lo, hi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,7 +279,7 @@ PetscErrorCode AdjParamsSetFromOptions(AdjParams params)
     if (set) PetscCall(AdjParamsSetScale(params, blk->name, scale));
     if (blk->kind == ADJ_PARAM_FIELD && blk->h[0] > 0)
       PetscCall(AdjParamsRegularizationFromOptions(PetscOptionsObject, params, blk));
-    if (blk->kind == ADJ_PARAM_ARRAY && blk->n > 1 && blk->n <= ADJ_PARAMS_MAX_ARRAY_BOUNDS) {
+    if (blk->kind == ADJ_PARAM_ARRAY && blk->n > 1) {
       PetscCall(AdjParamsArrayBoundsFromOptions(PetscOptionsObject, params, blk));
       continue;
     }

@@ -210,11 +210,11 @@ PetscErrorCode AdjParamsPack(AdjParams params, Vec design)
       PetscCall(AdjParamsGetFieldValue(blk, &v));
       PetscCall(AdjParamsPackField(params, blk->name, v, design));
     } else {
-      PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
-      PetscCheck(blk->n <= ADJ_PARAMS_MAX_ARRAY_BOUNDS, params->comm, PETSC_ERR_SUP, "Array parameter '%s' too long",
-                 blk->name);
+      PetscReal *v;
+      PetscCall(PetscMalloc1(blk->n, &v));
       PetscCall(AdjParamsGetArrayValue(params, blk, v));
       PetscCall(AdjParamsPackArray(params, blk->name, v, design));
+      PetscCall(PetscFree(v));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -255,9 +255,11 @@ PetscErrorCode AdjParamsUnpack(AdjParams params, Vec design)
       PetscCall(AdjParamsUnpackField(params, blk->name, design, v));
       PetscCall(AdjParamsSetFieldValue(params, blk, v));
     } else {
-      PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
+      PetscReal *v;
+      PetscCall(PetscMalloc1(blk->n, &v));
       PetscCall(AdjParamsUnpackArray(params, blk->name, design, v));
       PetscCall(AdjParamsSetArrayValue(params, blk, v));
+      PetscCall(PetscFree(v));
     }
   }
   PetscCall(AdjParamsRunHooks(params, changed));
@@ -290,9 +292,11 @@ PetscErrorCode AdjParamsPackGradient(AdjParams params, Vec design_grad)
       PetscCheck(blk->gradient, params->comm, PETSC_ERR_ORDER, "Parameter '%s' has no gradient", blk->name);
       PetscCall(AdjParamsPackGradientField(params, blk->name, blk->gradient, design_grad));
     } else {
-      PetscReal g[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
+      PetscReal *g;
+      PetscCall(PetscMalloc1(blk->n, &g));
       PetscCall(AdjParamsGetArrayGradient(params, blk, g));
       PetscCall(AdjParamsPackGradientArray(params, blk->name, g, design_grad));
+      PetscCall(PetscFree(g));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -331,9 +335,11 @@ PetscErrorCode AdjParamsWrite(AdjParams params, AdjOutput out)
       else
         PetscCall(AdjParamsWriteItemField(out, blk, v, PETSC_FALSE));
     } else {
-      PetscReal v[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
+      PetscReal *v;
+      PetscCall(PetscMalloc1(blk->n, &v));
       PetscCall(AdjParamsGetArrayValue(params, blk, v));
       PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_PARAMETERS, blk->name, blk->units, blk->n, v));
+      PetscCall(PetscFree(v));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -354,9 +360,11 @@ PetscErrorCode AdjParamsWriteGradient(AdjParams params, AdjOutput out)
     else if (blk->kind == ADJ_PARAM_FIELD)
       PetscCall(AdjParamsWriteItemField(out, blk, blk->gradient, PETSC_TRUE));
     else {
-      PetscReal g[ADJ_PARAMS_MAX_ARRAY_BOUNDS];
+      PetscReal *g;
+      PetscCall(PetscMalloc1(blk->n, &g));
       PetscCall(AdjParamsGetArrayGradient(params, blk, g));
       PetscCall(AdjOutputWriteBlockArray(out, ADJ_OUTPUT_GRADIENTS, blk->name, blk->gunits, blk->n, g));
+      PetscCall(PetscFree(g));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

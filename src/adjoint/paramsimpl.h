@@ -33,10 +33,6 @@ typedef struct {
   PetscReal           h[2], reg_alpha, reg_beta;
 } AdjParamBlock;
 
-/* The longest array block (stack buffers of the pack/unpack/bounds code): the MPM controller's weights reach
- * 14344 (4 hidden layers of 64 units, controller.h) */
-#define ADJ_PARAMS_MAX_ARRAY_BOUNDS 16384
-
 struct _p_AdjParams {
   MPI_Comm      comm;
   char          prefix[64]; /* options prefix (that of the stepper) */

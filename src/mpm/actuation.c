@@ -18,14 +18,12 @@ void MPMActiveStress(const MPMActuator *A, PetscReal level, const PetscScalar F[
   const PetscReal c = level * A->strength;
 
   if (A->isotropic) {
-    const PetscScalar J = F[0][0] * F[1][1] - F[0][1] * F[1][0];
-
-    tau[0][0] = tau[1][1] = c * J;
+    tau[0][0] = tau[1][1] = c * MPMDeterminant(F);
     tau[0][1] = tau[1][0] = 0;
   } else {
     PetscScalar m[MPM_DIM];
 
-    for (PetscInt a = 0; a < MPM_DIM; a++) m[a] = F[a][0] * A->fiber[0] + F[a][1] * A->fiber[1];
+    MPMFibreImage(A, F, m);
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) tau[a][b] = c * m[a] * m[b];
   }
@@ -40,17 +38,17 @@ void MPMActiveStressAdjoint(const MPMActuator *A, PetscReal level, const PetscSc
   const PetscReal c = level * A->strength;
 
   if (A->isotropic) {
-    const PetscScalar J = F[0][0] * F[1][1] - F[0][1] * F[1][0], tr = taub[0][0] + taub[1][1];
+    const PetscScalar tr = taub[0][0] + taub[1][1];
+    PetscScalar       cof[MPM_DIM][MPM_DIM];
 
-    Fb[0][0] += c * tr * F[1][1];
-    Fb[0][1] -= c * tr * F[1][0];
-    Fb[1][0] -= c * tr * F[0][1];
-    Fb[1][1] += c * tr * F[0][0];
-    *levelb += A->strength * J * tr;
+    MPMCofactor(F, cof);
+    for (PetscInt a = 0; a < MPM_DIM; a++)
+      for (PetscInt b = 0; b < MPM_DIM; b++) Fb[a][b] += c * tr * cof[a][b];
+    *levelb += A->strength * MPMDeterminant(F) * tr;
   } else {
     PetscScalar m[MPM_DIM], mb[MPM_DIM] = {0, 0}, mtm = 0;
 
-    for (PetscInt a = 0; a < MPM_DIM; a++) m[a] = F[a][0] * A->fiber[0] + F[a][1] * A->fiber[1];
+    MPMFibreImage(A, F, m);
     for (PetscInt a = 0; a < MPM_DIM; a++)
       for (PetscInt b = 0; b < MPM_DIM; b++) {
         mb[a] += c * (taub[a][b] + taub[b][a]) * m[b];
@@ -200,12 +198,12 @@ static PetscErrorCode MPMActuatorParse(MPM mpm, MPMActuator *A, PetscReal streng
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every actuated label has particles (counted over the ranks); no label has two actuators. Collective. */
+/* Every actuated label has particles (counted over the ranks: act->count); no label has two actuators. Collective. */
 static PetscErrorCode MPMActuationCheckGroups(MPM mpm)
 {
   MPMActuation            act = mpm->act;
   const MPMMaterialPoint *mat;
-  PetscInt64              count[MPM_MAX_ACTUATORS] = {0}, total[MPM_MAX_ACTUATORS];
+  PetscInt64              count[MPM_MAX_ACTUATORS] = {0};
 
   PetscFunctionBeginUser;
   for (PetscInt l = 0; l < MPM_MAX_LABELS; l++) act->group_of_label[l] = -1;
@@ -223,9 +221,9 @@ static PetscErrorCode MPMActuationCheckGroups(MPM mpm)
     if (g >= 0) count[g]++;
   }
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
-  PetscCallMPI(MPI_Allreduce(count, total, MPM_MAX_ACTUATORS, MPIU_INT64, MPI_SUM, mpm->comm));
+  PetscCallMPI(MPI_Allreduce(count, act->count, MPM_MAX_ACTUATORS, MPIU_INT64, MPI_SUM, mpm->comm));
   for (PetscInt g = 0; g < act->nact; g++)
-    PetscCheck(total[g] > 0, mpm->comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(act->count[g] > 0, mpm->comm, PETSC_ERR_USER_INPUT,
                "%s %s: the actuator group has no particles: no body has label %" PetscInt_FMT, act->act[g].option,
                act->act[g].spec, act->act[g].label);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -397,8 +395,10 @@ PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPM
 
 /*@ MPMActuationStepStressAdjointBegin - the arguments of the active stress of step k for the P2G adjoint
     (MPMParticleToGridAdjoint): the actuators, the levels of step k and the zeroed dJ/da_g of the step it adds to
-    (all NULL without actuators); xin = x_{k-1}. Collective with a controller. @*/
-PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec xin, const struct _n_MPMActuation **act,
+    (all NULL without actuators).  The levels (and the controller's units) are those MPMStep(k) set: MPMStepAdjoint
+    has just run it or found its intermediates (fwd_step == k), so they are not computed again (with a controller that
+    would be the feature sums, an MPI_Allreduce and the network once more per adjoint step). Not collective. @*/
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
                                                   const PetscReal **level, PetscReal **levelb)
 {
   PetscFunctionBeginUser;
@@ -406,7 +406,10 @@ PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec x
   *level  = NULL;
   *levelb = NULL;
   if (!mpm->act) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MPMActuationStepLevels(mpm, k, xin));
+  PetscCheck(mpm->fwd_step == k, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "MPM actuation: the levels of step %" PetscInt64_FMT " are needed, those of step %" PetscInt64_FMT
+             " are held",
+             (PetscInt64)k, (PetscInt64)mpm->fwd_step);
   PetscCall(PetscArrayzero(mpm->act->levelb, mpm->act->nact));
   *level  = mpm->act->level;
   *levelb = mpm->act->levelb;

@@ -29,6 +29,7 @@ struct _n_MPMActuation {
   PetscInt    nact;
   MPMActuator act[MPM_MAX_ACTUATORS];
   PetscInt    group_of_label[MPM_MAX_LABELS]; /* actuator group of a label, -1: none */
+  PetscInt64  count[MPM_MAX_ACTUATORS];       /* particles per group, all ranks */
   /* open-loop signal per group g: u_g(t) = c0 + sum_k c_{2k-1} sin(k w t) + c_{2k} cos(k w t), w = 2 pi / period
      (Fourier), or the periodic linear interpolation of the values c_j at the knots t_j = j period / n (linear);
      level a_g = bound tanh(u_g / bound) (bound > 0) or u_g (bound = 0) */
@@ -45,6 +46,12 @@ struct _n_MPMActuation {
   /* closed-loop controller (controller.h) of all groups; NULL: the open-loop signal */
   struct _n_MPMController *ctrl;
 };
+
+/* m = F f: the unit fibre f of actuator A carried by F (the active stress and the controller's stretch feature). */
+static inline void MPMFibreImage(const MPMActuator *A, const PetscScalar F[MPM_DIM][MPM_DIM], PetscScalar m[MPM_DIM])
+{
+  for (PetscInt a = 0; a < MPM_DIM; a++) m[a] = F[a][0] * A->fiber[0] + F[a][1] * A->fiber[1];
+}
 
 /* Kernels (actuation.c): the active stress of a particle and its adjoint (called by the P2G kernel and its adjoint,
  * transfer.c, for the particles of actuated labels); the signal and its adjoint. */

@@ -10,15 +10,14 @@
 /* ---------------------------------------------------------------------------------------------------------------- */
 /* Kernels */
 
-/* The stretch of a particle of group g: |F f| along the unit fibre f, or J = det F (isotropic group). */
-static inline PetscReal MPMGroupStretch(const MPMFeatureMap *m, PetscInt g, const PetscScalar F[MPM_DIM][MPM_DIM])
+/* The stretch of a particle of actuator A: |F f| along the unit fibre f, or J = det F (isotropic group). */
+static inline PetscReal MPMGroupStretch(const MPMActuator *A, const PetscScalar F[MPM_DIM][MPM_DIM])
 {
-  if (m->isotropic[g]) return F[0][0] * F[1][1] - F[0][1] * F[1][0];
-  {
-    const PetscReal m0 = F[0][0] * m->fiber[g][0] + F[0][1] * m->fiber[g][1];
-    const PetscReal m1 = F[1][0] * m->fiber[g][0] + F[1][1] * m->fiber[g][1];
-    return PetscSqrtReal(m0 * m0 + m1 * m1);
-  }
+  PetscScalar m[MPM_DIM];
+
+  if (A->isotropic) return MPMDeterminant(F);
+  MPMFibreImage(A, F, m);
+  return PetscSqrtReal(m[0] * m[0] + m[1] * m[1]);
 }
 
 /* This rank's sums over n particles (records of nrec reals in x, materials mat) in a fixed order:
@@ -29,10 +28,10 @@ void MPMFeatureSums(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, const Pet
   for (PetscInt i = 0; i < 2 * MPM_DIM + m->ngroups; i++) sums[i] = 0;
   for (PetscInt p = 0; p < n; p++) {
     const MPMParticle *q = MPMRecordRead(x, nrec, p);
-    const PetscInt     g = m->group_of_label[(PetscInt)mat[p].label];
+    const PetscInt     g = m->act->group_of_label[(PetscInt)mat[p].label];
 
     for (PetscInt a = 0; a < MPM_DIM; a++) sums[a] += q->x[a], sums[MPM_DIM + a] += q->v[a];
-    if (g >= 0) sums[2 * MPM_DIM + g] += MPMGroupStretch(m, g, q->F);
+    if (g >= 0) sums[2 * MPM_DIM + g] += MPMGroupStretch(&m->act->act[g], q->F);
   }
 }
 /* Adjoint of MPMFeatureSums: xb_p += sumsb[0..1], vb_p += sumsb[2..3], and for a particle of group g
@@ -43,26 +42,28 @@ void MPMFeatureSumsAdjoint(const MPMFeatureMap *m, PetscInt n, PetscInt nrec, co
   for (PetscInt p = 0; p < n; p++) {
     const MPMParticle *q  = MPMRecordRead(x, nrec, p);
     MPMParticle       *qb = MPMRecord(xb, nrec, p);
-    const PetscInt     g  = m->group_of_label[(PetscInt)mat[p].label];
+    const PetscInt     g  = m->act->group_of_label[(PetscInt)mat[p].label];
 
     for (PetscInt a = 0; a < MPM_DIM; a++) qb->x[a] += sumsb[a], qb->v[a] += sumsb[MPM_DIM + a];
     if (g < 0) continue;
     {
-      const PetscReal sb             = sumsb[2 * MPM_DIM + g];
-      const PetscScalar(*F)[MPM_DIM] = q->F;
+      const PetscReal    sb = sumsb[2 * MPM_DIM + g];
+      const MPMActuator *A  = &m->act->act[g];
 
-      if (m->isotropic[g]) {
-        qb->F[0][0] += sb * F[1][1];
-        qb->F[0][1] -= sb * F[1][0];
-        qb->F[1][0] -= sb * F[0][1];
-        qb->F[1][1] += sb * F[0][0];
+      if (A->isotropic) {
+        PetscScalar cof[MPM_DIM][MPM_DIM];
+
+        MPMCofactor(q->F, cof);
+        for (PetscInt a = 0; a < MPM_DIM; a++)
+          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * cof[a][b];
       } else {
-        PetscReal mv[MPM_DIM], len;
+        PetscScalar mv[MPM_DIM];
+        PetscReal   len;
 
-        for (PetscInt a = 0; a < MPM_DIM; a++) mv[a] = F[a][0] * m->fiber[g][0] + F[a][1] * m->fiber[g][1];
+        MPMFibreImage(A, q->F, mv);
         len = PetscSqrtReal(mv[0] * mv[0] + mv[1] * mv[1]);
         for (PetscInt a = 0; a < MPM_DIM; a++)
-          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * mv[a] / len * m->fiber[g][b];
+          for (PetscInt b = 0; b < MPM_DIM; b++) qb->F[a][b] += sb * mv[a] / len * A->fiber[b];
       }
     }
   }
@@ -79,7 +80,8 @@ void MPMFeatures(const MPMFeatureMap *m, const PetscReal sums[], PetscReal t, Pe
     f[a]           = (sums[a] / m->nparticles - m->centroid0[a]) / m->length;
     f[MPM_DIM + a] = sums[MPM_DIM + a] / (m->nparticles * m->speed);
   }
-  for (PetscInt g = 0; g < G; g++) f[2 * MPM_DIM + g] = (sums[2 * MPM_DIM + g] / m->count[g] - 1) / m->stretch;
+  for (PetscInt g = 0; g < G; g++)
+    f[2 * MPM_DIM + g] = (sums[2 * MPM_DIM + g] / (PetscReal)m->act->count[g] - 1) / m->stretch;
   for (PetscInt j = 0; j < m->nperiods; j++) {
     f[2 * MPM_DIM + G + 2 * j]     = PetscSinReal(2 * PETSC_PI * t / m->period[j]);
     f[2 * MPM_DIM + G + 2 * j + 1] = PetscCosReal(2 * PETSC_PI * t / m->period[j]);
@@ -92,7 +94,8 @@ void MPMFeaturesAdjoint(const MPMFeatureMap *m, const PetscReal fb[], PetscReal 
     sumsb[a]           = fb[a] / (m->nparticles * m->length);
     sumsb[MPM_DIM + a] = fb[MPM_DIM + a] / (m->nparticles * m->speed);
   }
-  for (PetscInt g = 0; g < m->ngroups; g++) sumsb[2 * MPM_DIM + g] = fb[2 * MPM_DIM + g] / (m->count[g] * m->stretch);
+  for (PetscInt g = 0; g < m->ngroups; g++)
+    sumsb[2 * MPM_DIM + g] = fb[2 * MPM_DIM + g] / ((PetscReal)m->act->count[g] * m->stretch);
 }
 
 /* The network's forward pass: units = [input, hidden layer 1, ..., output]; per layer l with W, b (controller.h)
@@ -123,7 +126,7 @@ void MPMNetworkForward(const MPMNetwork *net, const PetscReal w[], const PetscRe
 }
 /* Adjoint of MPMNetworkForward from its units (the derivative of each activation from its output h' alone):
  *   zb = hb (1 - h'^2) (hidden),  zb = ab (1 - (a / B)^2) (output; B = 0: zb = ab),
- *   Wb += zb h^T,  bb += zb,  hb = W^T zb;   wb += dJ/dw,  inb = dJ/din. */
+ *   Wb += zb h^T,  bb += zb,  hb = W^T zb;   wb += dJ/dw (wb = NULL: not wanted),  inb = dJ/din. */
 void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscReal units[], const PetscReal outb[],
                        PetscReal wb[], PetscReal inb[])
 {
@@ -139,7 +142,7 @@ void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscRe
   for (PetscInt l = net->nlayers - 1; l >= 0; l--) {
     const PetscInt   nin = net->width[l], nout = net->width[l + 1];
     const PetscReal *W = w + woff[l], *h = units + uoff[l], *hout = units + uoff[l + 1];
-    PetscReal       *Wb = wb + woff[l], *bb = Wb + nout * nin;
+    PetscReal       *Wb = wb ? wb + woff[l] : NULL, *bb = wb ? Wb + nout * nin : NULL;
 
     for (PetscInt i = 0; i < nout; i++) {
       if (l < net->nlayers - 1)
@@ -148,13 +151,13 @@ void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscRe
         zb[i] = net->bound > 0 ? hb[i] * (1 - PetscSqr(hout[i] / net->bound)) : hb[i];
     }
     for (PetscInt j = 0; j < nin; j++) hb[j] = 0;
-    for (PetscInt i = 0; i < nout; i++) {
-      for (PetscInt j = 0; j < nin; j++) {
-        Wb[i * nin + j] += zb[i] * h[j];
-        hb[j] += W[i * nin + j] * zb[i];
+    for (PetscInt i = 0; i < nout; i++)
+      for (PetscInt j = 0; j < nin; j++) hb[j] += W[i * nin + j] * zb[i];
+    if (wb)
+      for (PetscInt i = 0; i < nout; i++) {
+        for (PetscInt j = 0; j < nin; j++) Wb[i * nin + j] += zb[i] * h[j];
+        bb[i] += zb[i];
       }
-      bb[i] += zb[i];
-    }
   }
   for (PetscInt j = 0; j < net->width[0]; j++) inb[j] = hb[j];
 }
@@ -237,7 +240,31 @@ static PetscErrorCode MPMControllerLayers(MPM mpm, MPMController c, PetscInt nac
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMControllerCreate - reads -mpm_controller_layers and the controller's options: *ctrl = NULL without a
+/* The initial weights: -mpm_controller_weights (all of them) or the seeded initialization. */
+static PetscErrorCode MPMControllerInitialWeights(MPM mpm, MPMController c, PetscReal gain, PetscInt seed)
+{
+  PetscInt  n = c->net.nweights;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  MPMNetworkInitialize(&c->net, gain, seed, c->w);
+  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: closed-loop controller", "MPM");
+  PetscCall(
+      PetscOptionsRealArray("-mpm_controller_weights",
+                            "Initial controller weights and biases, all of them, layer by layer: W (row-major, "
+                            "outputs x inputs) then b (default: -mpm_controller_init_scale, -mpm_controller_seed)",
+                            "", c->w, &n, &set));
+  PetscOptionsEnd();
+  PetscCheck(!set || n == c->net.nweights, mpm->comm, PETSC_ERR_USER_INPUT,
+             "-mpm_controller_weights: %" PetscInt_FMT " values given, the network has %" PetscInt_FMT
+             " weights and biases (%" PetscInt_FMT " features, -mpm_controller_layers, %" PetscInt_FMT " actuators)",
+             n, c->net.nweights, c->net.width[0], c->net.width[c->net.nlayers]);
+  if (set) PetscCall(AdjCheckRealOptionArray(mpm->comm, "-mpm_controller_weights", n, c->w, ADJ_REAL_FINITE, "1"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@ MPMControllerCreate - reads -mpm_controller_layers and the controller's options and sets the initial weights
+    (-mpm_controller_weights or the seeded initialization): *ctrl = NULL without a
     controller; refuses a controller without actuators (nact = 0) or together with the open-loop signal's options.
     period: the default clock period [s]. Collective. @*/
 PetscErrorCode MPMControllerCreate(MPM mpm, PetscInt nact, PetscReal period, PetscReal bound, MPMController *ctrl)
@@ -299,77 +326,41 @@ PetscErrorCode MPMControllerCreate(MPM mpm, PetscInt nact, PetscReal period, Pet
   for (PetscInt j = 0; j < nper; j++) c->map.period[j] = periods[j];
   c->net.bound = bound;
   PetscCall(MPMControllerLayers(mpm, c, nact, hidden, nhidden));
-  PetscCall(PetscCalloc4(c->net.nweights, &c->w, c->net.nweights, &c->gw, c->net.nweights, &c->sw, c->net.nweights,
-                         &c->work));
-  c->init_gain = gain;
-  c->init_seed = seed;
-  *ctrl        = c;
+  PetscCall(PetscCalloc3(c->net.nweights, &c->w, c->net.nweights, &c->gw, c->net.nweights, &c->sw));
+  PetscCall(MPMControllerInitialWeights(mpm, c, gain, seed)); /* the network alone: no particles needed */
+  *ctrl = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The initial weights: -mpm_controller_weights (all of them) or the seeded initialization. */
-static PetscErrorCode MPMControllerInitialWeights(MPM mpm, MPMController c, PetscReal gain, PetscInt seed)
-{
-  PetscInt  n = c->net.nweights;
-  PetscBool set;
-
-  PetscFunctionBeginUser;
-  MPMNetworkInitialize(&c->net, gain, seed, c->w);
-  PetscOptionsBegin(mpm->comm, mpm->prefix, "MPM: closed-loop controller", "MPM");
-  PetscCall(
-      PetscOptionsRealArray("-mpm_controller_weights",
-                            "Initial controller weights and biases, all of them, layer by layer: W (row-major, "
-                            "outputs x inputs) then b (default: -mpm_controller_init_scale, -mpm_controller_seed)",
-                            "", c->w, &n, &set));
-  PetscOptionsEnd();
-  PetscCheck(!set || n == c->net.nweights, mpm->comm, PETSC_ERR_USER_INPUT,
-             "-mpm_controller_weights: %" PetscInt_FMT " values given, the network has %" PetscInt_FMT
-             " weights and biases (%" PetscInt_FMT " features, -mpm_controller_layers, %" PetscInt_FMT " actuators)",
-             n, c->net.nweights, c->net.width[0], c->net.width[c->net.nlayers]);
-  if (set) PetscCall(AdjCheckRealOptionArray(mpm->comm, "-mpm_controller_weights", n, c->w, ADJ_REAL_FINITE, "1"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@ MPMControllerSetUp - the feature map of the actuator groups (fibres, particle counts over the ranks, the initial
-    centroid of mpm->x0) and the initial weights. Collective. @*/
+/*@ MPMControllerSetUp - the feature map of the actuator groups (mpm->act: labels, fibres and particle counts are
+    read from there), the particle count and initial centroid of mpm->x0 over the ranks. Collective. @*/
 PetscErrorCode MPMControllerSetUp(MPM mpm)
 {
   MPMController           c = mpm->act->ctrl;
   MPMFeatureMap          *m = &c->map;
   const MPMMaterialPoint *mat;
   const PetscScalar      *x;
-  PetscReal      local[MPM_CTRL_NSUMS + MPM_CTRL_MAX_GROUPS + 1] = {0}, total[MPM_CTRL_NSUMS + MPM_CTRL_MAX_GROUPS + 1];
-  const PetscInt ns                                              = 2 * MPM_DIM + m->ngroups;
+  PetscReal               local[MPM_CTRL_NSUMS + 1], total[MPM_CTRL_NSUMS + 1];
+  const PetscInt          ns = 2 * MPM_DIM + m->ngroups;
 
   PetscFunctionBeginUser;
-  for (PetscInt l = 0; l < MPM_MAX_LABELS; l++) m->group_of_label[l] = mpm->act->group_of_label[l];
-  for (PetscInt g = 0; g < m->ngroups; g++) {
-    m->isotropic[g] = mpm->act->act[g].isotropic;
-    m->fiber[g][0]  = mpm->act->act[g].fiber[0];
-    m->fiber[g][1]  = mpm->act->act[g].fiber[1];
-  }
+  m->act = mpm->act;
   PetscCall(VecGetArrayRead(mpm->x0, &x));
   PetscCall(VecGetArrayRead(mpm->mat, (const PetscScalar **)&mat));
   MPMFeatureSums(m, mpm->nhome, mpm->nrec, x, mat, local);
-  for (PetscInt p = 0; p < mpm->nhome; p++) {
-    const PetscInt g = m->group_of_label[(PetscInt)mat[p].label];
-    if (g >= 0) local[ns + g] += 1;
-  }
-  local[ns + m->ngroups] = (PetscReal)mpm->nhome;
+  local[ns] = (PetscReal)mpm->nhome;
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(mpm->x0, &x));
-  PetscCallMPI(MPI_Allreduce(local, total, (PetscMPIInt)(ns + m->ngroups + 1), MPIU_REAL, MPIU_SUM, mpm->comm));
-  for (PetscInt g = 0; g < m->ngroups; g++) m->count[g] = total[ns + g];
-  m->nparticles = total[ns + m->ngroups];
+  PetscCallMPI(MPI_Allreduce(local, total, (PetscMPIInt)(ns + 1), MPIU_REAL, MPIU_SUM, mpm->comm));
+  m->nparticles = total[ns];
   for (PetscInt a = 0; a < MPM_DIM; a++) m->centroid0[a] = total[a] / m->nparticles;
-  PetscCall(MPMControllerInitialWeights(mpm, c, c->init_gain, c->init_seed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MPMControllerDestroy(MPMController *ctrl)
 {
   PetscFunctionBeginUser;
-  if (*ctrl) PetscCall(PetscFree4((*ctrl)->w, (*ctrl)->gw, (*ctrl)->sw, (*ctrl)->work));
+  if (*ctrl) PetscCall(PetscFree3((*ctrl)->w, (*ctrl)->gw, (*ctrl)->sw));
   PetscCall(PetscFree(*ctrl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -386,7 +377,7 @@ PetscErrorCode MPMControllerLevels(MPM mpm, AdjStepIndex k, Vec x, PetscReal lev
   const PetscInt          ns = 2 * MPM_DIM + c->map.ngroups;
   const MPMMaterialPoint *mat;
   const PetscScalar      *xa;
-  PetscReal               local[MPM_CTRL_NSUMS], f[MPM_CTRL_MAX_FEATURES];
+  PetscReal               local[MPM_CTRL_NSUMS], sums[MPM_CTRL_NSUMS], f[MPM_CTRL_MAX_FEATURES];
   const PetscInt          off = MPMNetworkOutputOffset(&c->net);
 
   PetscFunctionBeginUser;
@@ -395,17 +386,17 @@ PetscErrorCode MPMControllerLevels(MPM mpm, AdjStepIndex k, Vec x, PetscReal lev
   MPMFeatureSums(&c->map, mpm->nhome, mpm->nrec, xa, mat, local);
   PetscCall(VecRestoreArrayRead(mpm->mat, (const PetscScalar **)&mat));
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCallMPI(MPI_Allreduce(local, c->sums, (PetscMPIInt)ns, MPIU_REAL, MPIU_SUM, mpm->comm));
-  MPMFeatures(&c->map, c->sums, (PetscReal)(k - 1) * mpm->dt, f);
+  PetscCallMPI(MPI_Allreduce(local, sums, (PetscMPIInt)ns, MPIU_REAL, MPIU_SUM, mpm->comm));
+  MPMFeatures(&c->map, sums, (PetscReal)(k - 1) * mpm->dt, f);
   MPMNetworkForward(&c->net, c->w, f, c->units);
   for (PetscInt g = 0; g < c->map.ngroups; g++) level[g] = c->units[off + g];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@ MPMControllerLevelsAdjoint - the adjoint of MPMControllerLevels (called right after it, for the same step and
-    state): levelb (this rank's part of dJ/da_g) summed over the ranks, through the network into dJ/dw (rank 0's
-    partial sum) and the features, then through the particle sums into lambda += (dsums/dx)^T sumsb (home layout).
-    Collective. @*/
+/*@ MPMControllerLevelsAdjoint - the adjoint of MPMControllerLevels, from the units it kept (those of the forward
+    step MPMStepAdjoint has just run or found, for the same step and state x): levelb (this rank's part of dJ/da_g)
+    summed over the ranks, through the network into dJ/dw (rank 0's partial sum) and the features, then through the
+    particle sums into lambda += (dsums/dx)^T sumsb (home layout). Collective. @*/
 PetscErrorCode MPMControllerLevelsAdjoint(MPM mpm, Vec x, const PetscReal levelb[], Vec lambda)
 {
   MPMController           c = mpm->act->ctrl;
@@ -416,8 +407,7 @@ PetscErrorCode MPMControllerLevelsAdjoint(MPM mpm, Vec x, const PetscReal levelb
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(levelb, lb, (PetscMPIInt)c->map.ngroups, MPIU_REAL, MPIU_SUM, mpm->comm));
-  if (mpm->rank) PetscCall(PetscArrayzero(c->work, c->net.nweights));
-  MPMNetworkAdjoint(&c->net, c->w, c->units, lb, mpm->rank == 0 ? c->gw : c->work, fb);
+  MPMNetworkAdjoint(&c->net, c->w, c->units, lb, mpm->rank == 0 ? c->gw : NULL, fb); /* dJ/dw once: on rank 0 */
   MPMFeaturesAdjoint(&c->map, fb, sumsb);
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(lambda, &la));

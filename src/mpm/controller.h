@@ -7,12 +7,12 @@
  * the state adjoint of x_{k-1}. */
 #pragma once
 
-#include "mpmimpl.h"
+#include "actuation.h"
 
 #define MPM_CTRL_MAX_HIDDEN   4                                   /* hidden layers */
 #define MPM_CTRL_MAX_WIDTH    64                                  /* units per hidden layer */
 #define MPM_CTRL_MAX_PERIODS  4                                   /* clock periods */
-#define MPM_CTRL_MAX_GROUPS   8                                   /* = MPM_MAX_ACTUATORS */
+#define MPM_CTRL_MAX_GROUPS   MPM_MAX_ACTUATORS                   /* the controller drives every actuator group */
 #define MPM_CTRL_NSUMS        (2 * MPM_DIM + MPM_CTRL_MAX_GROUPS) /* particle sums: x, v, stretch per group */
 #define MPM_CTRL_MAX_FEATURES (2 * MPM_DIM + MPM_CTRL_MAX_GROUPS + 2 * MPM_CTRL_MAX_PERIODS)
 #define MPM_CTRL_MAX_UNITS    (MPM_CTRL_MAX_FEATURES + MPM_CTRL_MAX_HIDDEN * MPM_CTRL_MAX_WIDTH + MPM_CTRL_MAX_GROUPS)
@@ -27,22 +27,20 @@ typedef struct {
   PetscReal bound;
 } MPMNetwork;
 
-/* The features of a state, from the sums over its particles (MPMFeatureSums):
+/* The features of a state, from the sums over its particles (MPMFeatureSums); the groups, their labels, fibres and
+ * particle counts are the actuation's (actuation.h, not copied):
  *   f_0, f_1 = (xbar - xbar_0) / ell,  f_2, f_3 = vbar / U   (xbar, vbar: particle averages, equal weights),
  *   f_{4+g} = (lambda_g - 1) / eps,  lambda_g the average over group g's particles of the fibre stretch |F f_g|
  *             (isotropic group: J = det F),
  *   then sin(2 pi t / T_j), cos(2 pi t / T_j) per clock period T_j. */
 typedef struct {
-  PetscInt  ngroups;
-  PetscInt  group_of_label[MPM_MAX_LABELS]; /* -1: not actuated */
-  PetscBool isotropic[MPM_CTRL_MAX_GROUPS];
-  PetscReal fiber[MPM_CTRL_MAX_GROUPS][MPM_DIM]; /* unit fibres */
-  PetscReal count[MPM_CTRL_MAX_GROUPS];          /* particles per group, all ranks */
-  PetscReal nparticles;                          /* all ranks */
-  PetscReal centroid0[MPM_DIM];                  /* xbar_0: the particle average of the initial state at set-up */
-  PetscReal length, speed, stretch;              /* ell [m], U [m/s], eps [1] */
-  PetscInt  nperiods;
-  PetscReal period[MPM_CTRL_MAX_PERIODS];
+  const struct _n_MPMActuation *act; /* the actuator groups (act->nact = ngroups once set up) */
+  PetscInt                      ngroups;
+  PetscReal                     nparticles;         /* all ranks */
+  PetscReal                     centroid0[MPM_DIM]; /* xbar_0: the particle average of the initial state at set-up */
+  PetscReal                     length, speed, stretch; /* ell [m], U [m/s], eps [1] */
+  PetscInt                      nperiods;
+  PetscReal                     period[MPM_CTRL_MAX_PERIODS];
 } MPMFeatureMap;
 
 static inline PetscInt MPMFeatureCount(const MPMFeatureMap *m)
@@ -53,13 +51,9 @@ static inline PetscInt MPMFeatureCount(const MPMFeatureMap *m)
 struct _n_MPMController {
   MPMNetwork    net;
   MPMFeatureMap map;
-  PetscReal    *w;         /* weights and biases: the parameter block "controller" */
-  PetscReal    *gw;        /* dJ/dw: rank 0 accumulates (the level adjoints are summed over ranks first) */
-  PetscReal    *sw;        /* summed over ranks */
-  PetscReal    *work;      /* nweights scratch for ranks other than 0 */
-  PetscReal     init_gain; /* -mpm_controller_init_scale */
-  PetscInt      init_seed; /* -mpm_controller_seed */
-  PetscReal     sums[MPM_CTRL_NSUMS];
+  PetscReal    *w;  /* weights and biases: the parameter block "controller" */
+  PetscReal    *gw; /* dJ/dw: rank 0 accumulates (the level adjoints are summed over ranks first) */
+  PetscReal    *sw; /* summed over ranks */
   PetscReal     units[MPM_CTRL_MAX_UNITS]; /* the network's units of the step being taken (input first) */
 };
 typedef struct _n_MPMController *MPMController;

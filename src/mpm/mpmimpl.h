@@ -348,7 +348,7 @@ PetscErrorCode MPMActuationDestroy(MPM mpm);
 PetscErrorCode MPMActuationStepLevels(MPM mpm, AdjStepIndex k, Vec xin);
 PetscErrorCode MPMActuationStepStress(MPM mpm, PetscReal dt, const struct _n_MPMActuation **act,
                                       const PetscReal **level);
-PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, Vec xin, const struct _n_MPMActuation **act,
+PetscErrorCode MPMActuationStepStressAdjointBegin(MPM mpm, AdjStepIndex k, const struct _n_MPMActuation **act,
                                                   const PetscReal **level, PetscReal **levelb);
 PetscErrorCode MPMActuationStepStressAdjointEnd(MPM mpm, AdjStepIndex k, Vec xin, Vec lin);
 PetscErrorCode MPMActuationEnergy(MPM mpm, PetscReal *E);

@@ -155,7 +155,7 @@ PetscErrorCode MPMStepAdjoint(void *ctx, AdjStepIndex k, Vec xin, Vec xout, Vec 
   /* ghost contributions were summed into their owners: every ghost sees its owner's adjoint */
   PetscCall(DMGlobalToLocal(mpm->da, mpm->gnodesb, INSERT_VALUES, mpm->lnodesb));
   /* P2G */
-  PetscCall(MPMActuationStepStressAdjointBegin(mpm, k, xin, &act, &level, &levelb)); /* levels of step k, levelb = 0 */
+  PetscCall(MPMActuationStepStressAdjointBegin(mpm, k, &act, &level, &levelb)); /* levels of step k, levelb = 0 */
   PetscCall(DMDAVecGetArrayRead(mpm->da, mpm->lnodesb, &nodesb));
   PetscCall(MPMParticleToGridAdjoint(&mpm->grid, mpm->dt, mpm->nowned, mpm->pin, mpm->pmat, mpm->nz, mpm->zin,
                                      mpm->zoutb, act, level, (const MPMNode *const *)nodesb, mpm->pinb, mpm->zinb,

@@ -41,3 +41,32 @@ static inline PetscErrorCode MPMTestReport(const char name[], PetscReal value, P
   if (!ok) (*fail)++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* A draw uniform in [lo, hi) from r (a test's random inputs). */
+static inline PetscReal MPMTestUniform(PetscRandom r, PetscReal lo, PetscReal hi)
+{
+  PetscReal v;
+  PetscCallAbort(PETSC_COMM_SELF, PetscRandomGetValueReal(r, &v));
+  return lo + (hi - lo) * v;
+}
+
+/* A generator on PETSC_COMM_SELF seeded with seed: the same stream on every rank. */
+static inline PetscErrorCode MPMTestRandomCreate(PetscInt seed, PetscRandom *r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, r));
+  PetscCall(PetscRandomSetSeed(*r, (unsigned long)seed));
+  PetscCall(PetscRandomSeed(*r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The check of a test's tangent-linear model against central differences of the forward kernel: rel, the largest
+ * gap relative to the largest tangent entry, must be below 1e-6 (NaN fails). */
+static inline PetscErrorCode MPMTestTangentReport(const char what[], PetscReal rel, PetscInt *fail)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s tangent vs central differences: rel %.2e  %s\n", what, (double)rel,
+                        rel < 1e-6 ? "ok" : "FAIL"));
+  if (!(rel < 1e-6)) (*fail)++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
