@@ -10,13 +10,7 @@
 
 /* The P2G kernels are written once (a body function) and instantiated twice, with and without actuation: forced
  * inline, the instance without actuation has no trace of it (the same instructions as before actuation existed,
- * so runs without actuators give the same bits and pay nothing). */
-#if PetscHasAttribute(always_inline)
-#  define MPM_FORCE_INLINE inline __attribute__((always_inline))
-#else
-#  define MPM_FORCE_INLINE inline
-#endif
-
+ * so runs without actuators give the same bits and pay nothing): ADJ_FORCE_INLINE (adjsim/sys.h). */
 /* Quadratic B-spline weights along one direction for a particle at t = x / h (in cells):
  *   base = floor(t - 1/2), f = t - base in [1/2, 3/2),
  *   w0 = (3/2 - f)^2 / 2,  w1 = 3/4 - (f - 1)^2,  w2 = (f - 1/2)^2 / 2.
@@ -54,7 +48,7 @@ static inline PetscInt MPMParticleActuatorGroup(const struct _n_MPMActuation *ac
  * place of the step where the model updates z (mpmmodel.h): at the particle's (F_n, z_n) of the start of the
  * step.  The reals beyond the model's nstate (a model with less state than the run's nz) are carried over,
  * z' = z.  The MLS force is linear in tau, so the active stress enters as a sum: the same scatter carries both. */
-static MPM_FORCE_INLINE void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMParticle *p,
+static ADJ_FORCE_INLINE void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, const MPMParticle *p,
                                                const MPMMaterialPoint *mat, PetscInt nz, const PetscScalar z[],
                                                const struct _n_MPMActuation *act, const PetscReal level[],
                                                PetscScalar tau[MPM_DIM][MPM_DIM], PetscScalar znew[],
@@ -87,7 +81,7 @@ static MPM_FORCE_INLINE void MPMAffineMomentum(const MPMGrid *g, PetscReal dt, c
  * znew = z' (both NULL when nz = 0).  act: the actuators (actuation.h) and level[g] the level of group g at this
  * step, whose active stress tau_act is added for the particles of an actuated label; act = level = NULL: no
  * actuation. */
-static MPM_FORCE_INLINE PetscErrorCode MPMParticleToGridBody(const MPMGrid *g, PetscReal dt, PetscInt n,
+static ADJ_FORCE_INLINE PetscErrorCode MPMParticleToGridBody(const MPMGrid *g, PetscReal dt, PetscInt n,
                                                              const MPMParticle p[], const MPMMaterialPoint mat[],
                                                              PetscInt nz, const PetscScalar z[], PetscScalar znew[],
                                                              const struct _n_MPMActuation *act, const PetscReal level[],
@@ -135,7 +129,7 @@ PetscErrorCode MPMParticleToGrid(const MPMGrid *g, PetscReal dt, PetscInt n, con
  *   xb_p += sum_i wb_i dw_i/dx_p - sum_i (w A_p^T Pb_i)   (dx = x_i - x_p moves with -x_p),
  * with wb_i = mb_i m_p + Pb_i . (m_p v_p + A_p dx).  z, znewb (z'b) and zb hold nz reals per particle (NULL
  * when nz = 0); act = level = levelb = NULL: no actuation. */
-static MPM_FORCE_INLINE PetscErrorCode MPMParticleToGridAdjointBody(
+static ADJ_FORCE_INLINE PetscErrorCode MPMParticleToGridAdjointBody(
     const MPMGrid *g, PetscReal dt, PetscInt n, const MPMParticle p[], const MPMMaterialPoint mat[], PetscInt nz,
     const PetscScalar z[], const PetscScalar znewb[], const struct _n_MPMActuation *act, const PetscReal level[],
     const MPMNode *const *nodesb, MPMParticle pb[], PetscScalar zb[], MPMMaterialPoint matb[], PetscReal levelb[])
