@@ -70,7 +70,13 @@ ev() { awk -v e="$2" '$1 == e { print $2, $4; found = 1 } END { if (!found) prin
 # rss <name>: peak resident set size [kB] (the largest process: the adjsim rank for one rank)
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$1/time.txt"; }
 calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
-# median <values...>: the median (the lower middle value of an even count), ignoring empty and 0
-median() { printf '%s\n' "$@" | awk 'NF && $1 != 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f\n", v[int((NR + 1) / 2)] }'; }
+# median <values...>: the median (the lower middle value of an even count), ignoring empty and 0, with
+# BENCH_DECIMALS decimals (default 2)
+median() { printf '%s\n' "$@" | awk 'NF && $1 != 0' | sort -g | awk -v d="${BENCH_DECIMALS:-2}" '{ v[NR] = $1 } END { if (NR) printf "%.*f\n", d, v[int((NR + 1) / 2)] }'; }
+# parameter_values <run name> <block>: the values of /parameters/<block> of run's run file, comma-separated with 17
+# digits (to pass a run's result to the next run's option)
+parameter_values() {
+  "$ADJSIM_PYTHON" -c "import h5py; print(','.join('%.17g' % v for v in h5py.File('$work/$1/run.h5', 'r')['parameters/$2'][()]))"
+}
 # best <values...>: the minimum, ignoring empty arguments
 best() { printf '%s\n' "$@" | awk 'NF && ($1 < m || m == "") { m = $1 } END { print m }'; }

@@ -39,8 +39,8 @@ act_all=(-mpm_actuator0 label:0,fiber:0,1 -mpm_actuation_strength 1e4 -mpm_actua
 grad=(-mode gradient -mpm_objective_com 0.5,0.2 -adjoint_params E -checkpoint_type all)
 
 declare -A vals # vals[<build>-<act>-<figure>] = "v1 v2 ..." [ms per call]
-# med <values...>: the median with 3 decimals (bench-lib's median rounds to 2)
-med() { printf '%s\n' "$@" | awk 'NF && $1 != 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f\n", v[int((NR + 1) / 2)] }'; }
+# med <values...>: bench-lib's median with 3 decimals
+med() { BENCH_DECIMALS=3 median "$@"; }
 per_call() {    # per_call <run> <event>: ms per call
   local n t
   read -r n t < <(ev "$1" "$2")

@@ -23,7 +23,7 @@ t0=$(date +%s)
 run optimize "$np" -options_file "$deck" "$@"
 t1=$(date +%s)
 say "optimization: $((t1 - t0)) s wall"
-coef=$("$PY" -c "import h5py; print(','.join('%.17g' % v for v in h5py.File('$work/optimize/run.h5', 'r')['parameters/actuation'][()]))")
+coef=$(parameter_values optimize actuation)
 fwd=(-options_file "$deck" -mode forward -mpm_actuation_energy_weight 0 -output_interval 750)
 run before "$np" "${fwd[@]}"
 run after "$np" "${fwd[@]}" -mpm_actuation_coefficients "$coef"

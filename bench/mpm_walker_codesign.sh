@@ -19,7 +19,6 @@ bench_header "adjsim MPM soft walker: co-design (actuation + E per region) vs ac
 codesign=$root/inputs/mpm_walker_codesign.yaml
 actonly=$root/inputs/mpm_walker.yaml
 PY=${ADJSIM_PYTHON:-/usr/bin/python3}
-values() { "$PY" -c "import h5py; print(','.join('%.17g' % v for v in h5py.File('$work/$1/run.h5', 'r')['parameters/$2'][()]))"; }
 
 say "load $(load): optimizing actuation and E together ($*)"
 t0=$(date +%s)
@@ -32,8 +31,8 @@ t2=$(date +%s)
 say "actuation-only optimization: $((t2 - t1)) s wall"
 fwd=(-options_file "$actonly" -mode forward -mpm_actuation_energy_weight 0 -output_interval 750)
 run start "$np" "${fwd[@]}"
-run codesign_after "$np" "${fwd[@]}" -mpm_actuation_coefficients "$(values codesign actuation)" -mpm_E "$(values codesign E)"
-run actonly_after "$np" "${fwd[@]}" -mpm_actuation_coefficients "$(values actonly actuation)"
+run codesign_after "$np" "${fwd[@]}" -mpm_actuation_coefficients "$(parameter_values codesign actuation)" -mpm_E "$(parameter_values codesign E)"
+run actonly_after "$np" "${fwd[@]}" -mpm_actuation_coefficients "$(parameter_values actonly actuation)"
 
 "$PY" - "$work" <<'PYEOF' | tee -a "$report"
 import sys, h5py

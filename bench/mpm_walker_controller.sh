@@ -20,7 +20,6 @@ bench_header "adjsim MPM soft walker: closed-loop controller vs open-loop actuat
 ctrl=$root/inputs/mpm_walker_controller.yaml
 open=$root/inputs/mpm_walker.yaml
 PY=${ADJSIM_PYTHON:-/usr/bin/python3}
-values() { "$PY" -c "import h5py; print(','.join('%.17g' % v for v in h5py.File('$work/$1/run.h5', 'r')['parameters/$2'][()]))"; }
 
 say "load $(load): optimizing the controller ($*)"
 t0=$(date +%s)
@@ -31,8 +30,8 @@ say "load $(load): optimizing the open-loop signal, energy penalty off ($*)"
 run open_optimize "$np" -options_file "$open" -mpm_actuation_energy_weight 0 "$@"
 t2=$(date +%s)
 say "open-loop optimization: $((t2 - t1)) s wall"
-w=$(values ctrl_optimize controller)
-c=$(values open_optimize actuation)
+w=$(parameter_values ctrl_optimize controller)
+c=$(parameter_values open_optimize actuation)
 run ctrl_before "$np" -options_file "$ctrl" -mode forward -output_interval 750
 run ctrl_after "$np" -options_file "$ctrl" -mode forward -output_interval 750 -mpm_controller_weights "$w"
 run open_before "$np" -options_file "$open" -mode forward -mpm_actuation_energy_weight 0 -output_interval 750

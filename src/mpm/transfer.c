@@ -11,6 +11,7 @@
 /* The P2G kernels are written once (a body function) and instantiated twice, with and without actuation: forced
  * inline, the instance without actuation has no trace of it (the same instructions as before actuation existed,
  * so runs without actuators give the same bits and pay nothing): ADJ_FORCE_INLINE (adjsim/sys.h). */
+
 /* Quadratic B-spline weights along one direction for a particle at t = x / h (in cells):
  *   base = floor(t - 1/2), f = t - base in [1/2, 3/2),
  *   w0 = (3/2 - f)^2 / 2,  w1 = 3/4 - (f - 1)^2,  w2 = (f - 1/2)^2 / 2.
