@@ -81,6 +81,8 @@ PetscErrorCode AdjRobustIsVaried(AdjRobust r, const char option[], PetscBool *va
     Not collective (the same arithmetic on every rank). @*/
 PetscErrorCode AdjRobustCombine(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[], PetscReal c[],
                                 PetscReal *J);
-PetscErrorCode AdjRobustView(AdjRobust r);
-PetscErrorCode AdjRobustWrite(AdjRobust r, AdjOutput out);
+/*@ AdjRobustView, AdjRobustWrite - the samples, and the mean m, standard deviation s (not smoothed) and J of the
+    objectives J_k with weights w (the last evaluation's), on stdout or in /optimization/robust_*. Collective. @*/
+PetscErrorCode AdjRobustView(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[]);
+PetscErrorCode AdjRobustWrite(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[], AdjOutput out);
 PetscErrorCode AdjRobustDestroy(AdjRobust *r);

@@ -54,6 +54,7 @@ PetscErrorCode AdjParamsGetNumBlocks(AdjParams params, PetscInt *nblocks);
 PetscErrorCode AdjParamsGetBlockInfo(AdjParams params, PetscInt b, const char **name, const char **units,
                                      AdjParamKind *kind, PetscInt *n, PetscBool *active);
 PetscErrorCode AdjParamsGetScale(AdjParams params, const char name[], PetscReal *scale);
+PetscErrorCode AdjParamsGetBlockSize(AdjParams params, const char name[], PetscInt *n);
 PetscErrorCode AdjParamsCreateBlockOrder(AdjParams params, Vec design, Vec *ordered, VecScatter *scatter);
 
 /* AdjParamsRow (src/adjoint/paramsrow.c): a design vector as one row of n reals in block order (the layout of

@@ -493,6 +493,17 @@ PetscErrorCode AdjParamsGetScale(AdjParams params, const char name[], PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@ AdjParamsGetBlockSize - the number of entries n of a block (all of them, active or not). Not collective. @*/
+PetscErrorCode AdjParamsGetBlockSize(AdjParams params, const char name[], PetscInt *n)
+{
+  AdjParamBlock *blk;
+
+  PetscFunctionBeginUser;
+  PetscCall(AdjParamsFind(params, name, &blk));
+  *n = blk->n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Global index, in block order, of each entry this rank holds in the design vector: block b starts at
  * the sum of the lengths of the active blocks before it; a field block's entries go to their natural
  * (x fastest) index in its grid, an array block's (on rank 0) to their index in the array. */

@@ -201,28 +201,6 @@ static PetscErrorCode AdjConstraintsGetShape(AdjConstraints cs, const AdjConstra
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The first entry np - n of the shape's parameters that the block `block` (n entries) holds: its last ones, p[np -
- * n..np) (the fluid's body_shape: p[3..np), with the chord; the airfoil's shape: p[4..np)). The measures do not depend
- * on x0, y0, alpha, nor on the chord (they are in chord units). */
-static PetscErrorCode AdjConstraintsShapeFirst(AdjParams params, const AdjShape *shape, const char block[],
-                                               PetscInt *first)
-{
-  PetscInt nb;
-
-  PetscFunctionBeginUser;
-  *first = shape->np;
-  PetscCall(AdjParamsGetNumBlocks(params, &nb));
-  for (PetscInt b = 0; b < nb; b++) {
-    const char *name;
-    PetscInt    n;
-    PetscBool   same;
-    PetscCall(AdjParamsGetBlockInfo(params, b, &name, NULL, NULL, &n, NULL));
-    PetscCall(PetscStrcmp(name, block, &same));
-    if (same) *first = shape->np - n;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Geometric constraint at the stepper's current parameters: value and design gradient (g NULL: the value only). */
 static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstraint *c, PetscReal *v, Vec g)
 {
@@ -230,7 +208,7 @@ static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstra
   const char     *block;
   PetscReal       grad[ADJ_SHAPE_MAX_PARAMS] = {0};
   AdjParams       params;
-  PetscInt        first;
+  PetscInt        nblock;
 
   PetscFunctionBeginUser;
   PetscCall(AdjConstraintsGetShape(cs, c, &shape, &block));
@@ -238,8 +216,11 @@ static PetscErrorCode AdjConstraintGeometric(AdjConstraints cs, const AdjConstra
   if (!g) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AdjStepperGetParams(cs->st, &params));
   PetscCall(VecSet(g, 0.0));
-  PetscCall(AdjConstraintsShapeFirst(params, shape, block, &first));
-  PetscCall(AdjParamsPackGradientArray(params, block, grad + first, g));
+  /* the block holds the shape's last nblock parameters, p[np - nblock..np) (the fluid's body_shape: p[3..np), with the
+     chord; the airfoil's shape: p[4..np)); the measures do not depend on x0, y0, alpha, nor on the chord (chord units)
+   */
+  PetscCall(AdjParamsGetBlockSize(params, block, &nblock));
+  PetscCall(AdjParamsPackGradientArray(params, block, grad + shape->np - nblock, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

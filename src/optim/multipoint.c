@@ -22,7 +22,6 @@
 #include <string.h>
 #include <ctype.h>
 
-#define ADJ_MAX_POINTS           ADJ_MAX_DESIGN_POINTS
 #define ADJ_MAX_POINT_OPTS       512
 #define ADJ_MULTIPOINT_MAX_ARRAY 256
 
@@ -49,20 +48,21 @@ struct _p_AdjMultipoint {
   PetscInt       ngroups, nslots, nlocal; /* groups G, slots L = ceil(N / G), this group's points */
   AdjPointLocal *local;                   /* this group's points k = color + j G, j < nlocal */
   AdjRobust      robust;                  /* robust design (the points are its samples), or NULL */
-  PetscReal      weight[ADJ_MAX_POINTS];
-  PetscReal      coef[ADJ_MAX_POINTS];    /* dJ/dJ_k of the last evaluation (w_k without robust design) */
-  PetscReal      J[ADJ_MAX_POINTS];       /* the last evaluation's J_k */
-  PetscReal      seconds[ADJ_MAX_POINTS]; /* ... the wall time of its solves on the point's ranks */
-  PetscReal      wall;                    /* ... and of the whole evaluation (solves, waiting, gathering) */
-  PetscReal     *G;                       /* the last evaluation's dJ_k/dp rows, npoints x n (block order) */
-  PetscReal      Jsum, *gsum;             /* J and dJ/dp (sum_k c_k dJ_k/dp) */
-  AdjStepper     master;                  /* the whole communicator's solver */
-  AdjDriver      mdrv;                    /* the whole communicator's driver */
-  AdjParamsRow   mrows;                   /* master design <-> rows in block order */
-  PetscReal     *row;                     /* a design row (n), and a second one for AdjMultipointCheckDesign */
-  Vec            at;                      /* the design of the last evaluation (J, G, gsum) ... */
-  PetscBool      atvalid;                 /* ... and whether the point drivers' last runs were that evaluation */
+  PetscReal      weight[ADJ_MAX_DESIGN_POINTS];
+  PetscReal      coef[ADJ_MAX_DESIGN_POINTS];    /* dJ/dJ_k of the last evaluation (w_k without robust design) */
+  PetscReal      J[ADJ_MAX_DESIGN_POINTS];       /* the last evaluation's J_k */
+  PetscReal      seconds[ADJ_MAX_DESIGN_POINTS]; /* ... the wall time of its solves on the point's ranks */
+  PetscReal      wall;                           /* ... and of the whole evaluation (solves, waiting, gathering) */
+  PetscReal     *G;                              /* the last evaluation's dJ_k/dp rows, npoints x n (block order) */
+  PetscReal      Jsum, *gsum;                    /* J and dJ/dp (sum_k c_k dJ_k/dp) */
+  AdjStepper     master;                         /* the whole communicator's solver */
+  AdjDriver      mdrv;                           /* the whole communicator's driver */
+  AdjParamsRow   mrows;                          /* master design <-> rows in block order */
+  PetscReal     *row;                            /* a design row (n), and a second one for AdjMultipointCheckDesign */
+  Vec            at;                             /* the design of the last evaluation (J, G, gsum) ... */
+  PetscBool      atvalid;                        /* ... and whether the point drivers' last runs were that evaluation */
   PetscReal     *sendbuf, *recvbuf;
+  PetscInt       gathered; /* slots per rank of the last gather */
   AdjPointOption opts[ADJ_MAX_POINT_OPTS];
   PetscInt       nopts;
 };
@@ -197,7 +197,7 @@ static PetscErrorCode AdjMultipointSplitRanks(AdjMultipoint mp, PetscBool gset, 
 
 static PetscErrorCode AdjMultipointReadOptions(AdjMultipoint mp)
 {
-  PetscInt  nw = ADJ_MAX_POINTS, rpp = 0, groups = 0;
+  PetscInt  nw = ADJ_MAX_DESIGN_POINTS, rpp = 0, groups = 0;
   PetscBool wset, rset, gset;
 
   PetscFunctionBeginUser;
@@ -263,7 +263,7 @@ static PetscErrorCode AdjMultipointBuildPoints(AdjMultipoint mp)
 {
   char(*saved)[256];
   PetscBool *had;
-  PetscInt   bad[ADJ_MAX_POINTS], badall[ADJ_MAX_POINTS];
+  PetscInt   bad[ADJ_MAX_DESIGN_POINTS], badall[ADJ_MAX_DESIGN_POINTS];
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_split(mp->comm, mp->color, mp->rank, &mp->subcomm));
@@ -337,20 +337,22 @@ static PetscErrorCode AdjMultipointPack(AdjMultipoint mp, PetscInt slot, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every rank's slots on every rank (recvbuf), after AdjMultipointPack of each used slot. Collective. */
-static PetscErrorCode AdjMultipointGather(AdjMultipoint mp)
+/* Every rank's first `slots` slots on every rank (recvbuf), after AdjMultipointPack of each used slot: an evaluation
+ * gathers the L = ceil(N / G) slots of its points, a round of flow constraints one. Collective. */
+static PetscErrorCode AdjMultipointGather(AdjMultipoint mp, PetscInt slots)
 {
-  const PetscMPIInt w = (PetscMPIInt)(mp->nslots * (mp->n + 3));
+  const PetscMPIInt w = (PetscMPIInt)(slots * (mp->n + 3));
 
   PetscFunctionBeginUser;
+  mp->gathered = slots;
   PetscCallMPI(MPI_Allgather(mp->sendbuf, w, MPIU_REAL, mp->recvbuf, w, MPIU_REAL, mp->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* recvbuf slot `slot` of the first rank of group g. */
+/* recvbuf slot `slot` of the first rank of group g (of the last gather). */
 static inline const PetscReal *AdjMultipointSlot(AdjMultipoint mp, PetscInt g, PetscInt slot)
 {
-  return mp->recvbuf + ((size_t)g * mp->rpp * mp->nslots + slot) * (mp->n + 3);
+  return mp->recvbuf + ((size_t)g * mp->rpp * mp->gathered + slot) * (mp->n + 3);
 }
 
 /* recvbuf row of point k (group k mod G, slot k / G). */
@@ -407,7 +409,7 @@ PetscErrorCode AdjMultipointEvaluate(AdjMultipoint mp, Vec p, PetscReal *J, Vec 
   PetscCall(AdjMultipointFollowInterruptible(mp));
   PetscCall(AdjMultipointSetPointDesign(mp, p));
   PetscCall(AdjMultipointSolveLocal(mp));
-  PetscCall(AdjMultipointGather(mp));
+  PetscCall(AdjMultipointGather(mp, mp->nslots));
   *stopped = -1;
   for (PetscInt k = 0; k < mp->npoints; k++) { /* in point order: the same sums on every rank */
     const PetscReal *r = AdjMultipointReceived(mp, k);
@@ -498,10 +500,10 @@ static PetscErrorCode AdjMultipointFlowHook(void *ctx, PetscInt n, const char *c
     const PetscInt j    = mine >= 0 ? point[mine] / mp->ngroups : -1;
     PetscReal      vk   = 0;
     AdjStepIndex   sk   = -1;
-    PetscCall(PetscArrayzero(mp->sendbuf, mp->nslots * (mp->n + 3)));
+    PetscCall(PetscArrayzero(mp->sendbuf, mp->n + 3));
     if (j >= 0) PetscCall(AdjMultipointFlowOne(mp, j, functional[mine], (PetscBool)(g != NULL), &vk, &sk));
     PetscCall(AdjMultipointPack(mp, 0, j, vk, sk, j >= 0 && g ? mp->local[j].pgrad : NULL));
-    PetscCall(AdjMultipointGather(mp));
+    PetscCall(AdjMultipointGather(mp, 1));
     for (PetscInt grp = 0; grp < mp->ngroups; grp++) {
       const PetscInt   i  = AdjMultipointTask(mp, n, point, grp, r);
       const PetscReal *rk = AdjMultipointSlot(mp, grp, 0);
@@ -568,7 +570,7 @@ PetscErrorCode AdjMultipointAttach(AdjMultipoint mp, AdjOptimizer opt)
 static PetscErrorCode AdjMultipointCheckDesign(AdjMultipoint mp, Vec p0)
 {
   PetscReal *row = mp->row, *prow = mp->row + mp->n;
-  PetscInt   first[ADJ_MAX_POINTS], all[ADJ_MAX_POINTS];
+  PetscInt   first[ADJ_MAX_DESIGN_POINTS], all[ADJ_MAX_DESIGN_POINTS];
 
   PetscFunctionBeginUser;
   PetscCall(AdjParamsRowGather(mp->mrows, p0, row));
@@ -657,8 +659,8 @@ static PetscErrorCode AdjMultipointReadPoints(MPI_Comm comm, AdjRobust *robust, 
                             "-design_point_weights, ranks per point -design_point_ranks (0, 1: off)",
                             "AdjMultipointCreate", *npoints, npoints, NULL));
   PetscOptionsEnd();
-  PetscCheck(*npoints >= 0 && *npoints <= ADJ_MAX_POINTS, comm, PETSC_ERR_USER_INPUT,
-             "-design_points %" PetscInt_FMT ": give 0 to %d points", *npoints, ADJ_MAX_POINTS);
+  PetscCheck(*npoints >= 0 && *npoints <= ADJ_MAX_DESIGN_POINTS, comm, PETSC_ERR_USER_INPUT,
+             "-design_points %" PetscInt_FMT ": give 0 to %d points", *npoints, ADJ_MAX_DESIGN_POINTS);
   if (*npoints < 2) *npoints = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -709,7 +711,7 @@ PetscErrorCode AdjMultipointCreate(AdjDriver mdrv, AdjMultipoint *mpout)
 static PetscErrorCode AdjMultipointObjective(void *ctx, Vec q, PetscReal *J)
 {
   AdjMultipoint mp = (AdjMultipoint)ctx;
-  PetscReal     Jk[ADJ_MAX_POINTS];
+  PetscReal     Jk[ADJ_MAX_DESIGN_POINTS];
 
   PetscFunctionBeginUser;
   PetscCall(AdjMultipointFollowInterruptible(mp));
@@ -721,13 +723,9 @@ static PetscErrorCode AdjMultipointObjective(void *ctx, Vec q, PetscReal *J)
     PetscCall(AdjDriverForward(mp->local[j].drv, mp->local[j].pdesign, PETSC_FALSE, &v));
     PetscCall(AdjMultipointPack(mp, j, j, v, -1, NULL));
   }
-  PetscCall(AdjMultipointGather(mp));
+  PetscCall(AdjMultipointGather(mp, mp->nslots));
   for (PetscInt k = 0; k < mp->npoints; k++) Jk[k] = AdjMultipointReceived(mp, k)[0];
   PetscCall(AdjMultipointCombine(mp, Jk, NULL, J));
-  if (mp->robust) { /* robust design's reported mean and std back to the evaluation's */
-    PetscReal Jeval;
-    PetscCall(AdjMultipointCombine(mp, mp->J, NULL, &Jeval));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -791,7 +789,7 @@ PetscErrorCode AdjMultipointView(AdjMultipoint mp)
                           (double)mp->J[k], (double)mp->seconds[k], list[0] ? list : " (the common options)"));
   }
   if (mp->robust) {
-    PetscCall(AdjRobustView(mp->robust));
+    PetscCall(AdjRobustView(mp->robust, mp->npoints, mp->weight, mp->J));
     PetscCall(PetscPrintf(mp->comm,
                           "multipoint: J = %.16e  (last evaluation: %.3f s wall, %" PetscInt_FMT " rank groups)\n",
                           (double)mp->Jsum, (double)mp->wall, mp->ngroups));
@@ -815,7 +813,7 @@ PetscErrorCode AdjMultipointWrite(AdjMultipoint mp, AdjOutput out)
   PetscCall(AdjOutputWriteOptimizationArray(out, "multipoint_gradient", "1", mp->n, mp->gsum));
   if (mp->robust) {
     PetscCall(AdjOutputWriteOptimizationArray(out, "robust_coefficients", "1", mp->npoints, mp->coef));
-    PetscCall(AdjRobustWrite(mp->robust, out));
+    PetscCall(AdjRobustWrite(mp->robust, mp->npoints, mp->weight, mp->J, out));
   }
   PetscCall(AdjStepperGetParams(mp->master, &params));
   PetscCall(AdjParamsGetNumBlocks(params, &nblocks));

@@ -11,18 +11,17 @@
  * weights). k = 0: c_i = w_i exactly, the multipoint weighted sum.
  *
  * Sample generator (platform independent: integer arithmetic and IEEE +, -, *, /, sqrt only, no libm):
- *   mix(z)      = the splitmix64 finalizer: z ^= z >> 30; z *= 0xbf58476d1ce4e5b9; z ^= z >> 27;
- *                 z *= 0x94d049bb133111eb; z ^= z >> 31
+ *   mix(z)      = the splitmix64 finalizer (AdjSplitMix64Mix, include/adjsim/splitmix.h)
  *   key(s,i,v)  = mix(mix(s) ^ (65536 i + v))        seed s, sample i, varied option v (counter based: sample i
  *                                                   does not depend on N, so N = 32 contains the N = 16 samples)
- *   x_j         = mix(key + j * 0x9e3779b97f4a7c15), j = 1, 2  (the splitmix64 stream from key)
+ *   x_j         = mix(key + j * 0x9e3779b97f4a7c15), j = 1, 2  (the splitmix64 stream from key: AdjSplitMix64Next)
  *   u_j         = ((x_j >> 11) + 1) 2^-53 in (0, 1]
  *   uniform(lo, hi): lo + (hi - lo) (u_1 - 2^-53)    (in [lo, hi))
  *   normal(mu, sd):  mu + sd sqrt(-2 ln u_1) cos(2 pi u_2)   (Box-Muller; ln and cos by the series below) */
 #include <adjsim/multipoint.h>
 #include <adjsim/optcheck.h>
 #include <adjsim/io.h>
-#include <stdint.h>
+#include <adjsim/splitmix.h>
 #include <string.h>
 
 #define ADJ_ROBUST_MAX_VARY 8
@@ -38,15 +37,7 @@ struct _p_AdjRobust {
   PetscReal     a[ADJ_ROBUST_MAX_VARY], b[ADJ_ROBUST_MAX_VARY];
   PetscReal    *sample; /* nsamples x nvary */
   PetscReal     k, eps;
-  PetscReal     mean, std; /* of the last combination: m and s (not smoothed) */
 };
-
-static uint64_t AdjRobustMix(uint64_t z)
-{
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
 
 /* ln(u) for u in (0, 1]: u = f 2^e with f in [1, 2) by exact doublings, ln f = 2 atanh((f - 1)/(f + 1)) by its series
  * (ratio below 1/3: 30 terms reach 1e-28). */
@@ -88,14 +79,15 @@ static double AdjRobustCos2Pi(double u)
 PetscErrorCode AdjRobustDraw(PetscInt64 seed, PetscInt sample, PetscInt variable, AdjRobustDist dist, PetscReal a,
                              PetscReal b, PetscReal *value)
 {
-  const uint64_t golden = UINT64_C(0x9e3779b97f4a7c15), unit = 53;
-  uint64_t       key;
+  const uint64_t unit = 53;
+  uint64_t       state;
   double         u1, u2;
 
   PetscFunctionBeginUser;
-  key = AdjRobustMix(AdjRobustMix((uint64_t)seed) ^ (UINT64_C(65536) * (uint64_t)sample + (uint64_t)variable));
-  u1  = (double)((AdjRobustMix(key + golden) >> 11) + 1) / (double)(UINT64_C(1) << unit);
-  u2  = (double)((AdjRobustMix(key + 2 * golden) >> 11) + 1) / (double)(UINT64_C(1) << unit);
+  state =
+      AdjSplitMix64Mix(AdjSplitMix64Mix((uint64_t)seed) ^ (UINT64_C(65536) * (uint64_t)sample + (uint64_t)variable));
+  u1 = (double)((AdjSplitMix64Next(&state) >> 11) + 1) / (double)(UINT64_C(1) << unit);
+  u2 = (double)((AdjSplitMix64Next(&state) >> 11) + 1) / (double)(UINT64_C(1) << unit);
   if (dist == ADJ_ROBUST_UNIFORM)
     *value = a + (b - a) * (u1 - 1.0 / (double)(UINT64_C(1) << unit));
   else
@@ -106,7 +98,7 @@ PetscErrorCode AdjRobustDraw(PetscInt64 seed, PetscInt sample, PetscInt variable
 /* One entry NAME:DIST:A,B of -design_robust_vary (text: "NAME:DIST:A", the B token given separately). */
 static PetscErrorCode AdjRobustParseEntry(AdjRobust r, const char *entry, const char *second)
 {
-  char        buf[256], *c1, *c2, *end;
+  char        buf[256], label[320], *c1, *c2, *end;
   PetscInt    v   = r->nvary;
   const char *opt = "-design_robust_vary";
 
@@ -134,10 +126,9 @@ static PetscErrorCode AdjRobustParseEntry(AdjRobust r, const char *entry, const 
   r->b[v] = strtod(second, &end);
   PetscCheck(second[0] && !*end, r->comm, PETSC_ERR_USER_INPUT, "%s: '%s' in the entry of %s is not a number", opt,
              second, buf);
-  PetscCheck(PetscIsNormalReal(r->a[v]) || r->a[v] == 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s: %g is not finite", opt,
-             buf, (double)r->a[v]);
-  PetscCheck(PetscIsNormalReal(r->b[v]) || r->b[v] == 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s: %g is not finite", opt,
-             buf, (double)r->b[v]);
+  PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s:%s", opt, buf, AdjRobustDistNames[r->dist[v]]));
+  PetscCall(AdjCheckRealOption(r->comm, label, r->a[v], ADJ_REAL_FINITE, NULL));
+  PetscCall(AdjCheckRealOption(r->comm, label, r->b[v], ADJ_REAL_FINITE, NULL));
   if (r->dist[v] == ADJ_ROBUST_NORMAL)
     PetscCheck(r->b[v] >= 0, r->comm, PETSC_ERR_USER_INPUT, "%s: %s:normal:%s,%s: the standard deviation must be >= 0",
                opt, buf, c2 + 1, second);
@@ -290,20 +281,26 @@ PetscErrorCode AdjRobustIsVaried(AdjRobust r, const char option[], PetscBool *va
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* m = sum_i w_i J_i, s^2 = sum_i w_i (J_i - m)^2 and S1 = sum_i w_i (J_i - m) (see the top of the file). */
+static void AdjRobustMoments(PetscInt n, const PetscReal w[], const PetscReal Jk[], PetscReal *m, PetscReal *s2,
+                             PetscReal *s1)
+{
+  *m = *s2 = *s1 = 0;
+  for (PetscInt i = 0; i < n; i++) *m += w[i] * Jk[i];
+  for (PetscInt i = 0; i < n; i++) {
+    *s1 += w[i] * (Jk[i] - *m);
+    *s2 += w[i] * (Jk[i] - *m) * (Jk[i] - *m);
+  }
+}
+
 PetscErrorCode AdjRobustCombine(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[], PetscReal c[],
                                 PetscReal *J)
 {
-  PetscReal m = 0, s2 = 0, s1 = 0, seps;
+  PetscReal m, s2, s1, seps;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < n; i++) m += w[i] * Jk[i];
-  for (PetscInt i = 0; i < n; i++) {
-    s1 += w[i] * (Jk[i] - m);
-    s2 += w[i] * (Jk[i] - m) * (Jk[i] - m);
-  }
-  seps    = PetscSqrtReal(s2 + r->eps * r->eps);
-  r->mean = m;
-  r->std  = PetscSqrtReal(s2);
+  AdjRobustMoments(n, w, Jk, &m, &s2, &s1);
+  seps = PetscSqrtReal(s2 + r->eps * r->eps);
   if (r->k == 0) { /* the expectation: exactly the weighted sum of multipoint design */
     *J = m;
     if (c) PetscCall(PetscArraycpy(c, w, n));
@@ -314,25 +311,30 @@ PetscErrorCode AdjRobustCombine(AdjRobust r, PetscInt n, const PetscReal w[], co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjRobustView(AdjRobust r)
+PetscErrorCode AdjRobustView(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[])
 {
+  PetscReal m, s2, s1, J;
+
   PetscFunctionBeginUser;
+  AdjRobustMoments(n, w, Jk, &m, &s2, &s1);
+  PetscCall(AdjRobustCombine(r, n, w, Jk, NULL, &J));
   PetscCall(PetscPrintf(r->comm, "robust: %" PetscInt_FMT " samples (seed %" PetscInt64_FMT "), weights 1/N;",
                         r->nsamples, (PetscInt64)r->seed));
   for (PetscInt v = 0; v < r->nvary; v++)
     PetscCall(PetscPrintf(r->comm, " %s %s(%g, %g)", r->name[v], AdjRobustDistNames[r->dist[v]], (double)r->a[v],
                           (double)r->b[v]));
   PetscCall(PetscPrintf(r->comm, "\nrobust: mean %.16e  std %.16e  J = mean + %g sqrt(std^2 + %g^2) = %.16e\n",
-                        (double)r->mean, (double)r->std, (double)r->k, (double)r->eps,
-                        (double)(r->mean + r->k * PetscSqrtReal(r->std * r->std + r->eps * r->eps))));
+                        (double)m, (double)PetscSqrtReal(s2), (double)r->k, (double)r->eps, (double)J));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AdjRobustWrite(AdjRobust r, AdjOutput out)
+PetscErrorCode AdjRobustWrite(AdjRobust r, PetscInt n, const PetscReal w[], const PetscReal Jk[], AdjOutput out)
 {
-  PetscReal stats[4] = {r->mean, r->std, r->k, r->eps};
+  PetscReal stats[4] = {0, 0, r->k, r->eps}, s1;
 
   PetscFunctionBeginUser;
+  AdjRobustMoments(n, w, Jk, &stats[0], &stats[1], &s1);
+  stats[1] = PetscSqrtReal(stats[1]); /* s, not smoothed */
   PetscCall(AdjOutputWriteOptimizationArray(out, "robust_samples", "1", r->nsamples * r->nvary, r->sample));
   PetscCall(AdjOutputWriteOptimizationArray(out, "robust_mean_std_k_eps", "1", 4, stats));
   PetscFunctionReturn(PETSC_SUCCESS);
