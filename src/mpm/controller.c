@@ -3,9 +3,9 @@
  * from options, the step's hooks (called by actuation.c) and the parameter block "controller". */
 #include "controller.h"
 #include "actuation.h"
+#include <adjsim/splitmix.h>
 #include <adjsim/optcheck.h>
 #include <adjsim/stepperimpl.h>
-#include <stdint.h>
 
 /* ---------------------------------------------------------------------------------------------------------------- */
 /* Kernels */
@@ -162,19 +162,9 @@ void MPMNetworkAdjoint(const MPMNetwork *net, const PetscReal w[], const PetscRe
   for (PetscInt j = 0; j < net->width[0]; j++) inb[j] = hb[j];
 }
 
-/* SplitMix64 (Steele, Lea, Flood 2014): a 64-bit counter-based generator in integer arithmetic only, so that a
- * seed gives the same weights on every platform and rank count. */
-static uint64_t SplitMix64(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 /* Initial weights: W of layer l uniform in [-r, r], r = gain sqrt(6 / (n_in + n_out)) (Glorot & Bengio 2010),
- * drawn row by row, layer by layer from SplitMix64 seeded with seed (u = top 53 bits / 2^53); biases 0. gain = 0:
+ * drawn row by row, layer by layer from the SplitMix64 stream seeded with seed (adjsim/splitmix.h; u = top 53 bits /
+ * 2^53): the same weights on every platform and rank count; biases 0. gain = 0:
  * all zero. */
 void MPMNetworkInitialize(const MPMNetwork *net, PetscReal gain, PetscInt seed, PetscReal w[])
 {
@@ -186,7 +176,7 @@ void MPMNetworkInitialize(const MPMNetwork *net, PetscReal gain, PetscInt seed, 
     const PetscReal r = gain * PetscSqrtReal(6.0 / (PetscReal)(nin + nout));
 
     for (PetscInt i = 0; i < nout * nin; i++) {
-      const PetscReal u = (PetscReal)(SplitMix64(&state) >> 11) * 0x1.0p-53;
+      const PetscReal u = (PetscReal)(AdjSplitMix64Next(&state) >> 11) * 0x1.0p-53;
       W[i]              = r * (2 * u - 1);
     }
     for (PetscInt i = 0; i < nout; i++) W[nout * nin + i] = 0;
