@@ -10,6 +10,8 @@
 # Each run stops at steady state (-steady_tol) or at its final time; the table gives the last step's
 # coefficients (from /history/forces), the recirculation length (/history/wake) and the wall time.
 # usage: bash bench/airfoil_validation.sh [ranks] [build dir] [cases: cyl,naca0,naca5] [levels: 1,m,2,f,3]
+#        AIRFOIL_EXTRA="-airfoil_dissipation 0" adds options to every run (bench/airfoil_dissipation.sh);
+#        ADJSIM_BENCH_OUT=dir keeps the run files there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 np=${1:-2}
@@ -34,7 +36,7 @@ one() { # case level deck alpha grid...
   t0=$(date +%s.%N)
   mpiexec -n "$np" --oversubscribe "$run" -options_file "$here/inputs/$deck" -airfoil_alpha "$alpha" \
     -airfoil_grid_around "$ni" -airfoil_grid_normal "$nj" -airfoil_wall_spacing "$dw" -output "$f" \
-    -output_interval 100000 -airfoil_quiet >"$out/$1-$2.log" 2>&1 || { echo "$name level $lev failed: $out/$1-$2.log"; return; }
+    -output_interval 100000 -airfoil_quiet ${AIRFOIL_EXTRA:-} >"$out/$1-$2.log" 2>&1 || { echo "$name level $lev failed: $out/$1-$2.log"; return; }
   t1=$(date +%s.%N)
   /usr/bin/python3 - "$f" "$name" "$lev" "${ni}x$((nj - 1))" "$(echo "$t1 - $t0" | bc)" <<'PY'
 import sys, h5py

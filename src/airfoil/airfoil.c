@@ -110,6 +110,7 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
 
   PetscFunctionBeginUser;
   af->re = 1000, af->theta = 0.5, af->switch_width = 0.1, af->blowup_cfl = 5, af->vortex = PETSC_FALSE;
+  af->diss[0] = 1.0 / 16, af->diss_width = 1e-4;
   PetscOptionsBegin(af->comm, af->prefix, "Airfoil: flow", "Airfoil");
   PetscCall(PetscOptionsReal("-airfoil_re", "Reynolds number U_inf L / nu (L: chord or diameter)", "", af->re, &af->re,
                              NULL));
@@ -128,6 +129,17 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
                              "Far-field velocity U_inf plus a point vortex of the current lift's circulation "
                              "(pressure by Bernoulli)",
                              "", af->vortex, &af->vortex, NULL));
+  PetscCall(
+      PetscOptionsReal("-airfoil_dissipation",
+                       "Fourth-difference dissipation k4 of the convection: face flux k4 |F| (D2_R - D2_L), D2 the "
+                       "second difference (1/16: the dissipative part of QUICK; 0: central convection, whose "
+                       "two-cell waves only viscosity damps)",
+                       "", af->diss[0], &af->diss[0], NULL));
+  PetscCall(PetscOptionsReal(
+      "-airfoil_dissipation_width",
+      "Smoothing width w of |F| in the dissipation: |F| replaced by F^2 / (2 d) + d / 2 where |F| < d = w "
+      "U_inf L",
+      "", af->diss_width, &af->diss_width, NULL));
   PetscCall(PetscOptionsReal("-airfoil_blowup_cfl",
                              "Stop the run when the convective Courant number dt sum|F| / (2 A) of a cell exceeds this",
                              "", af->blowup_cfl, &af->blowup_cfl, NULL));
@@ -148,6 +160,12 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
              "-airfoil_theta %g: give a value in [0.5, 1] (unconditionally stable viscous terms)", (double)af->theta);
   PetscCall(AdjCheckRealOption(af->comm, "-airfoil_farfield_switch", af->switch_width, ADJ_REAL_POSITIVE, NULL));
   PetscCall(AdjCheckRealOption(af->comm, "-airfoil_blowup_cfl", af->blowup_cfl, ADJ_REAL_POSITIVE, NULL));
+  PetscCheck(
+      af->diss[0] >= 0 && af->diss[0] <= 0.25, af->comm, PETSC_ERR_USER_INPUT,
+      "-airfoil_dissipation %g: give a value in [0, 1/4] (1/16 by default; above 1/4 the explicit term limits the "
+      "time step)",
+      (double)af->diss[0]);
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_dissipation_width", af->diss_width, ADJ_REAL_POSITIVE, NULL));
   af->alpha   = alpha;
   af->speed   = speed;
   af->uinf[0] = speed * PetscCosReal(alpha * PETSC_PI / 180);
@@ -194,13 +212,22 @@ static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
   {
     const PetscInt       cells[2] = {ni, nj - 1};
     const DMBoundaryType bc[2]    = {DM_BOUNDARY_PERIODIC, DM_BOUNDARY_GHOSTED};
-    PetscCall(AdjGridCreateDMDA(af->comm, 2, cells, bc, ADJ_GRID_CELL, 1, DMDA_STENCIL_BOX, 1, NULL, &af->da));
+    const PetscInt      *lx, *ly;
+    PetscMPIInt          m, n;
+    /* two ghost cells for the convection's fourth-difference dissipation; the matrices (9-point stencils) and the
+       multigrid hierarchy on a width-1 twin with the same ownership */
+    PetscCall(AdjGridCreateDMDA(af->comm, 2, cells, bc, ADJ_GRID_CELL, 1, DMDA_STENCIL_BOX, 2, NULL, &af->da));
+    PetscCall(DMDAGetInfo(af->da, NULL, NULL, NULL, NULL, &m, &n, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(DMDAGetOwnershipRanges(af->da, &lx, &ly, NULL));
+    PetscCall(DMDACreate2d(af->comm, bc[0], bc[1], DMDA_STENCIL_BOX, cells[0], cells[1], m, n, 1, 1, lx, ly, &af->mda));
+    PetscCall(DMSetUp(af->mda));
   }
   PetscCall(DMDASetFieldName(af->da, 0, "cell"));
   PetscCall(DMDACreateCompatibleDMDA(af->da, AIRFOIL_DOF, &af->sda));
   PetscCall(DMDAGetCorners(af->da, &af->xs, &af->ys, NULL, &af->xm, &af->ym, NULL));
   AdjShapeSizes(&af->shape, &thick, &af->lref);
-  af->nu = PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref / af->re;
+  af->nu      = PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref / af->re;
+  af->diss[1] = af->diss_width * af->speed * af->lref; /* the smoothing width of |F| as a flux */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -617,6 +644,7 @@ static PetscErrorCode AirfoilDestroy(AdjStepper st)
   }
   PetscCall(PetscFree(af->hist));
   PetscCall(DMDestroy(&af->sda));
+  PetscCall(DMDestroy(&af->mda));
   PetscCall(DMDestroy(&af->da));
   PetscCall(PetscFree(af));
   PetscFunctionReturn(PETSC_SUCCESS);

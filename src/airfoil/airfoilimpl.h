@@ -81,10 +81,13 @@ struct _n_Airfoil {
   AirfoilBodyType body;
   AdjOGrid        og;
   AirfoilGeometry geo;
-  DM              da, sda; /* cells (dof 1) and the state (dof 8), same ownership */
+  DM              da, sda; /* cells (dof 1) and the state (dof 8), same ownership, ghost width 2 (the dissipation) */
+  DM              mda;     /* cells, ghost width 1: the matrices' layout and the multigrid hierarchy */
   PetscInt        xs, ys, xm, ym;
   /* physics */
   PetscReal    re, alpha, speed, uinf[2], nu, lref, theta, switch_width;
+  PetscReal    diss[2];    /* the convection's fourth-difference dissipation: k4 and the |F| smoothing delta (flux) */
+  PetscReal    diss_width; /* -airfoil_dissipation_width: delta / (U_inf L) */
   PetscReal   *wf;         /* far-field inflow weights of the velocity per top face */
   PetscBool    vortex;     /* -airfoil_farfield_vortex */
   PetscReal   *qf[2], *pf; /* far-field velocity and pressure per top face (AirfoilFarFieldData) */
@@ -176,6 +179,9 @@ void      AirfoilCellGradient(const AirfoilGeometry *g, PetscInt i, PetscInt j, 
 PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
                             const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf);
 
+PetscReal AirfoilDissipation(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
+                             const AirfoilCell *const *x, PetscScalar **q);
+
 void AirfoilWallValueAdjoint(const AirfoilGeometry *g, PetscInt i, PetscReal bar, PetscScalar **qb);
 void AirfoilFarValueAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscReal qinf, PetscScalar **q,
                             PetscReal bar, PetscScalar **qb, PetscReal *qinfb, PetscReal wfb[]);
@@ -186,6 +192,9 @@ void AirfoilConvectionAdjoint(const AirfoilGeometry *g, const PetscReal wf[], Pe
                               AirfoilCell **xb, PetscScalar **qb, PetscReal *qwb, PetscReal *qinfb, PetscReal wfb[]);
 void AirfoilFormApplyAdjoint(const AirfoilForm *F, PetscInt i, PetscInt j, PetscInt ni, PetscReal bar, PetscScalar **qb,
                              PetscReal qwb[], PetscReal qfb[]);
+void AirfoilDissipationAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
+                               const AirfoilCell *const *x, PetscScalar **q, PetscReal Db, AirfoilCell **xb,
+                               PetscScalar **qb);
 /* Geometry bars of the field kernels (operators.c; the shape gradient through the grid). */
 void AirfoilWallValueGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, PetscScalar **q, PetscReal bar,
                                      AirfoilGeometry *geob);
@@ -195,6 +204,9 @@ void AirfoilCellGradientGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, Pe
 void AirfoilConvectionGeometryAdjoint(const AirfoilGeometry *g, const PetscReal wf[], PetscInt i, PetscInt j,
                                       const AirfoilCell *const *x, PetscScalar **q, PetscReal qw, PetscReal qinf,
                                       PetscReal Nb, AirfoilGeometry *geob);
+void AirfoilDissipationGeometryAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
+                                       const AirfoilCell *const *x, PetscScalar **q, PetscReal Db,
+                                       AirfoilGeometry *geob);
 void AirfoilFormApplyFormAdjoint(PetscInt i, PetscInt j, PetscInt ni, PetscInt nc, PetscReal bar, PetscScalar **q,
                                  const PetscReal qw[], const PetscReal qf[], AirfoilForm *Fb);
 

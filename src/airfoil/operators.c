@@ -51,6 +51,70 @@ PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], Pets
          g->area[c];
 }
 
+/* The fourth-difference dissipation of the convection (docs/airfoil.md, "Dissipation").  Central face values
+ * F (q_L + q_R)/2 do not see a two-cell wave q = (-1)^(i+j): on the outer grid, where a cell is a chord wide and
+ * the cell Reynolds number is in the thousands, nothing but the weak viscosity damps it, and the march never
+ * settles.  Each interior face gets the flux k4 |F|_s (D2_R - D2_L), D2 the index-space second difference of the
+ * two cells beside it: the symmetric (dissipative) part of QUICK's upwind-biased face value when k4 = 1/16, a
+ * term like h^3 |u| d4q/dx4, third order on smooth fields (the scheme stays second order), while the two-cell
+ * wave gets 8 k4 |F| (full upwinding's damping when k4 = 1/8).  Along j the faces next to a boundary row carry
+ * none (the second difference extrapolated constantly into the boundary rows: a third difference of zero; a zero
+ * second difference there instead would leave an O(h^2 q'') flux, first order in the residual), nor do the wall
+ * and far-field faces, so the term is conservative, third order in every row and needs two ghost cells.  |F| is
+ * smoothed where a face flux changes sign: |F|_s = F^2 / (2 delta) + delta / 2 for |F| < delta = diss[1] (a flux), |F|
+ * beyond (continuously differentiable with a Lipschitz derivative, so Taylor remainders still fall at rate 2; piecewise
+ * quadratic, so the kernels' dot tests are exact).  The gradient is that of this smoothed scheme. */
+
+static inline PetscReal AirfoilSmoothAbs(PetscReal F, PetscReal delta)
+{
+  return PetscAbsReal(F) >= delta ? PetscAbsReal(F) : 0.5 * (F * F / delta + delta);
+}
+
+/* d|F|_s / dF */
+static inline PetscReal AirfoilSmoothAbsDerivative(PetscReal F, PetscReal delta)
+{
+  return PetscAbsReal(F) >= delta ? (F > 0 ? 1 : -1) : F / delta;
+}
+
+/* The second differences along i of row j at cell m and along j of column i at row m. */
+static inline PetscReal AirfoilD2I(PetscScalar **q, PetscInt j, PetscInt m)
+{
+  return q[j][m + 1] - 2 * q[j][m] + q[j][m - 1];
+}
+
+static inline PetscReal AirfoilD2J(PetscScalar **q, PetscInt m, PetscInt i)
+{
+  return q[m + 1][i] - 2 * q[m][i] + q[m - 1][i];
+}
+
+/* The dissipative fluxes of the i-face (i, j) (between cells i - 1 and i) and of the j-face (i, j) (between rows
+ * j - 1 and j; only for 2 <= j <= nc - 2: none on the faces of the first and last rows). */
+static inline PetscReal AirfoilDissipationFluxI(const PetscReal diss[2], PetscInt i, PetscInt j,
+                                                const AirfoilCell *const *x, PetscScalar **q)
+{
+  return diss[0] * AirfoilSmoothAbs(x[j][i].U, diss[1]) * (AirfoilD2I(q, j, i) - AirfoilD2I(q, j, i - 1));
+}
+
+static inline PetscReal AirfoilDissipationFluxJ(PetscInt nc, const PetscReal diss[2], PetscInt i, PetscInt j,
+                                                const AirfoilCell *const *x, PetscScalar **q)
+{
+  if (j < 2 || j > nc - 2) return 0;
+  return diss[0] * AirfoilSmoothAbs(x[j][i].V, diss[1]) * (AirfoilD2J(q, j, i) - AirfoilD2J(q, j - 1, i));
+}
+
+/*@ AirfoilDissipation - the fourth-difference dissipation of q in cell (i, j), per unit area, to be added to the
+    convection (diss = {k4, delta}; zero when k4 = 0). Reads two ghost cells of q. Not collective. @*/
+PetscReal AirfoilDissipation(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
+                             const AirfoilCell *const *x, PetscScalar **q)
+{
+  const PetscInt nc = g->nc;
+
+  if (diss[0] == 0) return 0;
+  return (AirfoilDissipationFluxI(diss, i + 1, j, x, q) - AirfoilDissipationFluxI(diss, i, j, x, q) +
+          AirfoilDissipationFluxJ(nc, diss, i, j + 1, x, q) - AirfoilDissipationFluxJ(nc, diss, i, j, x, q)) /
+         g->area[j * g->ni + (i + g->ni) % g->ni];
+}
+
 /* Adjoints of the kernels above: each adds the transpose of the kernel's derivative, applied to the bar of its
  * result, to the bars of its inputs (ghosted arrays qb, like q; NULL bars are not wanted).  The kernels are
  * linear in q and in the boundary data, bilinear in (fluxes, q) for the convection, and affine in the far-field
@@ -133,6 +197,65 @@ void AirfoilConvectionAdjoint(const AirfoilGeometry *g, const PetscReal wf[], Pe
     qb[j - 1][i] -= 0.5 * a * Vb, qb[j][i] -= 0.5 * a * Vb;
 }
 
+/* The bars of one dissipative flux k4 |F|_s (D2_R - D2_L) for its bar fb: F's bar (*Fb) and the bars of the two
+ * second differences. */
+static inline void AirfoilDissipationFluxBars(const PetscReal diss[2], PetscReal F, PetscReal dR, PetscReal dL,
+                                              PetscReal fb, PetscScalar *Fb, PetscReal *dRb, PetscReal *dLb)
+{
+  const PetscReal s = AirfoilSmoothAbs(F, diss[1]);
+
+  *Fb += diss[0] * AirfoilSmoothAbsDerivative(F, diss[1]) * (dR - dL) * fb;
+  *dRb = diss[0] * s * fb, *dLb = -diss[0] * s * fb;
+}
+
+static inline void AirfoilD2IAdjoint(PetscInt j, PetscInt m, PetscReal b, PetscScalar **qb)
+{
+  qb[j][m + 1] += b, qb[j][m] -= 2 * b, qb[j][m - 1] += b;
+}
+
+static inline void AirfoilD2JAdjoint(PetscInt m, PetscInt i, PetscReal b, PetscScalar **qb)
+{
+  qb[m + 1][i] += b, qb[m][i] -= 2 * b, qb[m - 1][i] += b;
+}
+
+static void AirfoilDissipationFluxIAdjoint(const PetscReal diss[2], PetscInt i, PetscInt j, const AirfoilCell *const *x,
+                                           PetscScalar **q, PetscReal fb, AirfoilCell **xb, PetscScalar **qb)
+{
+  PetscReal dRb, dLb;
+
+  AirfoilDissipationFluxBars(diss, x[j][i].U, AirfoilD2I(q, j, i), AirfoilD2I(q, j, i - 1), fb, &xb[j][i].U, &dRb,
+                             &dLb);
+  AirfoilD2IAdjoint(j, i, dRb, qb), AirfoilD2IAdjoint(j, i - 1, dLb, qb);
+}
+
+static void AirfoilDissipationFluxJAdjoint(PetscInt nc, const PetscReal diss[2], PetscInt i, PetscInt j,
+                                           const AirfoilCell *const *x, PetscScalar **q, PetscReal fb, AirfoilCell **xb,
+                                           PetscScalar **qb)
+{
+  PetscReal dRb, dLb;
+
+  if (j < 2 || j > nc - 2) return;
+  AirfoilDissipationFluxBars(diss, x[j][i].V, AirfoilD2J(q, j, i), AirfoilD2J(q, j - 1, i), fb, &xb[j][i].V, &dRb,
+                             &dLb);
+  AirfoilD2JAdjoint(j, i, dRb, qb), AirfoilD2JAdjoint(j - 1, i, dLb, qb);
+}
+
+/*@ AirfoilDissipationAdjoint - the bars of AirfoilDissipation for the result bar Db: the fluxes xb (U, V of a
+    ghosted state-bar array) and qb (two ghost cells). Not collective. @*/
+void AirfoilDissipationAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
+                               const AirfoilCell *const *x, PetscScalar **q, PetscReal Db, AirfoilCell **xb,
+                               PetscScalar **qb)
+{
+  const PetscInt  nc = g->nc;
+  const PetscReal a  = Db / g->area[j * g->ni + (i + g->ni) % g->ni];
+
+  if (diss[0] == 0) return;
+  AirfoilDissipationFluxIAdjoint(diss, i + 1, j, x, q, a, xb, qb);
+  AirfoilDissipationFluxIAdjoint(diss, i, j, x, q, -a, xb, qb);
+  AirfoilDissipationFluxJAdjoint(nc, diss, i, j + 1, x, q, a, xb, qb);
+  AirfoilDissipationFluxJAdjoint(nc, diss, i, j, x, q, -a, xb, qb);
+}
+
 /*@ AirfoilFormApplyAdjoint - the bars of AirfoilFormApply about cell (i, j) for the result bar: qb (may be NULL)
     gets bar F.c on the cells of the stencil, qwb and qfb (ni values each, may be NULL) bar F.w and bar F.f on
     the faces.  (AirfoilFormApply lives in metrics.c, the grid helper's file; its adjoint sits here with the other
@@ -202,6 +325,18 @@ void AirfoilConvectionGeometryAdjoint(const AirfoilGeometry *g, const PetscReal 
   const PetscInt c = j * g->ni + (i + g->ni) % g->ni;
 
   geob->area[c] -= Nb * AirfoilConvection(g, wf, i, j, x, q, qw, qinf) / g->area[c];
+}
+
+/*@ AirfoilDissipationGeometryAdjoint - the area bar of AirfoilDissipation (D = (sum of fluxes) / A: A bar -= Db D / A;
+    the fluxes hold no geometry: index-space differences, a smoothing width in flux units). Not collective. @*/
+void AirfoilDissipationGeometryAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
+                                       const AirfoilCell *const *x, PetscScalar **q, PetscReal Db,
+                                       AirfoilGeometry *geob)
+{
+  const PetscInt c = j * g->ni + (i + g->ni) % g->ni;
+
+  if (diss[0] == 0) return;
+  geob->area[c] -= Db * AirfoilDissipation(g, diss, i, j, x, q) / g->area[c];
 }
 
 /*@ AirfoilFormApplyFormAdjoint - the bar of the form F of AirfoilFormApply about cell (i, j) (nc cells along the

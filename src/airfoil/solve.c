@@ -225,7 +225,7 @@ static PetscErrorCode AirfoilCreateKSP(Airfoil af, const char name[], Mat A, KSP
   PetscCall(KSPCreate(af->comm, ksp));
   PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
   PetscCall(KSPSetOperators(*ksp, A, A));
-  PetscCall(KSPSetDM(*ksp, af->da)); /* the DMDA hierarchy for -airfoil_<name>_pc_type mg */
+  PetscCall(KSPSetDM(*ksp, af->mda)); /* the DMDA hierarchy for -airfoil_<name>_pc_type mg */
   PetscCall(KSPSetDMActive(*ksp, PETSC_FALSE));
   PetscCall(KSPSetType(*ksp, type));
   PetscCall(KSPGetPC(*ksp, &p));
@@ -264,8 +264,8 @@ PetscErrorCode AirfoilOperatorsSetUp(Airfoil af)
   AirfoilFarWeights(&af->geo, af->uinf, af->switch_width, af->wf);
   PetscCall(AirfoilFarFieldData(af, NULL));
   PetscCall(PetscMalloc5(n, &af->lapv, n, &af->lapp, n, &af->gfi, n, &af->gfj, n, &af->gft));
-  PetscCall(DMCreateMatrix(af->da, &af->K));
-  PetscCall(DMCreateMatrix(af->da, &af->P));
+  PetscCall(DMCreateMatrix(af->mda, &af->K));
+  PetscCall(DMCreateMatrix(af->mda, &af->P));
   PetscCall(MatSetOption(af->K, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(MatSetOption(af->P, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(AirfoilAssemble(af, PETSC_TRUE));
@@ -330,7 +330,9 @@ static PetscErrorCode AirfoilSplitLocal(Airfoil af, const AirfoilCell *const *x,
 }
 
 /* Step 1 of the fractional step: the right-hand sides of the two momentum solves (in f[0], f[1]) and the
- * convection terms N^n (into y). */
+ * convection terms N^n (into y).  The convection is Adams-Bashforth 2; its fourth-difference dissipation D^n
+ * (AirfoilDissipation) is forward Euler: D damps a two-cell wave at the real rate 8 k4 sum|F| / A, and forward
+ * Euler's stability interval on the negative real axis is twice Adams-Bashforth's. */
 PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
                                   AirfoilCell **y, PetscScalar **ru, PetscScalar **rv)
 {
@@ -352,9 +354,11 @@ PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell 
         const PetscReal aff = AirfoilFormApplyData(L, i, g->ni, NULL, qf[d]); /* the far-field data's part */
         const PetscReal lap = AirfoilFormApply(L, i, j, g->ni, q[d], NULL, NULL) + aff;
 
+        const PetscReal D = AirfoilDissipation(g, af->diss, i, j, x, q[d]); /* forward Euler: see the comment above */
+
         N[d] = AirfoilConvection(g, af->wf, i, j, x, q[d], 0, qf[d][i]);
         r[d][j][i] =
-            A * (q[d][j][i] / dt - ((1 + ab) * N[d] - ab * Nold[d]) - gp[d]) + (1 - th) * nu * lap + th * nu * aff;
+            A * (q[d][j][i] / dt - ((1 + ab) * N[d] - ab * Nold[d]) - D - gp[d]) + (1 - th) * nu * lap + th * nu * aff;
       }
       y[j][i].Nu = N[0], y[j][i].Nv = N[1];
     }
@@ -387,6 +391,7 @@ void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *co
         AirfoilFormApplyAdjoint(L, i, j, g->ni, nu * r, NULL, NULL, af->qfb[d]); /* the data: (1 - th) + th */
         AirfoilConvectionAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, xb, qb[d], NULL,
                                  &af->qfb[d][i], af->wfb);
+        AirfoilDissipationAdjoint(g, af->diss, i, j, x, q[d], -A * r, xb, qb[d]);
         gpb[d] = -A * r;
       }
       xb[j][i].Nu += A * ab * rbu[j][i], xb[j][i].Nv += A * ab * rbv[j][i];
@@ -414,11 +419,13 @@ void AirfoilMomentumRHSGeometryAdjoint(Airfoil af, AdjStepIndex k, const Airfoil
       AirfoilCellGradient(g, i, j, q[2], PETSC_FALSE, af->pf[i], gp);
       for (PetscInt d = 0; d < 2; d++) {
         const PetscReal r = rb[d][j][i], N = AirfoilConvection(g, af->wf, i, j, x, q[d], 0, af->qf[d][i]);
+        const PetscReal D = AirfoilDissipation(g, af->diss, i, j, x, q[d]);
 
-        geob->area[f] += r * (q[d][j][i] / dt - ((1 + ab) * N - ab * Nold[d]) - gp[d]);
+        geob->area[f] += r * (q[d][j][i] / dt - ((1 + ab) * N - ab * Nold[d]) - D - gp[d]);
         AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, (1 - th) * nu * r, q[d], NULL, NULL, &lapvb[c]);
         AirfoilFormApplyFormAdjoint(i, j, g->ni, g->nc, nu * r, NULL, NULL, af->qf[d], &lapvb[c]);
         AirfoilConvectionGeometryAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, geob);
+        AirfoilDissipationGeometryAdjoint(g, af->diss, i, j, x, q[d], -A * r, geob);
         gpb[d] = -A * r;
       }
       AirfoilCellGradientGeometryAdjoint(g, i, j, q[2], PETSC_FALSE, af->pf[i], gpb, geob);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Steady-state adjoint of the airfoil solver (-adjoint_steady, docs/steady.md, docs/airfoil.md) on a tiny NACA 0012
-# case (24 x 9 cells, Re 10, 4 degrees, far field at 3 chords: steady to 1e-6 in about 1650 steps of 1750), objective
+# case (24 x 9 cells, Re 10, 4 degrees, far field at 3 chords: steady to 1e-6 in about 1910 steps of 2190), objective
 # C_L + C_D,
 # parameters alpha and re:
 #   1. the steady gradient on 1 rank with a Taylor test (fails below rate 1.9),
@@ -14,7 +14,7 @@
 set -euo pipefail
 mpiexec=$1 adj=$2 py=$3 compare=$4
 case=(-problem airfoil -airfoil_body naca4 -airfoil_naca 0012 -airfoil_alpha 4 -airfoil_re 10 -airfoil_grid_around 24
-  -airfoil_grid_normal 10 -airfoil_wall_spacing 0.02 -airfoil_farfield 3 -airfoil_final_time 48
+  -airfoil_grid_normal 10 -airfoil_wall_spacing 0.02 -airfoil_farfield 3 -airfoil_final_time 60
   -airfoil_pressure_ksp_rtol 1e-13 -airfoil_velocity_ksp_rtol 1e-13 -airfoil_quiet -mode gradient
   -airfoil_objective_lift 1 -airfoil_objective_drag 1 -adjoint_params alpha,re)
 run() { local np=$1; shift; "$mpiexec" -n "$np" --oversubscribe --bind-to none "$adj" "${case[@]}" "$@"; }

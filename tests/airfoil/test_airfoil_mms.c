@@ -3,11 +3,11 @@
  * spiral and stretch), on three grids (ni x ni/2 cells, ni = 32, 64, 128):
  *   - the Laplacian: the solution of L q = A lap(q_exact) with Dirichlet data at the wall and the far
  *     field against q_exact (the 9-point non-orthogonal stencil, boundary faces included);
- *   - the Green-Gauss gradient, the divergence of the interpolated face fluxes and the convection term
- *     (truncation errors against the exact gradient, div u and div(u q) at the centroids, away from the
- *     two boundary rows, whose one-sided values converge at first order in the maximum norm);
- * the observed order between the two finest grids must be at least 1.8 for each (the test fails
- * otherwise, and on a NaN).  Serial. */
+ *   - the Green-Gauss gradient, the divergence of the interpolated face fluxes and the convection term, alone and
+ *     with its fourth-difference dissipation (whose own size falls faster than second order) (truncation errors against
+ * the exact gradient, div u and div(u q) at the centroids, away from the two boundary rows, whose one-sided values
+ * converge at first order in the maximum norm); the observed order between the two finest grids must be at least 1.8
+ * for each (the test fails otherwise, and on a NaN).  Serial. */
 #include "airfoil/airfoilimpl.h"
 
 static void Exact(const PetscReal *x, PetscReal *q, PetscReal g[2], PetscReal *lap)
@@ -40,10 +40,12 @@ static void Nodes(PetscInt ni, PetscInt nc, PetscReal *xn)
     }
 }
 
-/* err: the largest errors of the Laplacian solution, the gradient, the divergence and the convection term */
-static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
+/* err: the largest errors of the Laplacian solution, the gradient, the divergence and the convection term, the
+ * largest dissipation (k4 = 1/16, the solver's default) and the error of convection plus dissipation */
+static PetscErrorCode Level(PetscInt ni, PetscReal err[6])
 {
-  const PetscInt       nc = ni / 2;
+  const PetscReal      diss[2] = {1.0 / 16, 1e-4};
+  const PetscInt       nc      = ni / 2;
   PetscReal           *xn, *qw, *qf, *one;
   AirfoilGeometry      g;
   DM                   da;
@@ -68,7 +70,7 @@ static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
     one[i] = 1;
   }
   bc.wall_dirichlet = PETSC_TRUE, bc.wf = one;
-  PetscCall(DMDACreate2d(PETSC_COMM_SELF, bt[0], bt[1], DMDA_STENCIL_BOX, ni, nc, 1, 1, 1, 1, NULL, NULL, &da));
+  PetscCall(DMDACreate2d(PETSC_COMM_SELF, bt[0], bt[1], DMDA_STENCIL_BOX, ni, nc, 1, 1, 1, 2, NULL, NULL, &da));
   PetscCall(DMSetUp(da));
   PetscCall(DMCreateMatrix(da, &L));
   PetscCall(DMCreateGlobalVector(da, &b));
@@ -129,7 +131,7 @@ static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
     PetscCall(DMDAVecGetArray(sda, sl, &s));
     PetscCall(DMDAVecGetArray(da, ql, &q));
     for (PetscInt j = 0; j < nc; j++)
-      for (PetscInt i = -1; i <= ni; i++) {
+      for (PetscInt i = -2; i <= ni + 1; i++) {
         const PetscInt iw = (i + ni) % ni;
         PetscReal      ge[2], le, u[2], dv;
         Exact(g.xc + 2 * (j * ni + iw), &q[j][i], ge, &le);
@@ -137,11 +139,11 @@ static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
         s[j][i].u = u[0], s[j][i].v = u[1];
       }
     for (PetscInt j = 0; j < nc; j++) /* face fluxes of the interpolated cell velocities */
-      for (PetscInt i = -1; i <= ni; i++) {
+      for (PetscInt i = -2; i <= ni + 1; i++) {
         const PetscInt   iw = (i + ni) % ni, f = j * ni + iw;
         const PetscReal *si = g.si + 2 * f, *sj = g.sj + 2 * f, *st = g.sj + 2 * (f + ni);
         PetscReal        u[2], dv;
-        if (i > -1) s[j][i].U = 0.5 * ((s[j][i - 1].u + s[j][i].u) * si[0] + (s[j][i - 1].v + s[j][i].v) * si[1]);
+        if (i > -2) s[j][i].U = 0.5 * ((s[j][i - 1].u + s[j][i].u) * si[0] + (s[j][i - 1].v + s[j][i].v) * si[1]);
         if (j > 0) s[j][i].V = 0.5 * ((s[j - 1][i].u + s[j][i].u) * sj[0] + (s[j - 1][i].v + s[j][i].v) * sj[1]);
         if (j == nc - 1) {
           const PetscReal *a = xn + 2 * (nc * ni + iw), *c = xn + 2 * (nc * ni + (iw + 1) % ni),
@@ -150,11 +152,11 @@ static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
           s[j][i].Vt = u[0] * st[0] + u[1] * st[1];
         }
       }
-    err[1] = err[2] = err[3] = 0;
+    err[1] = err[2] = err[3] = err[4] = err[5] = 0;
     for (PetscInt j = 1; j < nc - 1; j++)
       for (PetscInt i = 0; i < ni; i++) {
         const PetscReal *xc = g.xc + 2 * (j * ni + i);
-        PetscReal        qe, ge[2], le, gr[2], u[2], dv, d, cv;
+        PetscReal        qe, ge[2], le, gr[2], u[2], dv, d, cv, ds;
         Exact(xc, &qe, ge, &le);
         Velocity(xc, u, &dv);
         AirfoilCellGradient(&g, i, j, q, PETSC_FALSE, 0, gr);
@@ -163,6 +165,9 @@ static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
         err[2] = PetscMax(err[2], PetscAbsReal(d - dv));
         cv     = AirfoilConvection(&g, one, i, j, (const AirfoilCell *const *)s, q, 0, 0);
         err[3] = PetscMax(err[3], PetscAbsReal(cv - (u[0] * ge[0] + u[1] * ge[1] + qe * dv)));
+        ds     = AirfoilDissipation(&g, diss, i, j, (const AirfoilCell *const *)s, q);
+        err[4] = PetscMax(err[4], PetscAbsReal(ds));
+        err[5] = PetscMax(err[5], PetscAbsReal(cv + ds - (u[0] * ge[0] + u[1] * ge[1] + qe * dv)));
       }
     PetscCall(DMDAVecRestoreArray(da, ql, &q));
     PetscCall(DMDAVecRestoreArray(sda, sl, &s));
@@ -183,20 +188,25 @@ static PetscErrorCode Level(PetscInt ni, PetscReal err[4])
 
 int main(int argc, char **argv)
 {
-  PetscReal      e[3][4];
+  PetscReal      e[3][6];
   const PetscInt n[3]    = {32, 64, 128};
-  const char    *name[4] = {"Laplacian (solution)", "gradient", "divergence", "convection"};
-  PetscInt       fail    = 0;
+  const char    *name[6] = {"Laplacian (solution)", "gradient",           "divergence",
+                            "convection",           "dissipation (size)", "convection + dissip."};
+  /* the dissipation itself: h^3 |u| d4q/dx4 in the interior, O(h^2) in the rows next to the boundary rows (one flux
+     of the two is zero there); measured 2.35 (2.28 on 64 .. 256), 1.1 with a zero second difference in the boundary
+     rows instead (first order next to them) */
+  const PetscReal minorder[6] = {1.8, 1.8, 1.8, 1.8, 2.1, 1.8};
+  PetscInt        fail        = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (PetscInt l = 0; l < 3; l++) PetscCall(Level(n[l], e[l]));
-  for (PetscInt k = 0; k < 4; k++) {
+  for (PetscInt k = 0; k < 6; k++) {
     const PetscReal o1 = PetscLog2Real(e[0][k] / e[1][k]), o2 = PetscLog2Real(e[1][k] / e[2][k]);
-    const PetscBool ok = (PetscBool)(o2 >= 1.8 && !PetscIsInfOrNanReal(o2));
+    const PetscBool ok = (PetscBool)(o2 >= minorder[k] && !PetscIsInfOrNanReal(o2));
 
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s max errors %.3e %.3e %.3e  orders %.3f %.3f  %s\n", name[k],
-                          (double)e[0][k], (double)e[1][k], (double)e[2][k], (double)o1, (double)o2,
-                          ok ? "ok" : "FAILED (order below 1.8)"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s max errors %.3e %.3e %.3e  orders %.3f %.3f  %s (at least %.1f)\n",
+                          name[k], (double)e[0][k], (double)e[1][k], (double)e[2][k], (double)o1, (double)o2,
+                          ok ? "ok" : "FAILED", (double)minorder[k]));
     if (!ok) fail++;
   }
   PetscCall(PetscFinalize());
