@@ -110,7 +110,7 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
 
   PetscFunctionBeginUser;
   af->re = 1000, af->theta = 0.5, af->switch_width = 0.1, af->blowup_cfl = 5, af->vortex = PETSC_FALSE;
-  af->diss[0] = 1.0 / 16, af->diss_width = 1e-4;
+  af->diss[0] = 1.0 / 16, af->diss_pe = 10;
   PetscOptionsBegin(af->comm, af->prefix, "Airfoil: flow", "Airfoil");
   PetscCall(PetscOptionsReal("-airfoil_re", "Reynolds number U_inf L / nu (L: chord or diameter)", "", af->re, &af->re,
                              NULL));
@@ -136,10 +136,10 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
                        "two-cell waves only viscosity damps)",
                        "", af->diss[0], &af->diss[0], NULL));
   PetscCall(PetscOptionsReal(
-      "-airfoil_dissipation_width",
-      "Smoothing width w of |F| in the dissipation: |F| replaced by F^2 / (2 d) + d / 2 where |F| < d = w "
-      "U_inf L",
-      "", af->diss_width, &af->diss_width, NULL));
+      "-airfoil_dissipation_pe",
+      "Cell Reynolds number Pe_0 of the dissipation's switch: a face's weight is |F| where |F| / nu >= Pe_0 and fades "
+      "out below (1.5 F^2 / (Pe_0 nu) near 0), where the viscosity damps two-cell waves itself",
+      "", af->diss_pe, &af->diss_pe, NULL));
   PetscCall(PetscOptionsReal("-airfoil_blowup_cfl",
                              "Stop the run when the convective Courant number dt sum|F| / (2 A) of a cell exceeds this",
                              "", af->blowup_cfl, &af->blowup_cfl, NULL));
@@ -165,7 +165,7 @@ static PetscErrorCode AirfoilPhysicsFromOptions(Airfoil af)
       "-airfoil_dissipation %g: give a value in [0, 1/4] (1/16 by default; above 1/4 the explicit term limits the "
       "time step)",
       (double)af->diss[0]);
-  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_dissipation_width", af->diss_width, ADJ_REAL_POSITIVE, NULL));
+  PetscCall(AdjCheckRealOption(af->comm, "-airfoil_dissipation_pe", af->diss_pe, ADJ_REAL_POSITIVE, NULL));
   af->alpha   = alpha;
   af->speed   = speed;
   af->uinf[0] = speed * PetscCosReal(alpha * PETSC_PI / 180);
@@ -227,7 +227,7 @@ static PetscErrorCode AirfoilSetUpGrid(Airfoil af)
   PetscCall(DMDAGetCorners(af->da, &af->xs, &af->ys, NULL, &af->xm, &af->ym, NULL));
   AdjShapeSizes(&af->shape, &thick, &af->lref);
   af->nu      = PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref / af->re;
-  af->diss[1] = af->diss_width * af->speed * af->lref; /* the smoothing width of |F| as a flux */
+  af->diss[1] = 1 / (af->diss_pe * af->nu); /* the dissipation's switch (operators.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -436,6 +436,7 @@ static PetscErrorCode AirfoilFreeStreamChanged(void *ctx)
   af->uinf[0] = af->speed * PetscCosReal(af->alpha * PETSC_PI / 180);
   af->uinf[1] = af->speed * PetscSinReal(af->alpha * PETSC_PI / 180);
   af->nu      = PetscHypotReal(af->uinf[0], af->uinf[1]) * af->lref / af->re; /* as in AirfoilSetUpGrid */
+  af->diss[1] = 1 / (af->diss_pe * af->nu);
   PetscCall(AirfoilFarWeightsSet(af));
   PetscCall(AirfoilFarFieldData(af, NULL));
   PetscCall(AirfoilOperatorsSetTimeStep(af));

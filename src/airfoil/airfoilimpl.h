@@ -86,8 +86,8 @@ struct _n_Airfoil {
   PetscInt        xs, ys, xm, ym;
   /* physics */
   PetscReal    re, alpha, speed, uinf[2], nu, lref, theta, switch_width;
-  PetscReal    diss[2];    /* the convection's fourth-difference dissipation: k4 and the |F| smoothing delta (flux) */
-  PetscReal    diss_width; /* -airfoil_dissipation_width: delta / (U_inf L) */
+  PetscReal    diss[2];    /* the convection's fourth-difference dissipation: k4 and 1 / (Pe_0 nu) (its switch) */
+  PetscReal    diss_pe;    /* -airfoil_dissipation_pe: Pe_0 */
   PetscReal   *wf;         /* far-field inflow weights of the velocity per top face */
   PetscBool    vortex;     /* -airfoil_farfield_vortex */
   PetscReal   *qf[2], *pf; /* far-field velocity and pressure per top face (AirfoilFarFieldData) */
@@ -194,7 +194,7 @@ void AirfoilFormApplyAdjoint(const AirfoilForm *F, PetscInt i, PetscInt j, Petsc
                              PetscReal qwb[], PetscReal qfb[]);
 void AirfoilDissipationAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
                                const AirfoilCell *const *x, PetscScalar **q, PetscReal Db, AirfoilCell **xb,
-                               PetscScalar **qb);
+                               PetscScalar **qb, PetscReal *wb);
 /* Geometry bars of the field kernels (operators.c; the shape gradient through the grid). */
 void AirfoilWallValueGeometryAdjoint(const AirfoilGeometry *g, PetscInt i, PetscScalar **q, PetscReal bar,
                                      AirfoilGeometry *geob);

@@ -54,26 +54,45 @@ PetscReal AirfoilConvection(const AirfoilGeometry *g, const PetscReal wf[], Pets
 /* The fourth-difference dissipation of the convection (docs/airfoil.md, "Dissipation").  Central face values
  * F (q_L + q_R)/2 do not see a two-cell wave q = (-1)^(i+j): on the outer grid, where a cell is a chord wide and
  * the cell Reynolds number is in the thousands, nothing but the weak viscosity damps it, and the march never
- * settles.  Each interior face gets the flux k4 |F|_s (D2_R - D2_L), D2 the index-space second difference of the
- * two cells beside it: the symmetric (dissipative) part of QUICK's upwind-biased face value when k4 = 1/16, a
- * term like h^3 |u| d4q/dx4, third order on smooth fields (the scheme stays second order), while the two-cell
- * wave gets 8 k4 |F| (full upwinding's damping when k4 = 1/8).  Along j the faces next to a boundary row carry
- * none (the second difference extrapolated constantly into the boundary rows: a third difference of zero; a zero
- * second difference there instead would leave an O(h^2 q'') flux, first order in the residual), nor do the wall
- * and far-field faces, so the term is conservative, third order in every row and needs two ghost cells.  |F| is
- * smoothed where a face flux changes sign: |F|_s = F^2 / (2 delta) + delta / 2 for |F| < delta = diss[1] (a flux), |F|
- * beyond (continuously differentiable with a Lipschitz derivative, so Taylor remainders still fall at rate 2; piecewise
- * quadratic, so the kernels' dot tests are exact).  The gradient is that of this smoothed scheme. */
+ * settles.  Each interior face gets the flux k4 s(F) (D2_R - D2_L), D2 the index-space second difference of the
+ * two cells beside it and s(F) = |F| where the face's cell Reynolds number is large: the symmetric (dissipative)
+ * part of QUICK's upwind-biased face value when k4 = 1/16, a term like h^3 |u| d4q/dx4, third order on smooth
+ * fields (the scheme stays second order), while the two-cell wave gets 8 k4 |F| (full upwinding's damping when
+ * k4 = 1/8).  Along j the faces next to a boundary row carry none (the second difference extrapolated constantly
+ * into the boundary rows: a third difference of zero; a zero second difference there instead would leave an
+ * O(h^2 q'') flux, first order in the residual), nor do the wall and far-field faces, so the term is
+ * conservative and needs two ghost cells.  The face weight is
+ *
+ *   s(F) = |F| for |F| >= c,   c g(F / c) with g(t) = (3 t^2 - t^4) / 2 below,   c = Pe_0 nu   (diss[1] = 1 / c):
+ *
+ * F / nu is the face's cell Reynolds (Peclet) number, and where it is small the viscous terms damp a two-cell wave
+ * themselves (at 4 nu / h^2 per direction against the dissipation's 16 k4 |u| / h: equal at |u| h / nu = 4 for
+ * k4 = 1/16), so the term fades out there (s = 1.5 F^2 / c near 0) and the resolved flow of low-Reynolds cases
+ * keeps the central scheme.  g(1) = 1 and g'(1) = 1: s is continuously differentiable with a Lipschitz derivative
+ * (Taylor remainders fall at rate 2) and smooth where F changes sign, and it is a polynomial in F and in 1 / c on
+ * each side of |F| = c, so the kernels' dot tests are exact.  The gradient is that of this switched scheme,
+ * including the switch's dependence on nu (the Reynolds number's gradient). */
 
-static inline PetscReal AirfoilSmoothAbs(PetscReal F, PetscReal delta)
+/* s(F) for the inverse width w = 1 / c, and its derivatives in F and in w. */
+static inline PetscReal AirfoilDissipationWeight(PetscReal F, PetscReal w)
 {
-  return PetscAbsReal(F) >= delta ? PetscAbsReal(F) : 0.5 * (F * F / delta + delta);
+  const PetscReal t = F * w;
+
+  return PetscAbsReal(t) >= 1 ? PetscAbsReal(F) : F * t * (1.5 - 0.5 * t * t);
 }
 
-/* d|F|_s / dF */
-static inline PetscReal AirfoilSmoothAbsDerivative(PetscReal F, PetscReal delta)
+static inline PetscReal AirfoilDissipationWeightDF(PetscReal F, PetscReal w)
 {
-  return PetscAbsReal(F) >= delta ? (F > 0 ? 1 : -1) : F / delta;
+  const PetscReal t = F * w;
+
+  return PetscAbsReal(t) >= 1 ? (F > 0 ? 1 : -1) : t * (3 - 2 * t * t);
+}
+
+static inline PetscReal AirfoilDissipationWeightDW(PetscReal F, PetscReal w)
+{
+  const PetscReal t = F * w;
+
+  return PetscAbsReal(t) >= 1 ? 0 : 1.5 * F * F * (1 - t * t);
 }
 
 /* The second differences along i of row j at cell m and along j of column i at row m. */
@@ -92,14 +111,14 @@ static inline PetscReal AirfoilD2J(PetscScalar **q, PetscInt m, PetscInt i)
 static inline PetscReal AirfoilDissipationFluxI(const PetscReal diss[2], PetscInt i, PetscInt j,
                                                 const AirfoilCell *const *x, PetscScalar **q)
 {
-  return diss[0] * AirfoilSmoothAbs(x[j][i].U, diss[1]) * (AirfoilD2I(q, j, i) - AirfoilD2I(q, j, i - 1));
+  return diss[0] * AirfoilDissipationWeight(x[j][i].U, diss[1]) * (AirfoilD2I(q, j, i) - AirfoilD2I(q, j, i - 1));
 }
 
 static inline PetscReal AirfoilDissipationFluxJ(PetscInt nc, const PetscReal diss[2], PetscInt i, PetscInt j,
                                                 const AirfoilCell *const *x, PetscScalar **q)
 {
   if (j < 2 || j > nc - 2) return 0;
-  return diss[0] * AirfoilSmoothAbs(x[j][i].V, diss[1]) * (AirfoilD2J(q, j, i) - AirfoilD2J(q, j - 1, i));
+  return diss[0] * AirfoilDissipationWeight(x[j][i].V, diss[1]) * (AirfoilD2J(q, j, i) - AirfoilD2J(q, j - 1, i));
 }
 
 /*@ AirfoilDissipation - the fourth-difference dissipation of q in cell (i, j), per unit area, to be added to the
@@ -197,14 +216,16 @@ void AirfoilConvectionAdjoint(const AirfoilGeometry *g, const PetscReal wf[], Pe
     qb[j - 1][i] -= 0.5 * a * Vb, qb[j][i] -= 0.5 * a * Vb;
 }
 
-/* The bars of one dissipative flux k4 |F|_s (D2_R - D2_L) for its bar fb: F's bar (*Fb) and the bars of the two
- * second differences. */
+/* The bars of one dissipative flux k4 s(F) (D2_R - D2_L) for its bar fb: F's bar (*Fb), the inverse width's
+ * (*wb, may be NULL) and the bars of the two second differences. */
 static inline void AirfoilDissipationFluxBars(const PetscReal diss[2], PetscReal F, PetscReal dR, PetscReal dL,
-                                              PetscReal fb, PetscScalar *Fb, PetscReal *dRb, PetscReal *dLb)
+                                              PetscReal fb, PetscScalar *Fb, PetscReal *wb, PetscReal *dRb,
+                                              PetscReal *dLb)
 {
-  const PetscReal s = AirfoilSmoothAbs(F, diss[1]);
+  const PetscReal s = AirfoilDissipationWeight(F, diss[1]), a = diss[0] * (dR - dL) * fb;
 
-  *Fb += diss[0] * AirfoilSmoothAbsDerivative(F, diss[1]) * (dR - dL) * fb;
+  *Fb += a * AirfoilDissipationWeightDF(F, diss[1]);
+  if (wb) *wb += a * AirfoilDissipationWeightDW(F, diss[1]);
   *dRb = diss[0] * s * fb, *dLb = -diss[0] * s * fb;
 }
 
@@ -219,41 +240,43 @@ static inline void AirfoilD2JAdjoint(PetscInt m, PetscInt i, PetscReal b, PetscS
 }
 
 static void AirfoilDissipationFluxIAdjoint(const PetscReal diss[2], PetscInt i, PetscInt j, const AirfoilCell *const *x,
-                                           PetscScalar **q, PetscReal fb, AirfoilCell **xb, PetscScalar **qb)
+                                           PetscScalar **q, PetscReal fb, AirfoilCell **xb, PetscScalar **qb,
+                                           PetscReal *wb)
 {
   PetscReal dRb, dLb;
 
-  AirfoilDissipationFluxBars(diss, x[j][i].U, AirfoilD2I(q, j, i), AirfoilD2I(q, j, i - 1), fb, &xb[j][i].U, &dRb,
+  AirfoilDissipationFluxBars(diss, x[j][i].U, AirfoilD2I(q, j, i), AirfoilD2I(q, j, i - 1), fb, &xb[j][i].U, wb, &dRb,
                              &dLb);
   AirfoilD2IAdjoint(j, i, dRb, qb), AirfoilD2IAdjoint(j, i - 1, dLb, qb);
 }
 
 static void AirfoilDissipationFluxJAdjoint(PetscInt nc, const PetscReal diss[2], PetscInt i, PetscInt j,
                                            const AirfoilCell *const *x, PetscScalar **q, PetscReal fb, AirfoilCell **xb,
-                                           PetscScalar **qb)
+                                           PetscScalar **qb, PetscReal *wb)
 {
   PetscReal dRb, dLb;
 
   if (j < 2 || j > nc - 2) return;
-  AirfoilDissipationFluxBars(diss, x[j][i].V, AirfoilD2J(q, j, i), AirfoilD2J(q, j - 1, i), fb, &xb[j][i].V, &dRb,
+  AirfoilDissipationFluxBars(diss, x[j][i].V, AirfoilD2J(q, j, i), AirfoilD2J(q, j - 1, i), fb, &xb[j][i].V, wb, &dRb,
                              &dLb);
   AirfoilD2JAdjoint(j, i, dRb, qb), AirfoilD2JAdjoint(j - 1, i, dLb, qb);
 }
 
 /*@ AirfoilDissipationAdjoint - the bars of AirfoilDissipation for the result bar Db: the fluxes xb (U, V of a
-    ghosted state-bar array) and qb (two ghost cells). Not collective. @*/
+    ghosted state-bar array), qb (two ghost cells) and the inverse switch width's *wb (diss[1]; may be NULL).
+    Not collective. @*/
 void AirfoilDissipationAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
                                const AirfoilCell *const *x, PetscScalar **q, PetscReal Db, AirfoilCell **xb,
-                               PetscScalar **qb)
+                               PetscScalar **qb, PetscReal *wb)
 {
   const PetscInt  nc = g->nc;
   const PetscReal a  = Db / g->area[j * g->ni + (i + g->ni) % g->ni];
 
   if (diss[0] == 0) return;
-  AirfoilDissipationFluxIAdjoint(diss, i + 1, j, x, q, a, xb, qb);
-  AirfoilDissipationFluxIAdjoint(diss, i, j, x, q, -a, xb, qb);
-  AirfoilDissipationFluxJAdjoint(nc, diss, i, j + 1, x, q, a, xb, qb);
-  AirfoilDissipationFluxJAdjoint(nc, diss, i, j, x, q, -a, xb, qb);
+  AirfoilDissipationFluxIAdjoint(diss, i + 1, j, x, q, a, xb, qb, wb);
+  AirfoilDissipationFluxIAdjoint(diss, i, j, x, q, -a, xb, qb, wb);
+  AirfoilDissipationFluxJAdjoint(nc, diss, i, j + 1, x, q, a, xb, qb, wb);
+  AirfoilDissipationFluxJAdjoint(nc, diss, i, j, x, q, -a, xb, qb, wb);
 }
 
 /*@ AirfoilFormApplyAdjoint - the bars of AirfoilFormApply about cell (i, j) for the result bar: qb (may be NULL)
@@ -328,7 +351,7 @@ void AirfoilConvectionGeometryAdjoint(const AirfoilGeometry *g, const PetscReal 
 }
 
 /*@ AirfoilDissipationGeometryAdjoint - the area bar of AirfoilDissipation (D = (sum of fluxes) / A: A bar -= Db D / A;
-    the fluxes hold no geometry: index-space differences, a smoothing width in flux units). Not collective. @*/
+    the fluxes hold no geometry: index-space differences, a switch width in flux units). Not collective. @*/
 void AirfoilDissipationGeometryAdjoint(const AirfoilGeometry *g, const PetscReal diss[2], PetscInt i, PetscInt j,
                                        const AirfoilCell *const *x, PetscScalar **q, PetscReal Db,
                                        AirfoilGeometry *geob)

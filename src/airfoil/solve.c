@@ -367,13 +367,14 @@ PetscErrorCode AirfoilMomentumRHS(Airfoil af, AdjStepIndex k, const AirfoilCell 
 
 /* Adjoint of AirfoilMomentumRHS for the bars rb of the right-hand sides and the bars of the new convection terms
  * (yb's Nu, Nv, owned): the bars of q (ghosted qb), of the state's fluxes and old convection terms (ghosted xb), of
- * the data qf, pf and the weights wf. */
+ * the data qf, pf and the weights wf, and af->nub += the dissipation switch's share. */
 void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *const *x, PetscScalar ***q,
                                PetscScalar **rbu, PetscScalar **rbv, const AirfoilCell *const *yb, PetscScalar ***qb,
                                AirfoilCell **xb)
 {
   const AirfoilGeometry *g  = &af->geo;
   const PetscReal        ab = k > 1 ? 0.5 : 0, dt = af->dt, nu = af->nu, th = af->theta;
+  PetscReal              wb = 0; /* the bar of the dissipation's inverse switch width 1 / (Pe_0 nu) */
 
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
@@ -391,12 +392,13 @@ void AirfoilMomentumRHSAdjoint(Airfoil af, AdjStepIndex k, const AirfoilCell *co
         AirfoilFormApplyAdjoint(L, i, j, g->ni, nu * r, NULL, NULL, af->qfb[d]); /* the data: (1 - th) + th */
         AirfoilConvectionAdjoint(g, af->wf, i, j, x, q[d], 0, af->qf[d][i], Nyb[d] - A * (1 + ab) * r, xb, qb[d], NULL,
                                  &af->qfb[d][i], af->wfb);
-        AirfoilDissipationAdjoint(g, af->diss, i, j, x, q[d], -A * r, xb, qb[d]);
+        AirfoilDissipationAdjoint(g, af->diss, i, j, x, q[d], -A * r, xb, qb[d], &wb);
         gpb[d] = -A * r;
       }
       xb[j][i].Nu += A * ab * rbu[j][i], xb[j][i].Nv += A * ab * rbv[j][i];
       AirfoilCellGradientAdjoint(g, i, j, PETSC_FALSE, gpb, qb[2], &af->pfb[i]);
     }
+  af->nub -= wb * af->diss[1] / nu; /* d(1 / (Pe_0 nu)) / dnu = -(1 / (Pe_0 nu)) / nu */
 }
 
 /* Geometry bars of AirfoilMomentumRHS (same bars rb, yb): with r = A (q/dt - ((1 + ab) N - ab N_old) - G p) +

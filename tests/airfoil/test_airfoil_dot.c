@@ -19,12 +19,10 @@ static const PetscReal tol = 1e-12;
 
 static const char *const Base[] = {
     AIRFOIL_TEST_CASE, "-airfoil_grid_around", "32", "-airfoil_grid_normal", "13", "-airfoil_farfield", "8",
-    /* every face flux (|F| < 6 here, also at x +- 2 dx) inside the dissipation's
-       smoothing width, where |F|_s = F^2 / 20 + 5 is quadratic: the step is then a
-       polynomial of degree 3 in the state, and the four-point differences below are
-       exact (the branch |F|_s = |F| is tested at kernel level); k4 small enough that
-       the explicit term (at least 5 k4 per face) stays stable in the wall cells */
-    "-airfoil_dissipation", "3e-4", "-airfoil_dissipation_width", "10", AIRFOIL_TEST_TIGHT_KSP, NULL};
+    /* every face flux (|F| < 7 here, also at x +- 3 dx) below the dissipation's switch width c = Pe_0 nu = 10,
+       where its weight s(F) = 1.5 F^2 / c - 0.5 F^4 / c^3 is a polynomial: the step is then a polynomial of degree 5
+       in the state, and the six-point differences below are exact (the branch s = |F| at kernel level) */
+    "-airfoil_dissipation_pe", "2000", AIRFOIL_TEST_TIGHT_KSP, NULL};
 
 /* |a| |b| of two global vectors. */
 static PetscErrorCode NormProduct(Vec a, Vec b, PetscReal *s)
@@ -52,9 +50,12 @@ static PetscErrorCode BaseState(AdjStepper st, PetscInt steps, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The step k at x: T dx by the four-point central difference (8 (S(x + dx) - S(x - dx)) - (S(x + 2 dx) -
- * S(x - 2 dx))) / 12, exact for polynomials of degree <= 4 (the step is cubic in x: the convection quadratic, its
- * dissipation cubic inside the smoothing width), T^T y by the adjoint. */
+/* The six-point central difference weights: T d = sum_m SixPoint[m - 1] (F(z + m d) - F(z - m d)), m = 1, 2, 3,
+ * exact for polynomials of degree <= 6. */
+static const PetscReal SixPoint[3] = {45.0 / 60, -9.0 / 60, 1.0 / 60};
+
+/* The step k at x: T dx by the six-point central difference (exact: the step is a polynomial of degree 5 in x, the
+ * convection quadratic, its dissipation of degree 5 below the switch width), T^T y by the adjoint. */
 static PetscErrorCode DotStep(AdjStepper st, AdjStepIndex k, const char name[], PetscInt *fail)
 {
   Vec       x, dx, xp, xm, y, yo, lin, tdx;
@@ -73,8 +74,8 @@ static PetscErrorCode DotStep(AdjStepper st, AdjStepIndex k, const char name[], 
   PetscCall(AdjTestRandom(dx, 11));
   PetscCall(AdjTestRandom(y, 13));
   PetscCall(VecSet(tdx, 0));
-  for (PetscInt m = 1; m <= 2; m++) {
-    const PetscReal w = m == 1 ? 8.0 / 12 : -1.0 / 12;
+  for (PetscInt m = 1; m <= 3; m++) {
+    const PetscReal w = SixPoint[m - 1];
     PetscCall(VecWAXPY(xp, m, dx, x));
     PetscCall(VecWAXPY(xm, -m, dx, x));
     PetscCall(AdjStepperStep(st, k, xp, yo));
@@ -129,10 +130,24 @@ static PetscErrorCode DotForces(Airfoil af, AdjStepper st, PetscInt *fail)
 }
 
 /* The cell kernels of operators.c on random ghosted arrays q, fluxes x, data qd (2 ni) and weights wf: per kernel,
- * the inputs it is tested in are perturbed by +-d (the others fixed), T d = (K(z + d) - K(z - d)) / 2 summed over the
- * owned cells with random output bars r (exact: each kernel is at most quadratic in its perturbed inputs; the
- * convection is tested in (q, fluxes, data) and in wf separately, being trilinear in all of them). */
-typedef enum { K_WALL, K_FAR, K_GRAD, K_CONV, K_CONV_WF, K_FORM, K_DISS_Q, K_DISS_F, K_DISS_F_ABS, K_NKERNEL } Kernel;
+ * the inputs it is tested in are perturbed by d (the others fixed), and T d = sum_m c_m (K(z + m d) - K(z - m d)),
+ * m = 1, 2, 3, c = 45/60, -9/60, 1/60 (exact for polynomials of degree <= 6), summed over the owned cells with
+ * random output bars r: exact, each kernel being a polynomial of degree <= 4 in its perturbed inputs (the
+ * convection is tested in (q, fluxes, data) and in wf separately, being trilinear in all of them; the dissipation
+ * in q, in the fluxes on each side of its switch, and in the switch's inverse width w). */
+typedef enum {
+  K_WALL,
+  K_FAR,
+  K_GRAD,
+  K_CONV,
+  K_CONV_WF,
+  K_FORM,
+  K_DISS_Q,
+  K_DISS_F,
+  K_DISS_F_ABS,
+  K_DISS_W,
+  K_NKERNEL
+} Kernel;
 static const char *const KernelNames[] = {"wall value",
                                           "far-field value",
                                           "cell gradient",
@@ -140,26 +155,28 @@ static const char *const KernelNames[] = {"wall value",
                                           "convection in wf",
                                           "form apply",
                                           "dissipation in q",
-                                          "dissipation in fluxes (smoothed)",
-                                          "dissipation in fluxes (|F|)"};
+                                          "dissipation in fluxes (switch)",
+                                          "dissipation in fluxes (|F|)",
+                                          "dissipation in 1/(Pe_0 nu)"};
 /* perturbed inputs per kernel: q, fluxes, data, weights */
 static const PetscBool Perturbed[K_NKERNEL][4] = {{1, 0, 0, 0}, {1, 0, 1, 1}, {1, 0, 1, 0}, {1, 1, 1, 0}, {0, 0, 0, 1},
-                                                  {1, 0, 1, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 1, 0, 0}};
-/* The dissipation's k4 and smoothing width: in q (linear) at the default width; in the fluxes (i) with a width above
- * every random flux +- its perturbation (|F|_s quadratic), (ii) on fluxes shifted to +-3 + [-1, 1] (Shifted: the
- * perturbed fluxes keep their sign and |F|_s = |F| is linear): both central differences exact. */
-static const PetscReal DissQ[2] = {1.0 / 16, 1e-4}, DissF[2] = {1.0 / 16, 10};
+                                                  {1, 0, 1, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 0, 0}};
+/* The dissipation's k4 and inverse switch width w per kernel: in q (linear) with the switch width c = 0.5 among the
+ * random fluxes (both branches); in the fluxes with c = 10 above every flux +- 3 perturbations (the polynomial
+ * branch, degree 4) and on fluxes shifted to +-6 + [-1, 1] with c = 0.5 (ShiftedFluxes: |F| >= 2 at every
+ * perturbation, s = |F| linear); in w about 0.1 by 0.02 (cubic). */
+static const PetscReal DissQ[2] = {1.0 / 16, 2}, DissF[2] = {1.0 / 16, 0.1}, DissW = 0.1, DissDW = 0.02;
 
 typedef struct {
-  Vec        qg, dqg, qbg, xg, dxg, xbg, xgs;       /* global (xgs: fluxes shifted away from 0) */
-  Vec        ql[2], xl[2], qbl, xbl;                /* ghosted: the two perturbed arrays, the bars */
-  Vec        qb0, xb0;                              /* ghosted base arrays */
-  PetscReal *qd[3], *wf[3], *dqd, *dwf, *qdb, *wfb; /* base, +, -; perturbations; bars */
+  Vec        qg, dqg, qbg, xg, dxg, xbg, xgs;           /* global (xgs: fluxes shifted away from 0) */
+  Vec        ql, xl, qbl, xbl;                          /* ghosted: a perturbed array, the bars */
+  Vec        qb0, xb0;                                  /* ghosted base arrays */
+  PetscReal *qd[2], *wf[2], *dqd, *dwf, *qdb, *wfb, *t; /* base, perturbed; perturbations; bars; T d per cell */
 } KernelData;
 
 static PetscReal KernelValue(Airfoil af, Kernel kk, PetscInt i, PetscInt j, PetscScalar **q,
                              const AirfoilCell *const *x, const PetscReal *qd, const PetscReal *wf,
-                             const PetscReal r[2])
+                             const PetscReal diss[2], const PetscReal r[2])
 {
   const AirfoilGeometry *g = &af->geo;
   const PetscInt         c = (j - af->ys) * af->xm + (i - af->xs), ni = g->ni;
@@ -179,15 +196,16 @@ static PetscReal KernelValue(Airfoil af, Kernel kk, PetscInt i, PetscInt j, Pets
   case K_DISS_Q:
   case K_DISS_F:
   case K_DISS_F_ABS:
-    return r[0] * AirfoilDissipation(g, kk == K_DISS_F ? DissF : DissQ, i, j, x, q);
+  case K_DISS_W:
+    return r[0] * AirfoilDissipation(g, diss, i, j, x, q);
   default:
     return r[0] * AirfoilFormApply(&af->lapv[c], i, j, ni, q, qd + ni, qd);
   }
 }
 
 static void KernelAdjoint(Airfoil af, Kernel kk, PetscInt i, PetscInt j, PetscScalar **q, const AirfoilCell *const *x,
-                          const PetscReal *qd, const PetscReal *wf, const PetscReal r[2], PetscScalar **qb,
-                          AirfoilCell **xb, PetscReal *qdb, PetscReal *wfb)
+                          const PetscReal *qd, const PetscReal *wf, const PetscReal diss[2], const PetscReal r[2],
+                          PetscScalar **qb, AirfoilCell **xb, PetscReal *qdb, PetscReal *wfb, PetscReal *wb)
 {
   const AirfoilGeometry *g = &af->geo;
   const PetscInt         c = (j - af->ys) * af->xm + (i - af->xs), ni = g->ni;
@@ -209,66 +227,98 @@ static void KernelAdjoint(Airfoil af, Kernel kk, PetscInt i, PetscInt j, PetscSc
   case K_DISS_Q:
   case K_DISS_F:
   case K_DISS_F_ABS:
-    AirfoilDissipationAdjoint(g, kk == K_DISS_F ? DissF : DissQ, i, j, x, q, r[0], xb, qb);
+  case K_DISS_W:
+    AirfoilDissipationAdjoint(g, diss, i, j, x, q, r[0], xb, qb, wb);
     break;
   default:
     AirfoilFormApplyAdjoint(&af->lapv[c], i, j, ni, r[0], qb, qdb + ni, qdb);
   }
 }
 
-/* One kernel: *lhs = <T d, r> and *rhs = <d, T^T r> summed over ranks, *scale = sum |terms of T d|. */
-static PetscErrorCode DotKernel(Airfoil af, Kernel kk, KernelData *D, PetscInt *fail)
+static void KernelDiss(Kernel kk, PetscReal s, PetscReal diss[2])
+{
+  diss[0] = DissQ[0];
+  diss[1] = kk == K_DISS_F ? DissF[1] : kk == K_DISS_W ? DissW + s * DissDW : DissQ[1];
+}
+
+static PetscReal KernelBar(PetscInt i, PetscInt j, PetscInt m)
+{
+  return m == 0 ? PetscSinReal(3.1 * i + 1.7 * j + 0.3) : PetscCosReal(2.3 * i - 1.1 * j);
+}
+
+/* T d's terms per owned cell (D->t) += c K(z + s d) with the kernel's inputs at z + s d (s = +-1, +-2, +-3). */
+static PetscErrorCode KernelAddShifted(Airfoil af, Kernel kk, KernelData *D, Vec xg, PetscReal s, PetscReal c)
 {
   const PetscInt      ni = af->geo.ni;
   const PetscBool    *on = Perturbed[kk];
-  PetscScalar       **q[3], **qb;
-  const AirfoilCell **x[3];
-  AirfoilCell       **xb;
-  Vec                 qv[3] = {D->qb0, D->ql[0], D->ql[1]}, xv[3] = {D->xb0, D->xl[0], D->xl[1]};
-  Vec                 xg     = kk == K_DISS_F_ABS ? D->xgs : D->xg;
-  PetscReal           loc[4] = {0, 0, 0, 0}, rhs = 0, dot;
+  PetscScalar       **q;
+  const AirfoilCell **x;
+  PetscReal           diss[2];
 
   PetscFunctionBeginUser;
+  PetscCall(VecWAXPY(D->qbg, on[0] ? s : 0, D->dqg, D->qg));
+  PetscCall(VecSet(D->ql, 0));
+  PetscCall(DMGlobalToLocal(af->da, D->qbg, INSERT_VALUES, D->ql));
+  PetscCall(VecWAXPY(D->xbg, on[1] ? s : 0, D->dxg, xg));
+  PetscCall(VecSet(D->xl, 0));
+  PetscCall(DMGlobalToLocal(af->sda, D->xbg, INSERT_VALUES, D->xl));
+  for (PetscInt n = 0; n < 2 * ni; n++) D->qd[1][n] = D->qd[0][n] + (on[2] ? s : 0) * D->dqd[n];
+  for (PetscInt n = 0; n < ni; n++) D->wf[1][n] = D->wf[0][n] + (on[3] ? s : 0) * D->dwf[n];
+  KernelDiss(kk, s, diss);
+  PetscCall(DMDAVecGetArray(af->da, D->ql, &q));
+  PetscCall(DMDAVecGetArrayRead(af->sda, D->xl, &x));
+  for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
+    for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
+      const PetscReal r[2] = {KernelBar(i, j, 0), KernelBar(i, j, 1)};
+      D->t[(j - af->ys) * af->xm + (i - af->xs)] += c * KernelValue(af, kk, i, j, q, x, D->qd[1], D->wf[1], diss, r);
+    }
+  PetscCall(DMDAVecRestoreArray(af->da, D->ql, &q));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, D->xl, &x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One kernel: <T d, r> against <d, T^T r> summed over ranks, scaled by sum |terms of T d|. */
+static PetscErrorCode DotKernel(Airfoil af, Kernel kk, KernelData *D, PetscInt *fail)
+{
+  const PetscInt      ni = af->geo.ni, n = af->xm * af->ym;
+  const PetscBool    *on = Perturbed[kk];
+  PetscScalar       **q, **qb;
+  const AirfoilCell **x;
+  AirfoilCell       **xb;
+  Vec                 xg     = kk == K_DISS_F_ABS ? D->xgs : D->xg;
+  PetscReal           loc[5] = {0, 0, 0, 0, 0}, rhs = 0, dot, diss[2], wb = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(D->t, n));
+  for (PetscInt m = 1; m <= 3; m++) {
+    PetscCall(KernelAddShifted(af, kk, D, xg, m, SixPoint[m - 1]));
+    PetscCall(KernelAddShifted(af, kk, D, xg, -m, -SixPoint[m - 1]));
+  }
+  for (PetscInt c = 0; c < n; c++) loc[0] += D->t[c], loc[1] += PetscAbsReal(D->t[c]);
   PetscCall(VecSet(D->xb0, 0));
   PetscCall(DMGlobalToLocal(af->sda, xg, INSERT_VALUES, D->xb0));
-  for (PetscInt s = 0; s < 2; s++) { /* the perturbed arrays z +- d */
-    const PetscReal sg = s == 0 ? 1 : -1;
-    PetscCall(VecWAXPY(D->qbg, on[0] ? sg : 0, D->dqg, D->qg));
-    PetscCall(VecSet(D->ql[s], 0));
-    PetscCall(DMGlobalToLocal(af->da, D->qbg, INSERT_VALUES, D->ql[s]));
-    PetscCall(VecWAXPY(D->xbg, on[1] ? sg : 0, D->dxg, xg));
-    PetscCall(VecSet(D->xl[s], 0));
-    PetscCall(DMGlobalToLocal(af->sda, D->xbg, INSERT_VALUES, D->xl[s]));
-    for (PetscInt n = 0; n < 2 * ni; n++) D->qd[1 + s][n] = D->qd[0][n] + (on[2] ? sg : 0) * D->dqd[n];
-    for (PetscInt n = 0; n < ni; n++) D->wf[1 + s][n] = D->wf[0][n] + (on[3] ? sg : 0) * D->dwf[n];
-  }
   PetscCall(PetscArrayzero(D->qdb, 2 * ni));
   PetscCall(PetscArrayzero(D->wfb, ni));
   PetscCall(VecSet(D->qbl, 0));
   PetscCall(VecSet(D->xbl, 0));
-  for (PetscInt s = 0; s < 3; s++) {
-    PetscCall(DMDAVecGetArray(af->da, qv[s], &q[s]));
-    PetscCall(DMDAVecGetArrayRead(af->sda, xv[s], &x[s]));
-  }
+  KernelDiss(kk, 0, diss);
+  PetscCall(DMDAVecGetArray(af->da, D->qb0, &q));
+  PetscCall(DMDAVecGetArrayRead(af->sda, D->xb0, &x));
   PetscCall(DMDAVecGetArray(af->da, D->qbl, &qb));
   PetscCall(DMDAVecGetArray(af->sda, D->xbl, &xb));
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      const PetscReal r[2] = {PetscSinReal(3.1 * i + 1.7 * j + 0.3), PetscCosReal(2.3 * i - 1.1 * j)};
-      const PetscReal t    = 0.5 * (KernelValue(af, kk, i, j, q[1], x[1], D->qd[1], D->wf[1], r) -
-                                 KernelValue(af, kk, i, j, q[2], x[2], D->qd[2], D->wf[2], r));
-      loc[0] += t, loc[1] += PetscAbsReal(t);
-      KernelAdjoint(af, kk, i, j, q[0], x[0], D->qd[0], D->wf[0], r, qb, xb, D->qdb, D->wfb);
+      const PetscReal r[2] = {KernelBar(i, j, 0), KernelBar(i, j, 1)};
+      KernelAdjoint(af, kk, i, j, q, x, D->qd[0], D->wf[0], diss, r, qb, xb, D->qdb, D->wfb, &wb);
     }
   PetscCall(DMDAVecRestoreArray(af->sda, D->xbl, &xb));
   PetscCall(DMDAVecRestoreArray(af->da, D->qbl, &qb));
-  for (PetscInt s = 0; s < 3; s++) {
-    PetscCall(DMDAVecRestoreArray(af->da, qv[s], &q[s]));
-    PetscCall(DMDAVecRestoreArrayRead(af->sda, xv[s], &x[s]));
-  }
-  for (PetscInt n = 0; n < 2 * ni; n++) loc[2] += (on[2] ? D->dqd[n] : 0) * D->qdb[n];
-  for (PetscInt n = 0; n < ni; n++) loc[3] += (on[3] ? D->dwf[n] : 0) * D->wfb[n];
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, loc, 4, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  PetscCall(DMDAVecRestoreArray(af->da, D->qb0, &q));
+  PetscCall(DMDAVecRestoreArrayRead(af->sda, D->xb0, &x));
+  for (PetscInt k = 0; k < 2 * ni; k++) loc[2] += (on[2] ? D->dqd[k] : 0) * D->qdb[k];
+  for (PetscInt k = 0; k < ni; k++) loc[3] += (on[3] ? D->dwf[k] : 0) * D->wfb[k];
+  loc[4] = kk == K_DISS_W ? DissDW * wb : 0;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, loc, 5, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
   PetscCall(VecSet(D->qbg, 0));
   PetscCall(DMLocalToGlobal(af->da, D->qbl, ADD_VALUES, D->qbg));
   PetscCall(VecDot(D->dqg, D->qbg, &dot));
@@ -276,13 +326,13 @@ static PetscErrorCode DotKernel(Airfoil af, Kernel kk, KernelData *D, PetscInt *
   PetscCall(VecSet(D->xbg, 0));
   PetscCall(DMLocalToGlobal(af->sda, D->xbl, ADD_VALUES, D->xbg));
   PetscCall(VecDot(D->dxg, D->xbg, &dot));
-  rhs += (on[1] ? dot : 0) + loc[2] + loc[3];
+  rhs += (on[1] ? dot : 0) + loc[2] + loc[3] + loc[4];
   PetscCall(AdjTestReportScaled(KernelNames[kk], loc[0], rhs, loc[1], tol, fail));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A copy of the state-like array x whose fluxes U, V are shifted by +3 or -3 (by the parity of i + j): with
- * perturbations in [-1, 1] no face flux changes sign or comes near the smoothing width. */
+/* A copy of the state-like array x whose fluxes U, V are shifted by +6 or -6 (by the parity of i + j): with up to
+ * three perturbations in [-1, 1] no face flux changes sign or comes below 2. */
 static PetscErrorCode ShiftedFluxes(Airfoil af, Vec x, Vec *xs)
 {
   AirfoilCell **a;
@@ -293,7 +343,7 @@ static PetscErrorCode ShiftedFluxes(Airfoil af, Vec x, Vec *xs)
   PetscCall(DMDAVecGetArray(af->sda, *xs, &a));
   for (PetscInt j = af->ys; j < af->ys + af->ym; j++)
     for (PetscInt i = af->xs; i < af->xs + af->xm; i++) {
-      const PetscReal shift = (i + j) % 2 ? -3 : 3;
+      const PetscReal shift = (i + j) % 2 ? -6 : 6;
       a[j][i].U += shift, a[j][i].V += shift;
     }
   PetscCall(DMDAVecRestoreArray(af->sda, *xs, &a));
@@ -311,18 +361,16 @@ static PetscErrorCode DotKernels(Airfoil af, PetscInt *fail)
   PetscCall(VecDuplicate(D.qg, &D.dqg));
   PetscCall(VecDuplicate(D.qg, &D.qbg));
   PetscCall(DMCreateLocalVector(af->da, &D.qbl));
-  PetscCall(VecDuplicate(D.qbl, &D.ql[0]));
-  PetscCall(VecDuplicate(D.qbl, &D.ql[1]));
+  PetscCall(VecDuplicate(D.qbl, &D.ql));
   PetscCall(VecDuplicate(D.qbl, &D.qb0));
   PetscCall(DMCreateGlobalVector(af->sda, &D.xg));
   PetscCall(VecDuplicate(D.xg, &D.dxg));
   PetscCall(VecDuplicate(D.xg, &D.xbg));
   PetscCall(DMCreateLocalVector(af->sda, &D.xbl));
-  PetscCall(VecDuplicate(D.xbl, &D.xl[0]));
-  PetscCall(VecDuplicate(D.xbl, &D.xl[1]));
+  PetscCall(VecDuplicate(D.xbl, &D.xl));
   PetscCall(VecDuplicate(D.xbl, &D.xb0));
-  for (PetscInt s = 0; s < 3; s++) PetscCall(PetscMalloc2(2 * ni, &D.qd[s], ni, &D.wf[s]));
-  PetscCall(PetscMalloc4(2 * ni, &D.dqd, ni, &D.dwf, 2 * ni, &D.qdb, ni, &D.wfb));
+  for (PetscInt s = 0; s < 2; s++) PetscCall(PetscMalloc2(2 * ni, &D.qd[s], ni, &D.wf[s]));
+  PetscCall(PetscMalloc5(2 * ni, &D.dqd, ni, &D.dwf, 2 * ni, &D.qdb, ni, &D.wfb, af->xm * af->ym, &D.t));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd)); /* the same replicated data on every rank */
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
   for (PetscInt n = 0; n < 2 * ni; n++) PetscCall(PetscRandomGetValueReal(rnd, &D.qd[0][n]));
@@ -338,11 +386,10 @@ static PetscErrorCode DotKernels(Airfoil af, PetscInt *fail)
   PetscCall(DMGlobalToLocal(af->da, D.qg, INSERT_VALUES, D.qb0));
   PetscCall(ShiftedFluxes(af, D.xg, &D.xgs));
   for (Kernel kk = K_WALL; kk < K_NKERNEL; kk++) PetscCall(DotKernel(af, kk, &D, fail));
-  for (PetscInt s = 0; s < 3; s++) PetscCall(PetscFree2(D.qd[s], D.wf[s]));
-  PetscCall(PetscFree4(D.dqd, D.dwf, D.qdb, D.wfb));
+  for (PetscInt s = 0; s < 2; s++) PetscCall(PetscFree2(D.qd[s], D.wf[s]));
+  PetscCall(PetscFree5(D.dqd, D.dwf, D.qdb, D.wfb, D.t));
   {
-    Vec *v[] = {&D.qg,  &D.dqg, &D.qbg, &D.qbl,   &D.ql[0], &D.ql[1], &D.qb0, &D.xg,
-                &D.dxg, &D.xbg, &D.xbl, &D.xl[0], &D.xl[1], &D.xb0,   &D.xgs};
+    Vec *v[] = {&D.qg, &D.dqg, &D.qbg, &D.qbl, &D.ql, &D.qb0, &D.xg, &D.dxg, &D.xbg, &D.xbl, &D.xl, &D.xb0, &D.xgs};
     for (size_t n = 0; n < sizeof(v) / sizeof(v[0]); n++) PetscCall(VecDestroy(v[n]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -578,13 +625,13 @@ static PetscErrorCode DotStepKernels(Airfoil af, PetscInt *fail)
   PetscCall(PetscRandomDestroy(&rnd));
   for (StepKernel kk = S_CORRECT; kk < S_NKERNEL; kk++) {
     PetscReal lhs, rhs, t, n1, n2, scale = 0, tn = 0, bn = 0;
-    /* T d = (8 (F(z + d) - F(z - d)) - (F(z + 2d) - F(z - 2d))) / 12 into op: exact to degree 4 (the momentum
-       kernels are cubic: the dissipation inside its smoothing width) */
+    /* T d by the six-point difference into op (the momentum kernels are of degree 5: the dissipation below its
+       switch width) */
     PetscCall(VecSet(op.Y, 0));
     for (PetscInt c = 0; c < 2; c++) PetscCall(VecSet(op.R[c], 0));
-    for (PetscInt m = 1; m <= 2; m++)
+    for (PetscInt m = 1; m <= 3; m++)
       for (PetscInt sg = -1; sg <= 1; sg += 2) {
-        const PetscReal w4 = sg * (m == 1 ? 8.0 / 12 : -1.0 / 12);
+        const PetscReal w4 = sg * SixPoint[m - 1];
         PetscCall(VecWAXPY(zp.X, sg * m, d.X, z.X));
         for (PetscInt c = 0; c < 3; c++) PetscCall(VecWAXPY(zp.Q[c], sg * m, d.Q[c], z.Q[c]));
         for (PetscInt n = 0; n < 3 * ni; n++) zp.D[n] = z.D[n] + sg * m * d.D[n];

@@ -44,7 +44,7 @@ static void Nodes(PetscInt ni, PetscInt nc, PetscReal *xn)
  * largest dissipation (k4 = 1/16, the solver's default) and the error of convection plus dissipation */
 static PetscErrorCode Level(PetscInt ni, PetscReal err[6])
 {
-  const PetscReal      diss[2] = {1.0 / 16, 1e-4};
+  const PetscReal      diss[2] = {1.0 / 16, 1e4}; /* k4 and 1 / (Pe_0 nu): the switch's branch s = |F| */
   const PetscInt       nc      = ni / 2;
   PetscReal           *xn, *qw, *qf, *one;
   AirfoilGeometry      g;
